@@ -1,0 +1,46 @@
+import { defineConfig } from 'vite';
+import { resolve } from 'node:path';
+import { cpSync, existsSync } from 'node:fs';
+
+const root = import.meta.dirname;
+
+// Multi-page build: the demo pages and the service worker (emitted as /sw.js so its scope is /).
+// `--mode test` also builds the browser-test harness pages from test/browser/pages into dist-test/.
+export default defineConfig(({ mode }) => {
+  const test = mode === 'test';
+  const input: Record<string, string> = {
+    index: resolve(root, 'demo/index.html'),
+    sw: resolve(root, 'src/sw/sw.ts'),
+  };
+  if (test) input['harness'] = resolve(root, 'test/browser/pages/harness.html');
+  const outDir = resolve(root, test ? 'dist-test' : 'dist');
+  return {
+    root,
+    plugins: [
+      {
+        // The pinned runtime assets (scripts/copy-assets.mjs) are served from the app's own origin.
+        name: 'multicam-runtime-assets',
+        closeBundle() {
+          for (const dir of ['wasm', 'models']) {
+            if (existsSync(resolve(root, dir))) cpSync(resolve(root, dir), resolve(outDir, dir), { recursive: true });
+          }
+        },
+      },
+    ],
+    base: '/',
+    publicDir: false,
+    worker: { format: 'es' },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      target: 'es2023',
+      sourcemap: true,
+      rollupOptions: {
+        input,
+        output: {
+          entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+        },
+      },
+    },
+  };
+});
