@@ -1,0 +1,359 @@
+/**
+ * The types of the multicam REST contract (`api-v1`), exactly as the spec names them.
+ * Job-level records (Job, JobListItem) are snake_case; everything else is camelCase.
+ * All times in cuts, turns and ranges are milliseconds in source (reference) time.
+ *
+ * @module
+ */
+
+export const JOB_STATUSES = [
+  'created',
+  'uploading',
+  'syncing',
+  'diarizing',
+  'mapping',
+  'ready',
+  'rendering',
+  'complete',
+  'approved',
+  'failed',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** The stages that run in the background and can fail. */
+export type PipelineStage = 'syncing' | 'diarizing' | 'rendering';
+
+export const SOURCE_KINDS = ['video', 'audio'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+export const SOURCE_EXTS = ['mp4', 'mov', 'webm', 'mkv', 'wav', 'mp3', 'm4a', 'aac'] as const;
+export type SourceExt = (typeof SOURCE_EXTS)[number];
+
+export const AUTO_MAP_MODES = ['off', 'confident', 'always'] as const;
+export type AutoMapMode = (typeof AUTO_MAP_MODES)[number];
+
+export const SILENCE_MODES = ['off', 'tighten', 'remove'] as const;
+export type SilenceMode = (typeof SILENCE_MODES)[number];
+
+export const PRESET_IDS = ['relaxed', 'balanced', 'dynamic'] as const;
+export type PresetId = (typeof PRESET_IDS)[number];
+
+export const NEXT_ACTION_TYPES = [
+  'upload_files',
+  'wait',
+  'map_speakers',
+  'review_or_render',
+  'download',
+  'retry',
+  'contact_support',
+] as const;
+export type NextActionType = (typeof NEXT_ACTION_TYPES)[number];
+
+export const EVENT_TYPES = ['mapping', 'ready', 'complete', 'approved', 'failed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface SourceInput {
+  label: string;
+  kind?: SourceKind;
+  ext?: SourceExt;
+  fileSize?: number;
+}
+
+/** A source of a job. Extra fields (sync offset, drift, probe results) are allowed by the spec. */
+export interface JobSource {
+  id: string;
+  label: string;
+  kind: SourceKind;
+  ext: string;
+  durationMs?: number;
+  fileSize?: number;
+  /** Where this source starts on the reference timeline, in ms (set by syncing). */
+  offsetMs?: number;
+  /** Clock drift of this source against the reference, in parts per million (set by syncing). */
+  driftPpm?: number;
+}
+
+export interface Track {
+  sourceId: string;
+  speakers: string[];
+}
+
+export interface Turn {
+  speaker: string;
+  startMs: number;
+  endMs: number;
+}
+
+export interface Cut {
+  startMs: number;
+  endMs: number;
+  sourceId: string;
+  /** Why this cut was made (an extra field, shown in the review editor). */
+  reason?: string;
+}
+
+export interface TimeRange {
+  startMs: number;
+  endMs: number;
+}
+
+export interface SilenceSettings {
+  mode: SilenceMode;
+  minPauseSec?: number;
+  keepPauseSec?: number;
+  paddingSec?: number;
+}
+
+/** Silence settings with every default filled in. */
+export interface ResolvedSilenceSettings {
+  mode: SilenceMode;
+  minPauseSec: number;
+  keepPauseSec: number;
+  paddingSec: number;
+}
+
+export const SILENCE_DEFAULTS = { minPauseSec: 1.5, keepPauseSec: 0.7, paddingSec: 0.25 } as const;
+export const SILENCE_RANGES = {
+  minPauseSec: [0.3, 10],
+  keepPauseSec: [0, 3],
+  paddingSec: [0, 1],
+} as const;
+
+export type CameraKind = 'closeup' | 'twoshot' | 'wide' | 'multi' | 'unknown';
+export type CameraConfidence = 'high' | 'low' | 'none';
+
+export interface CameraMapCamera {
+  sourceId: string;
+  kind: CameraKind;
+  confidence: CameraConfidence;
+  speakers: string[];
+  positions?: { left?: string; middle?: string; right?: string };
+  reason?: string;
+  z?: Record<string, number>;
+  lagErrorS?: Record<string, number>;
+}
+
+export interface CameraMap {
+  version: 1;
+  computedAt?: string;
+  speakers: string[];
+  unassignedSpeakers: string[];
+  droppedSpeakers: string[];
+  cameras: CameraMapCamera[];
+}
+
+/** The full job, snake_case as the spec says. */
+export interface Job {
+  id: string;
+  title: string | null;
+  status: JobStatus;
+  sources: JobSource[];
+  tracks: Track[];
+  turns: Turn[];
+  cuts: Cut[];
+  removed_ranges: TimeRange[] | null;
+  camera_map: CameraMap | null;
+  output_url: string | null;
+  error_message: string | null;
+  failed_at_status: string | null;
+  review: boolean;
+  auto_map: AutoMapMode;
+  callback_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface JobListItem {
+  id: string;
+  title: string | null;
+  status: JobStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NextAction {
+  type: NextActionType;
+  url: string | null;
+  message: string;
+}
+
+export interface JobSummary {
+  id: string;
+  status: JobStatus;
+  progress: number | null;
+  nextAction: NextAction;
+  outputUrl: string | null;
+  error: string | null;
+  failedAtStatus: string | null;
+  updatedAt: string;
+}
+
+export interface GetJobResponse {
+  job: Job;
+  sourceUrls: Record<string, string>;
+  audioUrl: string | null;
+}
+
+export interface PutUpload {
+  method: 'put';
+  url: string;
+}
+
+export interface MultipartUpload {
+  method: 'multipart';
+  uploadId: string;
+  key: string;
+  partSize: number;
+  partCount: number;
+  urls: string[];
+}
+
+export type UploadInfo = PutUpload | MultipartUpload;
+
+export interface CreateJobRequest {
+  sources: SourceInput[];
+  title?: string;
+  callbackUrl?: string;
+  review?: boolean;
+  autoMap?: AutoMapMode;
+  silence?: SilenceSettings;
+}
+
+export interface CreateJobResponse {
+  jobId: string;
+  uploads: Record<string, UploadInfo>;
+  audioUploads: Record<string, PutUpload>;
+}
+
+export interface ListJobsResponse {
+  jobs: JobListItem[];
+}
+
+export interface OkResponse {
+  ok: true;
+}
+
+export interface RequestUploadPartUrlsRequest {
+  uploadId: string;
+  partNumbers: number[];
+}
+
+export interface RequestUploadPartUrlsResponse {
+  urls: Record<string, string>;
+}
+
+export interface MultipartKeyRequest {
+  key: string;
+  uploadId: string;
+}
+
+export interface StartProcessingRequest {
+  diarizeSourceIds?: string[];
+}
+
+export interface StartProcessingResponse {
+  jobId: string;
+  status: 'syncing' | JobStatus;
+  alreadyProcessed?: boolean;
+}
+
+export interface SubmitSpeakerMappingRequest {
+  tracks: Track[];
+  cuts?: Cut[];
+  removedRanges?: TimeRange[];
+}
+
+export interface SubmitSpeakerMappingResponse {
+  jobId: string;
+  cuts: Cut[];
+  success: true;
+}
+
+export interface RecutRequest {
+  presetId: PresetId;
+  silence?: SilenceSettings;
+}
+
+export interface RecutResponse {
+  jobId: string;
+  presetId: PresetId;
+  cuts: Cut[];
+  removedRanges: TimeRange[];
+  savedMs: number;
+  silence: ResolvedSilenceSettings;
+  success: true;
+}
+
+export interface UpdateCutsRequest {
+  cuts?: Cut[];
+  removedRanges?: TimeRange[];
+}
+
+export interface JobStatusResponse {
+  jobId: string;
+  status: JobStatus;
+}
+
+export interface RetryRequest {
+  diarizeSourceIds?: string[];
+}
+
+export const ERROR_CODES = [
+  'TRACKS_ON_CREATE',
+  'FILE_TOO_LARGE',
+  'INVALID_FILE_SIZE',
+  'FILE_SIZE_MISMATCH',
+  'UNKNOWN_SOURCE',
+  'EMPTY_MAPPING',
+  'CUTS_REQUIRED',
+  'NOT_ENOUGH_VIDEOS',
+  'INVALID_IDEMPOTENCY_KEY',
+  'QUOTA_EXCEEDED',
+  'INVALID_STATUS',
+  'SOURCES_PENDING',
+  'NO_CUTS',
+  'IDEMPOTENCY_IN_PROGRESS',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_MISMATCH',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The Error body of every error response. Extra fields may appear. */
+export interface ErrorBody {
+  error: string;
+  code?: ErrorCode;
+  maxBytes?: number;
+  sourceId?: string;
+  sourceIndex?: number;
+  status?: string;
+  pendingSourceIds?: string[];
+  [extra: string]: unknown;
+}
+
+/** Webhook bodies, per the spec's event table. */
+export type EventPayload =
+  | { jobId: string; status: 'mapping'; reviewUrl: string; speakers: string[]; cameraMap?: CameraMap }
+  | { jobId: string; status: 'ready'; reviewUrl: string }
+  | { jobId: string; status: 'complete'; outputUrl: string }
+  | { jobId: string; status: 'approved'; outputUrl: string }
+  | { jobId: string; status: 'failed'; error: string; failedAtStatus: string };
+
+/** Limits of the spec. */
+export const LIMITS = {
+  maxSources: 12,
+  minVideoSources: 2,
+  titleMaxLength: 200,
+  maxFileSize: 107_374_182_400,
+  maxPutSize: 5 * 1024 ** 3,
+  multipartThreshold: 100 * 1024 ** 2,
+  putUrlValidityMs: 60 * 60 * 1000,
+  partUrlValidityMs: 2 * 60 * 60 * 1000,
+  maxPartNumbersPerRequest: 16,
+  idempotencyKeyTtlMs: 24 * 60 * 60 * 1000,
+  listSize: 50,
+  webhookAttempts: 3,
+  webhookAttemptTimeoutMs: 10_000,
+  reviewLinkValidityMs: 72 * 60 * 60 * 1000,
+  outputUrlValidityMs: 7 * 24 * 60 * 60 * 1000,
+  sourceUrlValidityMs: 60 * 60 * 1000,
+} as const;
