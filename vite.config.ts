@@ -10,6 +10,7 @@ export default defineConfig(({ mode }) => {
   const test = mode === 'test';
   const input: Record<string, string> = {
     index: resolve(root, 'demo/index.html'),
+    settings: resolve(root, 'demo/settings.html'),
     sw: resolve(root, 'src/sw/sw.ts'),
   };
   if (test) input['harness'] = resolve(root, 'test/browser/pages/harness.html');

@@ -1,4 +1,53 @@
+/**
+ * The service worker: a thin adapter around the contract's `handle(request)`.
+ *
+ * For every fetch whose path falls under the configured base path (on any origin, so a
+ * client with a hard-coded `https://api.example.com/api` runs unchanged in a controlled
+ * page) it answers with `service.handle(request)`; everything else goes to the network as
+ * if there were no worker. The worker cannot run the pipeline (no VideoDecoder, no nested
+ * workers here), so its Engine is the queue engine: work items go to IndexedDB and a
+ * BroadcastChannel message wakes the page that holds the engine lock.
+ *
+ * @module
+ */
+import { createService, type MulticamService } from '../service.ts';
+import { createQueueEngine } from '../pipeline/queue-engine.ts';
+import { isUnderBasePath, readServiceWorkerConfig } from './config.ts';
+import { markServedByServiceWorker, serviceUnavailable } from './respond.ts';
+
 const sw = self as unknown as ServiceWorkerGlobalScope;
+const config = readServiceWorkerConfig(sw.location.href);
+
+let service: Promise<MulticamService> | undefined;
+/** Opens the service on first use; a failed open is retried on the next request. */
+function getService(): Promise<MulticamService> {
+  service ??= createService({
+    basePath: config.basePath,
+    engine: createQueueEngine(config.dbName === undefined ? {} : { dbName: config.dbName }),
+    ...(config.dbName === undefined ? {} : { dbName: config.dbName }),
+  }).catch((error: unknown) => {
+    service = undefined;
+    throw error;
+  });
+  return service;
+}
+
+async function answer(request: Request, url: URL): Promise<Response> {
+  let opened: MulticamService;
+  try {
+    opened = await getService();
+  } catch (error) {
+    return serviceUnavailable(error);
+  }
+  // The synchronous prefix test only decided to intercept; the service has the last word.
+  if (!opened.owns(url)) return fetch(request);
+  return markServedByServiceWorker(await opened.handle(request));
+}
+
 sw.addEventListener('install', () => void sw.skipWaiting());
 sw.addEventListener('activate', (event) => event.waitUntil(sw.clients.claim()));
-export {};
+sw.addEventListener('fetch', (event) => {
+  const url = new URL(event.request.url);
+  if (!isUnderBasePath(url, config.basePath)) return;
+  event.respondWith(answer(event.request, url));
+});

@@ -1,0 +1,90 @@
+/**
+ * Builds and serves the camera-map test page (test/browser/pages/camera.html with the vision
+ * worker) on its own, so the browser test and the benchmark do not depend on the shared
+ * `vite build --mode test` input list. Output: .cache/camera-page/ (gitignored).
+ */
+import { cpSync, mkdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { build } from 'vite';
+import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
+import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import type { Page } from 'playwright-core';
+import type { CameraMotionArrays, VisionSamplingOptions } from '../../src/vision/protocol.ts';
+
+/** What test/browser/pages/camera.ts puts on `window.camera`. */
+export interface CameraPageApi {
+  motion(url: string, options?: VisionSamplingOptions & { jobKey?: string }): Promise<CameraMotionArrays>;
+  cancel(jobKey: string): Promise<void>;
+  dispose(): void;
+}
+
+/** Runs the vision worker on a served URL from Node. */
+export function pageMotion(page: Page, url: string, options: VisionSamplingOptions = {}): Promise<CameraMotionArrays> {
+  return page.evaluate(
+    ([u, o]) => (window as unknown as { camera: CameraPageApi }).camera.motion(u, o),
+    [url, options] as const,
+  );
+}
+
+const ROOT = resolve(import.meta.dirname, '../..');
+export const CAMERA_PAGE_DIR = join(ROOT, '.cache/camera-page');
+const PAGE_PATH = 'test/browser/pages/camera.html';
+
+/** Builds the page once per process (a few seconds: mediabunny and comlink). */
+export async function buildCameraPage(): Promise<void> {
+  await build({
+    configFile: false,
+    root: ROOT,
+    logLevel: 'warn',
+    base: '/',
+    publicDir: false,
+    worker: { format: 'es' },
+    build: {
+      outDir: CAMERA_PAGE_DIR,
+      emptyOutDir: true,
+      target: 'es2023',
+      rollupOptions: { input: { camera: join(ROOT, PAGE_PATH) } },
+    },
+  });
+}
+
+export interface CameraPageSession {
+  page: Page;
+  origin: string;
+  /** Copies a media file next to the page and returns its URL path. */
+  addMedia(file: string, as?: string): string;
+  close(): Promise<void>;
+}
+
+/** Serves the built page and opens it in Chromium (through tools/chromium.ts). */
+export async function openCameraPage(): Promise<CameraPageSession> {
+  let server: StaticServer | undefined;
+  let chromium: LaunchedChromium | undefined;
+  try {
+    server = await serveStatic(CAMERA_PAGE_DIR, 0, PAGE_PATH);
+    chromium = await launchChromium();
+    const page = await chromium.context.newPage();
+    await page.goto(`${server.origin}/${PAGE_PATH}`);
+    await page.waitForSelector('body[data-ready="1"]');
+    const media = join(CAMERA_PAGE_DIR, 'media');
+    mkdirSync(media, { recursive: true });
+    const s = server;
+    const c = chromium;
+    return {
+      page,
+      origin: s.origin,
+      addMedia(file, as = basename(file)) {
+        cpSync(file, join(media, as));
+        return `/media/${as}`;
+      },
+      async close() {
+        await c.close();
+        await s.close();
+      },
+    };
+  } catch (err) {
+    await chromium?.close();
+    await server?.close();
+    throw err;
+  }
+}

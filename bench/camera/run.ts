@@ -1,0 +1,111 @@
+/**
+ * Camera-map frame sampling speed: 3 cameras of 1080p30 H.264, sampled the way the service
+ * samples them (GOP-aligned runs of `--run` consecutive frames every `--every` seconds, scaled
+ * to 160×90 gray), through the vision worker (WebCodecs via mediabunny in Debian's Chromium),
+ * beside native ffmpeg decoding the same runs. Prints × real time (media seconds of all
+ * cameras per wall second).
+ *
+ *   npx tsx bench/camera/run.ts [--seconds 60] [--every 6] [--run 15] [--full]
+ *
+ * `--full` also decodes every frame of one camera both ways (decode throughput in fps).
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { computeCameraMap } from '../../src/analysis/camera/camera-map.ts';
+import { motionFeatures, samplesToReference, type MotionSamples } from '../../src/analysis/camera/features.ts';
+import { ensureFixture } from '../../test/support/fixtures.ts';
+import { ffmpegLumaFrames } from '../../test/node/camera/ffmpeg-frames.ts';
+import { buildCameraPage, openCameraPage, pageMotion } from './camera-page.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '60' },
+    every: { type: 'string', default: '6' },
+    run: { type: 'string', default: '15' },
+    full: { type: 'boolean', default: false },
+  },
+});
+const everyS = Number(values.every);
+const perRun = Number(values.run);
+
+const t0 = performance.now();
+const { dir, truth } = await ensureFixture('tiny', {
+  seconds: Number(values.seconds),
+  width: 1920,
+  height: 1080,
+  cameras: 'closeup:1,closeup:2,wide:1-2-3',
+});
+console.log(`fixture ${dir} ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+const cams = truth.sources.filter((s) => s.kind === 'video');
+
+/** The sampler's run starts: the last keyframe at or before each multiple of `everyS`. */
+function runStarts(file: string, durationS: number): number[] {
+  const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', file]);
+  const keys = probe.stdout.toString().trim().split('\n').map(Number).filter(Number.isFinite);
+  const out: number[] = [];
+  for (let t = 0; t < durationS; t += everyS) {
+    const k = keys.filter((x) => x <= t + 1e-6).pop() ?? 0;
+    if (out[out.length - 1] !== k) out.push(k);
+  }
+  return out;
+}
+
+await buildCameraPage();
+const session = await openCameraPage();
+try {
+  const rows: string[] = [];
+  let mediaS = 0;
+  let webMs = 0;
+  let ffMs = 0;
+  const webSamples: Array<{ sourceId: string; samples: MotionSamples }> = [];
+  for (const cam of cams) {
+    const durS = cam.durationMs / 1000;
+    mediaS += durS;
+    const url = session.addMedia(join(dir, cam.file));
+    const w0 = performance.now();
+    const web = await pageMotion(session.page, url, { everyS, framesPerRun: perRun });
+    const wMs = performance.now() - w0;
+    webMs += wMs;
+    const starts = runStarts(join(dir, cam.file), durS);
+    const f0 = performance.now();
+    const frames = ffmpegLumaFrames(join(dir, cam.file), { fps: cam.video?.fps ?? 30, runStartsS: starts, framesPerRun: perRun, threads: 0 });
+    motionFeatures(frames);
+    const fMs = performance.now() - f0;
+    ffMs += fMs;
+    webSamples.push({
+      sourceId: cam.file,
+      samples: samplesToReference(
+        { t: Float64Array.from(web.t), whole: Float32Array.from(web.whole), left: Float32Array.from(web.left), middle: Float32Array.from(web.middle), right: Float32Array.from(web.right), sceneCut: Uint8Array.from(web.sceneCut) },
+        cam.offsetMs,
+        cam.driftPpm,
+      ),
+    });
+    rows.push(
+      `${cam.file} ${cam.shot} ${durS.toFixed(1)} s: browser ${web.runs} runs / ${web.frames} frames in ${(wMs / 1000).toFixed(2)} s (${(durS / (wMs / 1000)).toFixed(1)}× real time); ` +
+        `ffmpeg ${starts.length} runs / ${frames.length} frames in ${(fMs / 1000).toFixed(2)} s (${(durS / (fMs / 1000)).toFixed(1)}×)`,
+    );
+  }
+  console.log(`sampling: runs of ${perRun} frames from the keyframe at or before every ${everyS} s, scaled to 160×90 gray`);
+  for (const r of rows) console.log('  ' + r);
+  console.log(
+    `3 cameras, ${mediaS.toFixed(0)} s of 1080p media: browser vision worker ${(mediaS / (webMs / 1000)).toFixed(1)}× real time, ` +
+      `native ffmpeg ${(mediaS / (ffMs / 1000)).toFixed(1)}× real time (sum of per-camera media time over wall time, cameras one after another)`,
+  );
+  const map = computeCameraMap({ cameras: webSamples, turns: truth.turns, minSpeechMs: 1000 });
+  console.log('map from the sampled browser features: ' + map.cameras.map((c) => `${c.sourceId}=${c.kind}/${c.confidence}[${c.speakers.join(',')}]`).join(' '));
+
+  if (values.full) {
+    const cam = cams[0]!;
+    const url = session.addMedia(join(dir, cam.file));
+    const w0 = performance.now();
+    const web = await pageMotion(session.page, url, { everyS: 0 });
+    const wS = (performance.now() - w0) / 1000;
+    const f0 = performance.now();
+    const n = ffmpegLumaFrames(join(dir, cam.file), { fps: cam.video?.fps ?? 30, threads: 0 }).length;
+    const fS = (performance.now() - f0) / 1000;
+    console.log(`every frame of ${cam.file}: browser ${web.frames} frames in ${wS.toFixed(1)} s (${(web.frames / wS).toFixed(0)} fps); ffmpeg ${n} frames in ${fS.toFixed(1)} s (${(n / fS).toFixed(0)} fps)`);
+  }
+} finally {
+  await session.close();
+}

@@ -1,0 +1,265 @@
+/**
+ * The camera map: who is on which camera, worked out from how each camera's picture moves
+ * while each speaker talks (mouths and heads move with speech).
+ *
+ * Per camera and per judged speaker, the motion of the whole frame and of its left, middle
+ * and right thirds is correlated with the speaker's speech activity (lag search ±1 s) and
+ * scored against circular shifts (z-score). A camera that responds to one speaker is a
+ * close-up, to two in different thirds a two-shot, to three a wide; a camera whose whole
+ * picture changes at once several times is a switched feed (`multi`); a frozen picture gets
+ * reason `no_motion`.
+ *
+ * @module
+ */
+import type { CameraConfidence, CameraKind, CameraMap, CameraMapCamera, Turn } from '../../contract/types.ts';
+import type { MotionSamples } from './features.ts';
+import {
+  laggedActivity,
+  speakerIntervals,
+  speechResponse,
+  standardize,
+  talkTimeMs,
+  type ResponseOptions,
+} from './correlation.ts';
+
+/** The spec's threshold: a speaker is judged with at least one minute of speech. */
+export const MIN_SPEECH_MS = 60_000;
+
+/** Tuning of {@link computeCameraMap}; every field has a default measured on the fixtures. */
+export interface CameraMapOptions extends ResponseOptions {
+  /** z at or above which an answer is sure (`high`). Default 5. */
+  zHigh?: number;
+  /** z at or above which a speaker counts as shown at all (`low`). Default 3. */
+  zLow?: number;
+  /** Below this 95th percentile of whole-frame motion (luma levels) a camera has no motion. Default 0.05. */
+  noMotionLuma?: number;
+  /**
+   * A switched feed (`multi`) has at least `minCuts` cuts (default 2) and at least
+   * `minCutsPerMinute` of its sampled span (default 0.5): a fixed camera may show a rare
+   * spike (someone walks past), a switched feed cuts every few seconds.
+   */
+  minCuts?: number;
+  minCutsPerMinute?: number;
+  /** Fewer usable samples than this: the camera cannot be judged. Default 30. */
+  minSamples?: number;
+  /**
+   * Motion is averaged over this window (centred, inside a run) before correlating. Default
+   * 400 ms: a mouth moves syllable by syllable, speech activity is on for whole turns.
+   */
+  smoothMs?: number;
+}
+
+/** Input of {@link computeCameraMap}. */
+export interface CameraMapInput {
+  cameras: Array<{ sourceId: string; samples: MotionSamples | null }>;
+  /** Speech turns in reference time (sample times must be in reference time too). */
+  turns: readonly Turn[];
+  /** Speakers with less speech are dropped (not judged). Default {@link MIN_SPEECH_MS} (the spec's one minute). */
+  minSpeechMs?: number;
+  /** `computedAt`; default the current time. */
+  now?: string;
+  options?: CameraMapOptions;
+}
+
+const REGIONS = ['left', 'middle', 'right'] as const;
+type Third = (typeof REGIONS)[number];
+
+/**
+ * Works out the CameraMap from motion samples and speech turns.
+ *
+ * @example
+ * const map = computeCameraMap({
+ *   cameras: [{ sourceId: camA, samples: samplesToReference(motionFeatures(frames), offsetMs, driftPpm) }],
+ *   turns,
+ * });
+ */
+export function computeCameraMap(input: CameraMapInput): CameraMap {
+  const opts = input.options ?? {};
+  const minSpeechMs = input.minSpeechMs ?? MIN_SPEECH_MS;
+  const names = [...new Set(input.turns.map((x) => x.speaker))];
+  const talk = new Map(names.map((s) => [s, talkTimeMs(input.turns, s)]));
+  const byTalk = [...names].sort((a, b) => talk.get(b)! - talk.get(a)! || a.localeCompare(b));
+  const judged = byTalk.filter((s) => talk.get(s)! >= minSpeechMs);
+  const dropped = byTalk.filter((s) => talk.get(s)! < minSpeechMs);
+  const cameras = input.cameras.map((c) => judgeCamera(c.sourceId, c.samples, input.turns, judged, opts));
+  const sure = new Set(cameras.filter((c) => c.confidence === 'high').flatMap((c) => c.speakers));
+  return {
+    version: 1,
+    computedAt: input.now ?? new Date().toISOString(),
+    speakers: judged,
+    unassignedSpeakers: judged.filter((s) => !sure.has(s)),
+    droppedSpeakers: dropped,
+    cameras,
+  };
+}
+
+function judgeCamera(
+  sourceId: string,
+  samples: MotionSamples | null,
+  turns: readonly Turn[],
+  judged: readonly string[],
+  opts: CameraMapOptions,
+): CameraMapCamera {
+  const zHigh = opts.zHigh ?? 5;
+  const zLow = opts.zLow ?? 3;
+  const noAnswer = (kind: CameraKind, reason?: string): CameraMapCamera => ({
+    sourceId,
+    kind,
+    confidence: 'none',
+    speakers: [],
+    ...(reason ? { reason } : {}),
+  });
+  if (!samples || samples.t.length < (opts.minSamples ?? 30)) return noAnswer('unknown', 'no_motion');
+  if (percentile(samples.whole, 0.95) < (opts.noMotionLuma ?? 0.05)) return noAnswer('unknown', 'no_motion');
+
+  // Cut samples are a picture change, not a movement: leave them out of the correlation.
+  const keep: number[] = [];
+  let cuts = 0;
+  for (let i = 0; i < samples.t.length; i++) {
+    if (samples.sceneCut[i]) cuts++;
+    else keep.push(i);
+  }
+  const pick = (x: ArrayLike<number>): Float32Array => Float32Array.from(keep, (i) => x[i]!);
+  const times = Float64Array.from(keep, (i) => samples.t[i]!);
+  // log1p: a blink of big motion (a hand, a head turn) should not outweigh steady mouth motion.
+  const series: Record<'whole' | Third, Float32Array | null> = {
+    whole: null,
+    left: null,
+    middle: null,
+    right: null,
+  };
+  for (const region of ['whole', ...REGIONS] as const) {
+    const x = smooth(times, pick(samples[region]).map(Math.log1p), opts.smoothMs ?? 400);
+    series[region] = standardize(x) ? x : null;
+  }
+
+  // Per speaker: best third and its z, and the best of all four regions for the diagnostics.
+  const z: Record<string, number> = {};
+  const lagErrorS: Record<string, number> = {};
+  const perThird = new Map<string, Record<Third, number>>();
+  const wholeZ = new Map<string, number>();
+  for (const speaker of judged) {
+    const activity = laggedActivity(speakerIntervals(turns, speaker), times, opts);
+    let bestZ = -Infinity;
+    let bestLag = 0;
+    const thirds = { left: 0, middle: 0, right: 0 };
+    for (const region of ['whole', ...REGIONS] as const) {
+      const m = series[region];
+      const res = m ? speechResponse(m, activity, opts) : { z: 0, r: 0, lagMs: 0 };
+      if (region === 'whole') wholeZ.set(speaker, res.z);
+      else thirds[region] = res.z;
+      if (res.z > bestZ) {
+        bestZ = res.z;
+        bestLag = res.lagMs;
+      }
+    }
+    perThird.set(speaker, thirds);
+    z[speaker] = round2(bestZ);
+    lagErrorS[speaker] = bestLag / 1000;
+  }
+  const diag = judged.length ? { z, lagErrorS } : {};
+
+  const bestOf = (s: string): number => Math.max(wholeZ.get(s)!, ...Object.values(perThird.get(s)!));
+  const responders = judged.filter((s) => bestOf(s) >= zLow).sort((a, b) => bestOf(b) - bestOf(a));
+
+  const spanMin = (samples.t[samples.t.length - 1]! - samples.t[0]!) / 60_000;
+  if (cuts >= (opts.minCuts ?? 2) && cuts >= (opts.minCutsPerMinute ?? 0.5) * spanMin) {
+    // A switched feed shows several people one after another; list who it responds to.
+    return {
+      sourceId,
+      kind: 'multi',
+      confidence: responders.length ? 'low' : 'none',
+      speakers: responders,
+      ...diag,
+    };
+  }
+  if (responders.length === 0) return { ...noAnswer('unknown'), ...diag };
+
+  // Place responders in distinct thirds, strongest pairs first.
+  const pairs = responders
+    .flatMap((s) => REGIONS.map((r) => ({ s, r, z: perThird.get(s)![r] })))
+    .sort((a, b) => b.z - a.z);
+  const placed = new Map<string, Third>();
+  const used = new Set<Third>();
+  for (const p of pairs) {
+    if (placed.has(p.s) || used.has(p.r) || p.z < zLow) continue;
+    placed.set(p.s, p.r);
+    used.add(p.r);
+  }
+  const order = (r: Third): number => REGIONS.indexOf(r);
+  const inThirds = [...placed.entries()].sort((a, b) => order(a[1]) - order(b[1]));
+
+  if (inThirds.length >= 2) {
+    const shown = inThirds.slice(0, 3);
+    const kind: CameraKind = shown.length === 3 ? 'wide' : 'twoshot';
+    const positions: NonNullable<CameraMapCamera['positions']> = {};
+    if (kind === 'wide') {
+      positions.left = shown[0]![0];
+      positions.middle = shown[1]![0];
+      positions.right = shown[2]![0];
+    } else {
+      positions.left = shown[0]![0];
+      positions.right = shown[1]![0];
+    }
+    const confidence: CameraConfidence = shown.every(([s, r]) => perThird.get(s)![r] >= zHigh) ? 'high' : 'low';
+    return { sourceId, kind, confidence, speakers: shown.map(([s]) => s), positions, ...diag };
+  }
+
+  // One speaker: a close-up. Sure only if nobody else comes near and the motion is centred:
+  // a speaker moving only one side of the picture may be half of a two-shot whose other
+  // person has not spoken (yet).
+  const top = responders[0]!;
+  const runnerUp = responders[1];
+  const clear = runnerUp === undefined || bestOf(runnerUp) < zLow;
+  // Compare how much each third moves more while the speaker talks, in luma levels (z-scores
+  // saturate when the signal is strong, so they cannot tell where the mouth is).
+  const talking = laggedActivity(speakerIntervals(turns, top), times, { maxLagMs: 0 }).series[0];
+  const effect = (r: Third): number => (talking ? speechEffect(pick(samples[r]), talking) : 0);
+  const centred = effect('middle') >= Math.max(effect('left'), effect('right'));
+  const confidence: CameraConfidence = bestOf(top) >= zHigh && clear && centred ? 'high' : 'low';
+  return { sourceId, kind: 'closeup', confidence, speakers: [top], ...diag };
+}
+
+/** Mean motion while active minus mean motion while not (activity standardized: > 0 is active). */
+function speechEffect(x: Float32Array, activity: Float32Array): number {
+  let on = 0;
+  let nOn = 0;
+  let off = 0;
+  let nOff = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (activity[i]! > 0) {
+      on += x[i]!;
+      nOn++;
+    } else {
+      off += x[i]!;
+      nOff++;
+    }
+  }
+  return nOn && nOff ? on / nOn - off / nOff : 0;
+}
+
+/** Centred moving average over ±windowMs/2 of sample time (gaps between runs end a window). */
+function smooth(t: Float64Array, x: Float32Array, windowMs: number): Float32Array {
+  if (windowMs <= 0) return x;
+  const half = windowMs / 2;
+  const out = new Float32Array(x.length);
+  let lo = 0;
+  let hi = 0;
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) {
+    while (hi < x.length && t[hi]! <= t[i]! + half) sum += x[hi++]!;
+    while (t[lo]! < t[i]! - half) sum -= x[lo++]!;
+    out[i] = sum / (hi - lo);
+  }
+  return out;
+}
+
+function percentile(x: Float32Array, q: number): number {
+  if (x.length === 0) return 0;
+  const s = Float32Array.from(x).sort();
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+}
+
+function round2(x: number): number {
+  return Number.isFinite(x) ? Math.round(x * 100) / 100 : 0;
+}

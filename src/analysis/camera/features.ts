@@ -1,0 +1,145 @@
+/**
+ * Motion features of one camera: how much the picture changes between consecutive frames,
+ * over the whole frame and in its left, middle and right thirds, plus shot-change (cut) flags.
+ *
+ * Frames are small grayscale pictures (for example 160×90) sampled in short runs of
+ * consecutive frames; a difference is only taken between two frames of the same run, so the
+ * caller may skip long stretches of the timeline between runs.
+ *
+ * @module
+ */
+
+/** One small grayscale frame (8-bit luma, row-major, `width × height` bytes). */
+export interface LumaFrame {
+  /** Presentation time in ms (source time of the camera, or reference time: the caller decides). */
+  t: number;
+  luma: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/**
+ * Motion series of one camera. Sample `i` describes the change from the previous frame of the
+ * same run to the frame at `t[i]`. Motion values are mean absolute luma differences (0..255).
+ */
+export interface MotionSamples {
+  t: Float64Array;
+  whole: Float32Array;
+  left: Float32Array;
+  middle: Float32Array;
+  right: Float32Array;
+  /** 1 where the whole picture changed at once (a cut of a switched feed), else 0. */
+  sceneCut: Uint8Array;
+}
+
+/** Tuning of {@link motionFeatures}. */
+export interface MotionFeatureOptions {
+  /**
+   * Two frames further apart than this are not consecutive (they belong to different sampled
+   * runs). Default 120 ms: a 10 fps run still counts, a skipped GOP does not.
+   */
+  maxGapMs?: number;
+  /**
+   * A cut: the whole picture changes by at least this many times the camera's median
+   * frame-to-frame change. Default 8. Talking heads change a little every frame; a cut to
+   * another picture changes far more at once.
+   */
+  cutRatio?: number;
+  /** ...and by at least this mean luma difference (levels), so a near-frozen camera does not cut on noise. Default 1.5. */
+  cutMinLuma?: number;
+}
+
+const DEFAULTS = { maxGapMs: 120, cutRatio: 8, cutMinLuma: 1.5 } as const;
+
+/**
+ * Turns sampled frames into motion series.
+ *
+ * Pairs inside a run give one sample each. A pair across the gap between two runs gives a
+ * sample only when it is a cut: encoders put a keyframe at every cut and runs start at
+ * keyframes, so a switched feed's cuts mostly fall between runs.
+ *
+ * @param frames frames of one camera, any order (they are sorted by `t`); all the same size.
+ * @throws Error naming the frame whose size or buffer does not match.
+ * @example
+ * const samples = motionFeatures(frames); // frames: 160×90 luma, runs of 15 consecutive frames
+ * samples.left; // mean |Δluma| in the left third, per sample
+ */
+export function motionFeatures(frames: readonly LumaFrame[], options: MotionFeatureOptions = {}): MotionSamples {
+  const maxGapMs = options.maxGapMs ?? DEFAULTS.maxGapMs;
+  const cutRatio = options.cutRatio ?? DEFAULTS.cutRatio;
+  const cutMinLuma = options.cutMinLuma ?? DEFAULTS.cutMinLuma;
+  const sorted = [...frames].sort((a, b) => a.t - b.t);
+  const first = sorted[0];
+  const width = first?.width ?? 0;
+  const height = first?.height ?? 0;
+  sorted.forEach((f, i) => {
+    if (f.width !== width || f.height !== height || f.luma.length < width * height) {
+      throw new Error(
+        `frames[${i}] (t=${f.t}) is ${f.width}×${f.height} with ${f.luma.length} bytes; expected ${width}×${height}`,
+      );
+    }
+  });
+  // Column boundaries of the thirds.
+  const c1 = Math.round(width / 3);
+  const c2 = Math.round((2 * width) / 3);
+  const pairs: Array<{ t: number; inRun: boolean; whole: number; left: number; middle: number; right: number }> = [];
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted[i - 1]!;
+    const cur = sorted[i]!;
+    const dt = cur.t - prev.t;
+    if (dt <= 0) continue;
+    let sumL = 0;
+    let sumM = 0;
+    let sumR = 0;
+    const a = prev.luma;
+    const b = cur.luma;
+    for (let y = 0; y < height; y++) {
+      const row = y * width;
+      for (let x = 0; x < width; x++) {
+        const d = Math.abs(b[row + x]! - a[row + x]!);
+        if (x < c1) sumL += d;
+        else if (x < c2) sumM += d;
+        else sumR += d;
+      }
+    }
+    pairs.push({
+      t: cur.t,
+      inRun: dt <= maxGapMs,
+      whole: (sumL + sumM + sumR) / (width * height),
+      left: sumL / (c1 * height),
+      middle: sumM / ((c2 - c1) * height),
+      right: sumR / ((width - c2) * height),
+    });
+  }
+  const typical = median(pairs.filter((p) => p.inRun).map((p) => p.whole));
+  const cutAt = Math.max(cutMinLuma, cutRatio * typical);
+  const kept = pairs.filter((p) => p.inRun || p.whole >= cutAt);
+  return {
+    t: Float64Array.from(kept, (p) => p.t),
+    whole: Float32Array.from(kept, (p) => p.whole),
+    left: Float32Array.from(kept, (p) => p.left),
+    middle: Float32Array.from(kept, (p) => p.middle),
+    right: Float32Array.from(kept, (p) => p.right),
+    sceneCut: Uint8Array.from(kept, (p) => (p.whole >= cutAt ? 1 : 0)),
+  };
+}
+
+function median(x: number[]): number {
+  if (x.length === 0) return 0;
+  const s = [...x].sort((a, b) => a - b);
+  return s[s.length >> 1]!;
+}
+
+/**
+ * Maps a camera's own time to the reference timeline, with the sync convention
+ * `cameraMs = (referenceMs - offsetMs) * (1 + driftPpm·1e-6)`: `offsetMs` is where the
+ * camera's t = 0 falls on the reference timeline.
+ */
+export function cameraToReferenceMs(cameraMs: number, offsetMs = 0, driftPpm = 0): number {
+  return offsetMs + cameraMs / (1 + driftPpm * 1e-6);
+}
+
+/** {@link cameraToReferenceMs} applied to every sample time (a copy; the input is untouched). */
+export function samplesToReference(samples: MotionSamples, offsetMs = 0, driftPpm = 0): MotionSamples {
+  return { ...samples, t: samples.t.map((ms) => cameraToReferenceMs(ms, offsetMs, driftPpm)) };
+}

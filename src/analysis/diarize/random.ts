@@ -1,0 +1,17 @@
+/**
+ * A seeded generator so clustering and model training give the same answer on every run.
+ *
+ * @module
+ */
+
+/** Mulberry32: returns a function giving uniform numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

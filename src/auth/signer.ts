@@ -1,0 +1,65 @@
+/**
+ * Signed URLs and review tokens: HMAC-SHA256 with an installation secret kept in IndexedDB,
+ * so the service worker and every page of the origin sign and verify alike. A signed URL
+ * covers the method, the path and the expiry; the origin is left out so the same URL works
+ * under a foreign base URL.
+ *
+ * @module
+ */
+import type { Database } from '../store/db.ts';
+import { getOrCreateMeta } from '../store/meta.ts';
+import { hmacBase64Url, importHmacKey, randomBytes, timingSafeEqual, toBase64Url } from './crypto.ts';
+
+/** Why a signed URL or token was refused. */
+export type SignatureProblem = 'missing' | 'expired' | 'invalid';
+
+export interface Signer {
+  /** `?exp=…&sig=…` for `method` on `path`, valid until `expiresAt` (ms). */
+  signQuery(method: string, path: string, expiresAt: number): Promise<string>;
+  /** Checks `exp` and `sig` of a URL for `method`; null when valid. */
+  verifyUrl(method: string, url: URL, now: number): Promise<SignatureProblem | null>;
+  /** A review token for the hosted editor. */
+  reviewToken(jobId: string, expiresAt: number): Promise<string>;
+  /** The job id of a valid review token, else the problem. */
+  verifyReviewToken(token: string, now: number): Promise<{ jobId: string } | { problem: SignatureProblem }>;
+}
+
+const canonical = (method: string, path: string, exp: string): string => `${method.toUpperCase()}\n${path}\n${exp}`;
+
+/** The signer of this installation; creates the secret on first use. */
+export async function createSigner(db: Database): Promise<Signer> {
+  const raw = await getOrCreateMeta(db, 'urlSigningKey', () => toBase64Url(randomBytes(32)));
+  const key = await importHmacKey(new TextEncoder().encode(String(raw)));
+
+  async function check(text: string, sig: string | null, exp: string | null, now: number): Promise<SignatureProblem | null> {
+    if (sig === null || exp === null || sig === '' || exp === '') return 'missing';
+    if (!/^\d+$/.test(exp)) return 'invalid';
+    const expected = await hmacBase64Url(key, text);
+    if (!timingSafeEqual(expected, sig)) return 'invalid';
+    if (Number(exp) < now) return 'expired';
+    return null;
+  }
+
+  return {
+    async signQuery(method, path, expiresAt) {
+      const exp = String(Math.floor(expiresAt));
+      return `?exp=${exp}&sig=${await hmacBase64Url(key, canonical(method, path, exp))}`;
+    },
+    async verifyUrl(method, url, now) {
+      const exp = url.searchParams.get('exp');
+      // HEAD is answered like GET, so a GET signature covers it.
+      const signedMethod = method.toUpperCase() === 'HEAD' ? 'GET' : method;
+      return check(canonical(signedMethod, url.pathname, exp ?? ''), url.searchParams.get('sig'), exp, now);
+    },
+    async reviewToken(jobId, expiresAt) {
+      const exp = String(Math.floor(expiresAt));
+      return `${jobId}.${exp}.${await hmacBase64Url(key, `review\n${jobId}\n${exp}`)}`;
+    },
+    async verifyReviewToken(token, now) {
+      const [jobId, exp, sig, ...rest] = token.split('.');
+      if (jobId === undefined || rest.length > 0) return { problem: 'invalid' };
+      const problem = await check(`review\n${jobId}\n${exp ?? ''}`, sig ?? null, exp ?? null, now);
+      return problem === null ? { jobId } : { problem };
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * The typed client of the contract: one method per operation over `fetch`. It runs unchanged
+ * against the service worker, a foreign base URL, or msw in Node.
+ *
+ * @module
+ */
+import { ApiError } from '../contract/errors.ts';
+import type {
+  CreateJobRequest,
+  CreateJobResponse,
+  ErrorBody,
+  GetJobResponse,
+  JobStatusResponse,
+  JobSummary,
+  ListJobsResponse,
+  MultipartKeyRequest,
+  OkResponse,
+  RecutRequest,
+  RecutResponse,
+  RequestUploadPartUrlsRequest,
+  RequestUploadPartUrlsResponse,
+  RetryRequest,
+  StartProcessingRequest,
+  StartProcessingResponse,
+  SubmitSpeakerMappingRequest,
+  SubmitSpeakerMappingResponse,
+  UpdateCutsRequest,
+} from '../contract/types.ts';
+
+function headersOf(response: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => (headers[key] = value));
+  return headers;
+}
+
+export interface ClientOptions {
+  /** The service's base URL including the base path, e.g. `https://api.example.com/api`. */
+  baseUrl: string;
+  /** An account API key (`mc_live_…`). */
+  apiKey: string;
+  /** A fetch implementation; default the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/** createJob's response plus whether it was an idempotent replay. */
+export interface CreateJobResult extends CreateJobResponse {
+  replayed: boolean;
+}
+
+/**
+ * A client of the multicam REST contract. Error responses throw {@link ApiError} with the
+ * HTTP `status`, the Error `body` (and `code`) and the response `headers`.
+ *
+ * @example
+ * const client = new MulticamClient({ baseUrl: 'https://api.example.com/api', apiKey });
+ * const { jobId, uploads } = await client.createJob({ sources: [{ label: 'Cam A' }, { label: 'Cam B' }] }, { idempotencyKey: 'ep-12' });
+ * for (const [id, up] of Object.entries(uploads)) if (up.method === 'put') await client.upload(up.url, files[id]);
+ * await client.startProcessing(jobId);
+ */
+export class MulticamClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  private async send<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ data: T; response: Response }> {
+    const init: RequestInit = { method, headers: { authorization: `Bearer ${this.apiKey}`, ...headers } };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    }
+    const response = await this.fetchImpl(`${this.baseUrl}${path}`, init);
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    if (!response.ok) {
+      const errorBody: ErrorBody =
+        parsed !== null && typeof parsed === 'object' && typeof (parsed as ErrorBody).error === 'string'
+          ? (parsed as ErrorBody)
+          : { error: text || response.statusText || `HTTP ${response.status}` };
+      throw ApiError.fromResponse(response.status, errorBody, headersOf(response));
+    }
+    return { data: parsed as T, response };
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await this.send<T>(method, path, body)).data;
+  }
+
+  private job(jobId: string, rest = ''): string {
+    return `/jobs/${encodeURIComponent(jobId)}${rest}`;
+  }
+
+  /** createJob. With `idempotencyKey`, a retry returns the same job (`replayed: true`). */
+  async createJob(request: CreateJobRequest, options: { idempotencyKey?: string } = {}): Promise<CreateJobResult> {
+    const headers: Record<string, string> = options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey };
+    const { data, response } = await this.send<CreateJobResponse>('POST', '/jobs', request, headers);
+    return { ...data, replayed: response.headers.get('idempotent-replayed') === 'true' };
+  }
+
+  listJobs(): Promise<ListJobsResponse> {
+    return this.call('GET', '/jobs');
+  }
+
+  getJob(jobId: string): Promise<GetJobResponse> {
+    return this.call('GET', this.job(jobId));
+  }
+
+  getJobSummary(jobId: string): Promise<JobSummary> {
+    return this.call('GET', this.job(jobId, '?view=summary'));
+  }
+
+  deleteJob(jobId: string): Promise<OkResponse> {
+    return this.call('DELETE', this.job(jobId));
+  }
+
+  requestUploadPartUrls(jobId: string, sourceId: string, request: RequestUploadPartUrlsRequest): Promise<RequestUploadPartUrlsResponse> {
+    return this.call('POST', this.job(jobId, `/sources/${encodeURIComponent(sourceId)}/parts`), request);
+  }
+
+  completeMultipartUpload(request: MultipartKeyRequest): Promise<OkResponse> {
+    return this.call('POST', '/uploads/complete', request);
+  }
+
+  abortMultipartUpload(request: MultipartKeyRequest): Promise<OkResponse> {
+    return this.call('POST', '/uploads/abort', request);
+  }
+
+  startProcessing(jobId: string, request: StartProcessingRequest = {}): Promise<StartProcessingResponse> {
+    return this.call('POST', this.job(jobId, '/process'), request);
+  }
+
+  submitSpeakerMapping(jobId: string, request: SubmitSpeakerMappingRequest): Promise<SubmitSpeakerMappingResponse> {
+    return this.call('POST', this.job(jobId, '/tracks'), request);
+  }
+
+  recutJob(jobId: string, request: RecutRequest): Promise<RecutResponse> {
+    return this.call('POST', this.job(jobId, '/recut'), request);
+  }
+
+  updateCuts(jobId: string, request: UpdateCutsRequest): Promise<{ jobId: string; success: true }> {
+    return this.call('PATCH', this.job(jobId, '/cuts'), request);
+  }
+
+  startRender(jobId: string): Promise<JobStatusResponse> {
+    return this.call('POST', this.job(jobId, '/render'));
+  }
+
+  approveJob(jobId: string): Promise<JobStatusResponse> {
+    return this.call('POST', this.job(jobId, '/approve'));
+  }
+
+  retryJob(jobId: string, request: RetryRequest = {}): Promise<JobStatusResponse> {
+    return this.call('POST', this.job(jobId, '/retry'), request);
+  }
+
+  /** PUTs bytes to a presigned URL (whole file or one part); no Authorization header is sent. */
+  async upload(url: string, body: Blob | Uint8Array<ArrayBuffer> | string): Promise<void> {
+    const response = await this.fetchImpl(url, { method: 'PUT', body });
+    if (!response.ok) {
+      const text = await response.text();
+      let parsed: ErrorBody;
+      try {
+        parsed = JSON.parse(text) as ErrorBody;
+      } catch {
+        parsed = { error: text || `HTTP ${response.status}` };
+      }
+      throw ApiError.fromResponse(response.status, parsed, headersOf(response));
+    }
+  }
+}

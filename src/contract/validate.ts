@@ -1,0 +1,242 @@
+/**
+ * Request validation at the edge: each function takes the parsed JSON body (`unknown`) and
+ * returns typed data, or throws an {@link ApiError} whose message names the field at fault.
+ * Unknown fields are ignored.
+ *
+ * @module
+ */
+import { ApiError } from './errors.ts';
+import {
+  AUTO_MAP_MODES,
+  LIMITS,
+  PRESET_IDS,
+  SILENCE_DEFAULTS,
+  SILENCE_MODES,
+  SILENCE_RANGES,
+  SOURCE_EXTS,
+  SOURCE_KINDS,
+  type AutoMapMode,
+  type Cut,
+  type PresetId,
+  type ResolvedSilenceSettings,
+  type SourceExt,
+  type SourceKind,
+  type TimeRange,
+  type Track,
+} from './types.ts';
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The body as an object, or 400. `null`/absent is allowed only when `optional`. */
+export function requireObject(body: unknown, optional = false): JsonObject {
+  if (optional && (body === undefined || body === null)) return {};
+  if (!isObject(body)) throw ApiError.badRequest('the request body must be a JSON object');
+  return body;
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw ApiError.badRequest(`${field} must be one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw ApiError.badRequest(`${field} must be a non-empty string`);
+  return value;
+}
+
+function requireNumber(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw ApiError.badRequest(`${field} must be a number`);
+  return value;
+}
+
+function requireArray(value: unknown, field: string): unknown[] {
+  if (!Array.isArray(value)) throw ApiError.badRequest(`${field} must be an array`);
+  return value;
+}
+
+/** A validated source of createJob, defaults filled in. */
+export interface ParsedSource {
+  label: string;
+  kind: SourceKind;
+  ext: SourceExt;
+  fileSize?: number;
+}
+
+/** A validated createJob body, defaults filled in. */
+export interface ParsedCreateJob {
+  sources: ParsedSource[];
+  title: string | null;
+  callbackUrl: string | null;
+  review: boolean;
+  autoMap: AutoMapMode;
+  silence: ResolvedSilenceSettings;
+}
+
+/** Silence settings with defaults; `undefined` means off. */
+export function parseSilence(value: unknown, field = 'silence'): ResolvedSilenceSettings {
+  if (value === undefined) return { mode: 'off', ...SILENCE_DEFAULTS };
+  if (!isObject(value)) throw ApiError.badRequest(`${field} must be an object`);
+  const mode = oneOf(value['mode'], SILENCE_MODES, `${field}.mode`);
+  const resolved: ResolvedSilenceSettings = { mode, ...SILENCE_DEFAULTS };
+  for (const key of ['minPauseSec', 'keepPauseSec', 'paddingSec'] as const) {
+    const raw = value[key];
+    if (raw === undefined) continue;
+    const [min, max] = SILENCE_RANGES[key];
+    if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < min || raw > max) {
+      throw ApiError.badRequest(`${field}.${key} must be a number from ${min} to ${max}`);
+    }
+    resolved[key] = raw;
+  }
+  return resolved;
+}
+
+function parseSource(value: unknown, index: number): ParsedSource {
+  const field = `sources[${index}]`;
+  if (!isObject(value)) throw ApiError.badRequest(`${field} must be an object`);
+  const label = requireString(value['label'], `${field}.label`);
+  const kind = value['kind'] === undefined ? 'video' : oneOf(value['kind'], SOURCE_KINDS, `${field}.kind`);
+  const fallbackExt: SourceExt = kind === 'audio' ? 'wav' : 'mp4';
+  // The spec: an unknown ext falls back to the default rather than failing.
+  const rawExt = value['ext'];
+  const ext = typeof rawExt === 'string' && (SOURCE_EXTS as readonly string[]).includes(rawExt) ? (rawExt as SourceExt) : fallbackExt;
+  const source: ParsedSource = { label, kind, ext };
+  const fileSize = value['fileSize'];
+  if (fileSize !== undefined) {
+    const range = `${field}.fileSize must be an integer from 0 to ${LIMITS.maxFileSize}`;
+    if (typeof fileSize !== 'number' || !Number.isFinite(fileSize) || !Number.isInteger(fileSize)) {
+      throw ApiError.withCode('INVALID_FILE_SIZE', range, { sourceIndex: index });
+    }
+    if (fileSize < 0) throw ApiError.badRequest(range);
+    if (fileSize > LIMITS.maxFileSize) {
+      throw ApiError.withCode('FILE_TOO_LARGE', `${field}.fileSize is over the limit of ${LIMITS.maxFileSize} bytes`, {
+        maxBytes: LIMITS.maxFileSize,
+        sourceIndex: index,
+      });
+    }
+    source.fileSize = fileSize;
+  }
+  return source;
+}
+
+/** Validates a createJob body. */
+export function parseCreateJob(body: unknown): ParsedCreateJob {
+  const input = requireObject(body);
+  const tracks = input['tracks'];
+  if (tracks !== undefined && !(Array.isArray(tracks) && tracks.length === 0)) {
+    throw ApiError.withCode('TRACKS_ON_CREATE', 'tracks cannot be given at creation; submit the speaker mapping with submitSpeakerMapping once speakers are detected');
+  }
+  if (input['sources'] === undefined) throw ApiError.badRequest('sources is required');
+  const rawSources = requireArray(input['sources'], 'sources');
+  if (rawSources.length > LIMITS.maxSources) throw ApiError.badRequest(`sources must have at most ${LIMITS.maxSources} entries`);
+  const sources = rawSources.map(parseSource);
+  let title: string | null = null;
+  if (input['title'] !== undefined) {
+    const raw = input['title'];
+    if (typeof raw !== 'string' || raw.length < 1 || raw.length > LIMITS.titleMaxLength) {
+      throw ApiError.badRequest(`title must be a string of 1 to ${LIMITS.titleMaxLength} characters`);
+    }
+    title = raw;
+  }
+  let callbackUrl: string | null = null;
+  if (input['callbackUrl'] !== undefined) {
+    const raw = input['callbackUrl'];
+    // Pure code has no URL class: a conservative absolute http(s) URL pattern.
+    if (typeof raw !== 'string' || !/^https?:\/\/[^\s/?#]+[^\s]*$/i.test(raw)) {
+      throw ApiError.badRequest('callbackUrl must be an absolute http or https URL');
+    }
+    callbackUrl = raw;
+  }
+  let review = true;
+  if (input['review'] !== undefined) {
+    if (typeof input['review'] !== 'boolean') throw ApiError.badRequest('review must be a boolean');
+    review = input['review'];
+  }
+  const autoMap = input['autoMap'] === undefined ? 'confident' : oneOf(input['autoMap'], AUTO_MAP_MODES, 'autoMap');
+  const silence = parseSilence(input['silence']);
+  return { sources, title, callbackUrl, review, autoMap, silence };
+}
+
+/** `1 to 255 printable ASCII characters` (0x20–0x7E). */
+export function isValidIdempotencyKey(key: string): boolean {
+  return key.length >= 1 && key.length <= 255 && /^[\x20-\x7e]+$/.test(key);
+}
+
+/** Tracks of submitSpeakerMapping. */
+export function parseTracks(value: unknown, field = 'tracks'): Track[] {
+  if (value === undefined) throw ApiError.badRequest(`${field} is required`);
+  return requireArray(value, field).map((raw, i) => {
+    const at = `${field}[${i}]`;
+    if (!isObject(raw)) throw ApiError.badRequest(`${at} must be an object`);
+    const sourceId = requireString(raw['sourceId'], `${at}.sourceId`);
+    const speakers = requireArray(raw['speakers'], `${at}.speakers`).map((s, j) => {
+      if (typeof s !== 'string') throw ApiError.badRequest(`${at}.speakers[${j}] must be a string`);
+      return s;
+    });
+    return { sourceId, speakers };
+  });
+}
+
+/** A cut list: numeric startMs not above endMs, and a sourceId. */
+export function parseCuts(value: unknown, field = 'cuts'): Cut[] {
+  return requireArray(value, field).map((raw, i) => {
+    const at = `${field}[${i}]`;
+    if (!isObject(raw)) throw ApiError.badRequest(`${at} must be an object`);
+    const startMs = requireNumber(raw['startMs'], `${at}.startMs`);
+    const endMs = requireNumber(raw['endMs'], `${at}.endMs`);
+    if (startMs > endMs) throw ApiError.badRequest(`${at}.startMs must not be above ${at}.endMs`);
+    const sourceId = requireString(raw['sourceId'], `${at}.sourceId`);
+    const cut: Cut = { startMs, endMs, sourceId };
+    if (typeof raw['reason'] === 'string') cut.reason = raw['reason'];
+    return cut;
+  });
+}
+
+/** A list of time ranges: numeric startMs not above endMs. */
+export function parseRanges(value: unknown, field = 'removedRanges'): TimeRange[] {
+  return requireArray(value, field).map((raw, i) => {
+    const at = `${field}[${i}]`;
+    if (!isObject(raw)) throw ApiError.badRequest(`${at} must be an object`);
+    const startMs = requireNumber(raw['startMs'], `${at}.startMs`);
+    const endMs = requireNumber(raw['endMs'], `${at}.endMs`);
+    if (startMs > endMs) throw ApiError.badRequest(`${at}.startMs must not be above ${at}.endMs`);
+    return { startMs, endMs };
+  });
+}
+
+/** `presetId` of recutJob (required). */
+export function parsePresetId(value: unknown): PresetId {
+  if (value === undefined) throw ApiError.badRequest('presetId is required');
+  return oneOf(value, PRESET_IDS, 'presetId');
+}
+
+/** A list of source ids that must all be among `known`; empty allowed only when `allowEmpty`. */
+export function parseSourceIds(value: unknown, field: string, known: readonly string[], allowEmpty: boolean): string[] {
+  const list = requireArray(value, field);
+  if (!allowEmpty && list.length === 0) throw ApiError.badRequest(`${field} must not be empty`);
+  return list.map((raw, i) => {
+    if (typeof raw !== 'string') throw ApiError.badRequest(`${field}[${i}] must be a string`);
+    if (!known.includes(raw)) throw ApiError.badRequest(`${field}[${i}] is not a source of this job: ${raw}`);
+    return raw;
+  });
+}
+
+/** Part numbers of requestUploadPartUrls: 1..16 integers each within 1..partCount. */
+export function parsePartNumbers(value: unknown, partCount: number): number[] {
+  if (value === undefined) throw ApiError.badRequest('partNumbers is required');
+  const list = requireArray(value, 'partNumbers');
+  if (list.length === 0 || list.length > LIMITS.maxPartNumbersPerRequest) {
+    throw ApiError.badRequest(`partNumbers must have 1 to ${LIMITS.maxPartNumbersPerRequest} entries`);
+  }
+  return list.map((raw, i) => {
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > partCount) {
+      throw ApiError.badRequest(`partNumbers[${i}] must be an integer from 1 to ${partCount} (partCount)`);
+    }
+    return raw;
+  });
+}

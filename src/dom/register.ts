@@ -1,0 +1,71 @@
+/**
+ * Registering the service worker from a page and waiting until it controls the page.
+ *
+ * @module
+ */
+
+/** What the page passes to the service worker through its script URL. */
+export interface RegistrationConfig {
+  /** The path prefix the worker answers for, e.g. `/api`. */
+  basePath: string;
+  /** IndexedDB database name; omitted means the store's default. */
+  dbName?: string;
+  /** Where the built worker is served; default `/sw.js` (scope `/`). */
+  scriptPath?: string;
+  /** How long to wait for the worker to take control; default 15 s. */
+  timeoutMs?: number;
+}
+
+/**
+ * Normalises a base path: one leading slash, no trailing slash. The service worker
+ * (src/sw/config.ts) reads the same two query parameters, `base` and `db`; the runtimes are
+ * separate tsconfig projects, so the names are spelled in both places.
+ */
+export function normaliseBasePath(basePath: string): string {
+  const trimmed = basePath.trim().replace(/\/+$/, '');
+  const path = trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  if (path === '/' || /[?#\s]/.test(path)) {
+    throw new Error(`basePath must be a path such as /api, got ${JSON.stringify(basePath)}`);
+  }
+  return path;
+}
+
+/** The absolute script URL of the registration, e.g. `http://host/sw.js?base=%2Fapi`. */
+export function serviceWorkerScriptUrl(config: RegistrationConfig): string {
+  const params = new URLSearchParams({ base: normaliseBasePath(config.basePath) });
+  if (config.dbName !== undefined) params.set('db', config.dbName);
+  return new URL(`${config.scriptPath ?? '/sw.js'}?${params.toString()}`, location.href).href;
+}
+
+/**
+ * Registers (or re-registers with a new configuration) the service worker at scope `/` and
+ * resolves once a worker with exactly this script URL controls the page. The worker calls
+ * `skipWaiting` and `clients.claim`, so this happens without a reload.
+ */
+export async function registerServiceWorker(config: RegistrationConfig): Promise<ServiceWorkerRegistration> {
+  if (!('serviceWorker' in navigator)) {
+    throw new Error('service workers are not available here (a secure context such as http://127.0.0.1 or https is needed)');
+  }
+  const scriptUrl = serviceWorkerScriptUrl(config);
+  const container = navigator.serviceWorker;
+  const controlled = new Promise<void>((resolve, reject) => {
+    const timeoutMs = config.timeoutMs ?? 15_000;
+    const check = (): boolean => {
+      if (container.controller?.scriptURL !== scriptUrl) return false;
+      container.removeEventListener('controllerchange', check);
+      clearTimeout(timer);
+      resolve();
+      return true;
+    };
+    const timer = setTimeout(() => {
+      container.removeEventListener('controllerchange', check);
+      reject(new Error(`the service worker ${scriptUrl} did not take control within ${timeoutMs} ms`));
+    }, timeoutMs);
+    container.addEventListener('controllerchange', check);
+    check();
+  });
+  // The worker is an ES module (vite emits shared chunks it imports).
+  const registration = await container.register(scriptUrl, { scope: '/', type: 'module', updateViaCache: 'none' });
+  await controlled;
+  return registration;
+}

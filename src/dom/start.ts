@@ -1,0 +1,71 @@
+/**
+ * `startMulticam`: the page side of the library. It registers the service worker that
+ * answers the REST contract, waits until it controls the page, and opens the library API
+ * (accounts, API keys, signing secrets) on the same IndexedDB database the worker uses.
+ *
+ * @module
+ */
+import { createService, type MulticamService } from '../service.ts';
+import { createQueueEngine } from '../pipeline/queue-engine.ts';
+import { normaliseBasePath, registerServiceWorker } from './register.ts';
+
+/** Options of {@link startMulticam}. */
+export interface StartMulticamOptions {
+  /** The path prefix of the REST contract; default `/api`. */
+  basePath?: string;
+  /** IndexedDB database name shared by the page and the worker; default the store's. */
+  dbName?: string;
+  /** Where the built service worker is served; default `/sw.js`. */
+  scriptPath?: string;
+}
+
+/** A running instance: the worker answers `fetch`, the page holds the library API. */
+export interface MulticamInstance {
+  /** The normalised base path, e.g. `/api`. */
+  readonly basePath: string;
+  /** Same-origin base URL for clients, e.g. `http://127.0.0.1:5173/api`. */
+  readonly baseUrl: string;
+  readonly registration: ServiceWorkerRegistration;
+  /** The page's own service over the shared database, for the library API. */
+  readonly service: MulticamService;
+  /** Accounts, API keys, quotas and signing secrets. */
+  readonly accounts: MulticamService['accounts'];
+  /** Closes the page's database connection (the worker keeps answering). */
+  close(): void;
+}
+
+/**
+ * Registers the service worker and returns the running instance.
+ *
+ * @example
+ * ```ts
+ * const multicam = await startMulticam({ basePath: '/api' });
+ * const { accountId } = await multicam.accounts.create();
+ * const { apiKey } = await multicam.accounts.createApiKey(accountId);
+ * const res = await fetch('/api/jobs', { headers: { authorization: `Bearer ${apiKey}` } });
+ * ```
+ */
+export async function startMulticam(options: StartMulticamOptions = {}): Promise<MulticamInstance> {
+  const basePath = normaliseBasePath(options.basePath ?? '/api');
+  const dbOption = options.dbName === undefined ? {} : { dbName: options.dbName };
+  const registration = await registerServiceWorker({
+    basePath,
+    ...dbOption,
+    ...(options.scriptPath === undefined ? {} : { scriptPath: options.scriptPath }),
+  });
+  // Both sides open the same database; the page never routes requests, but createService
+  // needs an engine, and the queue engine is the one that is right in any context.
+  const engine = createQueueEngine(dbOption);
+  const service = await createService({ basePath, engine, ...dbOption });
+  return {
+    basePath,
+    baseUrl: new URL(basePath, location.origin).href,
+    registration,
+    service,
+    accounts: service.accounts,
+    close() {
+      service.close();
+      engine.close();
+    },
+  };
+}

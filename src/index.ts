@@ -1,0 +1,108 @@
+/**
+ * multicam: edit multicam video podcasts entirely inside the browser. The public barrel:
+ * the service (route handler, accounts, stage reporter), the engine boundary, the typed
+ * client, and the contract's types, errors, validation and state machine.
+ *
+ * @example
+ * import { createService, MulticamClient } from 'multicam';
+ * const service = await createService({ engine });
+ * const { apiKey } = await service.accounts.create();
+ * const client = new MulticamClient({ baseUrl: `${location.origin}/api`, apiKey });
+ *
+ * @module
+ */
+
+// The service
+export { createService } from './service.ts';
+export type { AccountsApi, MulticamService, ServiceOptions } from './service.ts';
+
+// The engine boundary
+export type { Engine, EngineStage, EngineWork } from './pipeline/engine.ts';
+export type {
+  DiarizingOutput,
+  MappingOutput,
+  RenderingOutput,
+  StageFailure,
+  StageOutputs,
+  StageReporter,
+  SyncingOutput,
+} from './pipeline/reporter.ts';
+
+// The typed client
+export { MulticamClient } from './client/client.ts';
+export type { ClientOptions, CreateJobResult } from './client/client.ts';
+
+// The contract
+export { ApiError, ERROR_STATUS } from './contract/errors.ts';
+export type { ErrorExtras } from './contract/errors.ts';
+export { transition, allowedFrom, isRetryableStage, RETRYABLE_STAGES, TRANSITIONS } from './contract/machine.ts';
+export type { Transition, TransitionRule, Trigger } from './contract/machine.ts';
+export { nextAction, SUPPORT_MAILTO } from './contract/next-action.ts';
+export type { NextActionInput } from './contract/next-action.ts';
+export {
+  AUTO_MAP_MODES,
+  ERROR_CODES,
+  EVENT_TYPES,
+  JOB_STATUSES,
+  LIMITS,
+  NEXT_ACTION_TYPES,
+  PRESET_IDS,
+  SILENCE_DEFAULTS,
+  SILENCE_MODES,
+  SILENCE_RANGES,
+  SOURCE_EXTS,
+  SOURCE_KINDS,
+} from './contract/types.ts';
+export type {
+  AutoMapMode,
+  CameraConfidence,
+  CameraKind,
+  CameraMap,
+  CameraMapCamera,
+  CreateJobRequest,
+  CreateJobResponse,
+  Cut,
+  ErrorBody,
+  ErrorCode,
+  EventPayload,
+  EventType,
+  GetJobResponse,
+  Job,
+  JobListItem,
+  JobSource,
+  JobStatus,
+  JobStatusResponse,
+  JobSummary,
+  ListJobsResponse,
+  MultipartKeyRequest,
+  MultipartUpload,
+  NextAction,
+  NextActionType,
+  OkResponse,
+  PipelineStage,
+  PresetId,
+  PutUpload,
+  RecutRequest,
+  RecutResponse,
+  RequestUploadPartUrlsRequest,
+  RequestUploadPartUrlsResponse,
+  ResolvedSilenceSettings,
+  RetryRequest,
+  SilenceMode,
+  SilenceSettings,
+  SourceExt,
+  SourceInput,
+  SourceKind,
+  StartProcessingRequest,
+  StartProcessingResponse,
+  SubmitSpeakerMappingRequest,
+  SubmitSpeakerMappingResponse,
+  TimeRange,
+  Track,
+  Turn,
+  UpdateCutsRequest,
+  UploadInfo,
+} from './contract/types.ts';
+
+// Storage (for workers reading stored files)
+export type { EventRecord } from './store/db.ts';

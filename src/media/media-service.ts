@@ -1,0 +1,99 @@
+/**
+ * The media worker's implementation of {@link MediaWorkerApi}: mediabunny first, ffmpeg.wasm
+ * when mediabunny does not recognise the container or the browser cannot decode the codec (or
+ * when the caller forces it). Runs inside workers/media.worker.ts; usable directly in any
+ * worker-like scope too.
+ *
+ * @module
+ */
+import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
+import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-path.ts';
+import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-path.ts';
+import type { DecodeAudioOptions, DecodedAudio, FfmpegRunInfo, MediaProbe, MediaProgress, MediaWorkerApi, ProbeOptions } from './protocol.ts';
+
+/** Creates the service; one per worker (it owns one lazily started ffmpeg.wasm instance). */
+export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi {
+  const ffmpeg = new FfmpegRunner(options);
+  const running = new Map<string, AbortController>();
+
+  function begin(requestId: string | undefined): { signal: AbortSignal; end(): void } {
+    const controller = new AbortController();
+    if (requestId !== undefined) running.set(requestId, controller);
+    return { signal: controller.signal, end: () => requestId !== undefined && running.delete(requestId) };
+  }
+
+  /** Runs the mediabunny path, then ffmpeg.wasm when it cannot; passes through aborts and "no audio". */
+  async function withFallback<T>(
+    label: string,
+    signal: AbortSignal,
+    engine: DecodeAudioOptions['engine'],
+    viaMediabunny: () => Promise<T>,
+    viaFfmpeg: () => Promise<T>,
+  ): Promise<T> {
+    let firstReason = '';
+    if (engine !== 'ffmpeg.wasm') {
+      try {
+        return await viaMediabunny();
+      } catch (e) {
+        if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
+        if (e instanceof NoAudioTrackError) throw e;
+        firstReason = e instanceof Error ? e.message : String(e);
+      }
+    }
+    try {
+      return await viaFfmpeg();
+    } catch (e) {
+      if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
+      if (e instanceof NoAudioTrackError || e instanceof UnreadableMediaError) {
+        if (firstReason) e.message += `; mediabunny: ${firstReason}`;
+        throw e;
+      }
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new UnreadableMediaError(`${label}: the file cannot be read (ffmpeg.wasm: ${msg}${firstReason ? `; mediabunny: ${firstReason}` : ''})`);
+    }
+  }
+
+  return {
+    async probe(blob: Blob, o: ProbeOptions): Promise<MediaProbe & { ffmpeg?: FfmpegRunInfo }> {
+      const req = begin(o.requestId);
+      try {
+        return await withFallback(
+          o.label,
+          req.signal,
+          o.engine,
+          () => probeWithMediabunny(blob, req.signal),
+          () => ffmpeg.probe(blob, o.label, req.signal),
+        );
+      } finally {
+        req.end();
+      }
+    },
+
+    async decodeAudio(blob: Blob, o: DecodeAudioOptions, onProgress?: (p: MediaProgress) => void): Promise<DecodedAudio> {
+      if (!(Number.isInteger(o.sampleRate) && o.sampleRate >= 1000 && o.sampleRate <= 192000)) {
+        throw new RangeError(`decodeAudio: sampleRate must be an integer from 1000 to 192000 (got ${o.sampleRate})`);
+      }
+      const req = begin(o.requestId);
+      try {
+        return await withFallback(
+          o.label,
+          req.signal,
+          o.engine,
+          () => decodeWithMediabunny(blob, o.sampleRate, o.label, req.signal, onProgress),
+          () => ffmpeg.decodeAudio(blob, o.sampleRate, o.label, req.signal, onProgress),
+        );
+      } finally {
+        req.end();
+      }
+    },
+
+    abort(requestId: string): void {
+      running.get(requestId)?.abort();
+    },
+
+    async dispose(): Promise<void> {
+      for (const c of running.values()) c.abort();
+      ffmpeg.dispose();
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * Probe and audio decode through mediabunny: demuxing in JS, decoding with WebCodecs'
+ * AudioDecoder (or mediabunny's own PCM reader), reading the Blob in slices.
+ *
+ * @module
+ */
+import { ALL_FORMATS, AudioSampleSink, BlobSource, Input } from 'mediabunny';
+import { StreamingResampler } from '../analysis/signal-resample.ts';
+import { MediaAbortError, NoAudioTrackError } from './errors.ts';
+import { MonoWriter } from './mono-writer.ts';
+import type { DecodedAudio, MediaProbe, MediaProgress, StreamInfo } from './protocol.ts';
+
+/** Thrown (internally) when mediabunny cannot handle the input, so the caller may fall back. */
+export class MediabunnyUnsupported extends Error {
+  override readonly name = 'MediabunnyUnsupported';
+}
+
+function openInput(blob: Blob): Input {
+  return new Input({ source: new BlobSource(blob), formats: ALL_FORMATS });
+}
+
+/** Probes `blob`; throws {@link MediabunnyUnsupported} when the format is not recognised. */
+export async function probeWithMediabunny(blob: Blob, signal: AbortSignal): Promise<MediaProbe> {
+  const input = openInput(blob);
+  try {
+    return await probeInput(input, signal);
+  } finally {
+    input.dispose();
+  }
+}
+
+async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe> {
+  let format;
+  try {
+    format = await input.getFormat();
+  } catch (e) {
+    throw new MediabunnyUnsupported(`format not recognised (${(e as Error).message})`);
+  }
+  signal.throwIfAborted();
+  const tracks = await input.getTracks();
+  // A recognised container with no tracks is damaged (e.g. an MP4 cut before its index); let
+  // ffmpeg.wasm have a go, then report it unreadable.
+  if (tracks.length === 0) throw new MediabunnyUnsupported(`${format.name} container with no readable tracks`);
+  const streams: StreamInfo[] = [];
+  for (const t of tracks) {
+    streams.push({ type: t.isVideoTrack() ? 'video' : t.isAudioTrack() ? 'audio' : 'other', codec: (await t.getCodec()) ?? null });
+  }
+  const durationSec = await input.computeDuration();
+  signal.throwIfAborted();
+  const v = await input.getPrimaryVideoTrack();
+  const a = await input.getPrimaryAudioTrack();
+  let video: MediaProbe['video'] = null;
+  if (v) {
+    const stats = await v.computePacketStats(120);
+    video = {
+      codec: (await v.getCodec()) ?? null,
+      width: await v.getDisplayWidth(),
+      height: await v.getDisplayHeight(),
+      frameRate: stats.averagePacketRate > 0 ? stats.averagePacketRate : null,
+    };
+  }
+  const audio: MediaProbe['audio'] = a
+    ? { codec: (await a.getCodec()) ?? null, sampleRate: await a.getSampleRate(), channels: await a.getNumberOfChannels() }
+    : null;
+  return {
+    engine: 'mediabunny',
+    container: format.name,
+    mimeType: await input.getMimeType().catch(() => format.mimeType),
+    durationMs: durationSec * 1000,
+    video,
+    audio,
+    streams,
+  };
+}
+
+/**
+ * Decodes the primary audio track to mono at `sampleRate`, slice by slice: each decoded
+ * AudioSample is downmixed and pushed through a streaming resampler, then closed, so memory
+ * holds the output and a few slices, never the file.
+ */
+export async function decodeWithMediabunny(
+  blob: Blob,
+  sampleRate: number,
+  label: string,
+  signal: AbortSignal,
+  onProgress?: (p: MediaProgress) => void,
+): Promise<DecodedAudio> {
+  const input = openInput(blob);
+  try {
+    return await decodeInput(input, sampleRate, label, signal, onProgress);
+  } finally {
+    input.dispose();
+  }
+}
+
+async function decodeInput(
+  input: Input,
+  sampleRate: number,
+  label: string,
+  signal: AbortSignal,
+  onProgress?: (p: MediaProgress) => void,
+): Promise<DecodedAudio> {
+  try {
+    await input.getFormat();
+  } catch (e) {
+    throw new MediabunnyUnsupported(`format not recognised (${(e as Error).message})`);
+  }
+  const track = await input.getPrimaryAudioTrack();
+  if (!track && (await input.getTracks()).length === 0) throw new MediabunnyUnsupported('container with no readable tracks');
+  if (!track) throw new NoAudioTrackError(`${label}: the file has no audio track`);
+  if (!(await track.canDecode())) throw new MediabunnyUnsupported(`this browser cannot decode ${(await track.getCodec()) ?? 'the audio codec'}`);
+  const durationSec = await input.computeDuration();
+  const inRate = await track.getSampleRate();
+  const resampler = inRate === sampleRate ? null : new StreamingResampler(inRate, sampleRate);
+  const out = new MonoWriter(Math.ceil(durationSec * sampleRate) + sampleRate);
+  const sink = new AudioSampleSink(track);
+  let scratch = new Float32Array(0);
+  let mix = new Float32Array(0);
+  let nextInputFrame = 0; // input-rate frames written so far (timeline position)
+  let lastReport = 0;
+  for await (const sample of sink.samples()) {
+    try {
+      if (signal.aborted) throw new MediaAbortError(`${label}: audio decoding was cancelled`);
+      const frames = sample.numberOfFrames;
+      const channels = sample.numberOfChannels;
+      if (mix.length < frames) {
+        mix = new Float32Array(frames);
+        scratch = new Float32Array(frames);
+      }
+      const m = mix.subarray(0, frames);
+      m.fill(0);
+      for (let c = 0; c < channels; c++) {
+        sample.copyTo(scratch, { planeIndex: c, format: 'f32-planar', frameCount: frames });
+        for (let i = 0; i < frames; i++) m[i]! += scratch[i]!;
+      }
+      if (channels > 1) for (let i = 0; i < frames; i++) m[i]! /= channels;
+      // Place the slice at its timestamp: pad a late start (or a gap) with silence, drop what
+      // lies before media time 0 (codec priming) or overlaps what is already written.
+      const startFrame = Math.round(sample.timestamp * inRate);
+      let slice = m;
+      if (startFrame > nextInputFrame) {
+        pushInput(new Float32Array(startFrame - nextInputFrame));
+        nextInputFrame = startFrame;
+      } else if (startFrame < nextInputFrame) {
+        const skip = Math.min(frames, nextInputFrame - startFrame);
+        slice = m.subarray(skip);
+      }
+      pushInput(slice);
+      nextInputFrame += slice.length;
+      const mediaMs = (sample.timestamp + sample.duration) * 1000;
+      if (onProgress && mediaMs - lastReport >= 1000) {
+        lastReport = mediaMs;
+        onProgress({ fraction: durationSec > 0 ? Math.min(1, mediaMs / 1000 / durationSec) : 0, mediaMs });
+      }
+    } finally {
+      sample.close();
+    }
+  }
+  if (resampler) out.write(resampler.flush());
+  onProgress?.({ fraction: 1, mediaMs: durationSec * 1000 });
+  return { engine: 'mediabunny', samples: out.finish(), sampleRate };
+
+  function pushInput(x: Float32Array): void {
+    // A copy is needed only without a resampler: the scratch buffers are reused.
+    out.write(resampler ? resampler.push(x) : x);
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The typed protocol of the media worker (workers/media.worker.ts): what `probe` and
+ * `decodeAudio` take and return. Callers use {@link createMediaClient} (src/media/client.ts),
+ * which wraps the comlink `Remote<MediaWorkerApi>` with AbortSignal support and error classes.
+ *
+ * @module
+ */
+
+/** Which decoder did the work: mediabunny (WebCodecs, or its own PCM reader) or ffmpeg.wasm. */
+export type MediaEngine = 'mediabunny' | 'ffmpeg.wasm';
+
+/** `auto` tries mediabunny and falls back to ffmpeg.wasm; `ffmpeg.wasm` forces the fallback. */
+export type EnginePreference = 'auto' | 'ffmpeg.wasm';
+
+/** One stream (track) of a container. */
+export interface StreamInfo {
+  type: 'video' | 'audio' | 'other';
+  /** Codec name as the engine reports it (mediabunny: `avc`, `aac`, `opus`…; ffmpeg: `h264`, `aac`…). */
+  codec: string | null;
+}
+
+/** The video stream a source is edited by. */
+export interface VideoInfo {
+  codec: string | null;
+  width: number;
+  height: number;
+  /** Frames per second (average over the first packets), or null when unknown. */
+  frameRate: number | null;
+}
+
+/** The audio stream a source is synced and diarized by. */
+export interface AudioInfo {
+  codec: string | null;
+  sampleRate: number;
+  channels: number;
+}
+
+/** What {@link MediaWorkerApi.probe} found. */
+export interface MediaProbe {
+  engine: MediaEngine;
+  /** Container name, e.g. `MP4`, `QuickTime File Format`, `WebM`, `Matroska`, `WAVE`, `MP3`, `ADTS` (ffmpeg: its format_name). */
+  container: string;
+  mimeType: string | null;
+  durationMs: number;
+  video: VideoInfo | null;
+  audio: AudioInfo | null;
+  streams: StreamInfo[];
+}
+
+/** Progress of a long operation. */
+export interface MediaProgress {
+  /** 0‥1 */
+  fraction: number;
+  /** Media time reached, ms. */
+  mediaMs: number;
+}
+
+/** Options of {@link MediaWorkerApi.decodeAudio} (the serialisable part). */
+export interface DecodeAudioOptions {
+  /** Output rate in Hz (16000 for analysis, 8000 is enough for sync). */
+  sampleRate: number;
+  /** The source's label, used in error messages. */
+  label: string;
+  engine?: EnginePreference;
+  /** Lets {@link MediaWorkerApi.abort} cancel this call. */
+  requestId?: string;
+}
+
+/** Options of {@link MediaWorkerApi.probe}. */
+export interface ProbeOptions {
+  label: string;
+  engine?: EnginePreference;
+  requestId?: string;
+}
+
+/** Mono audio, sample 0 at the source's media time 0. */
+export interface DecodedAudio {
+  engine: MediaEngine;
+  samples: Float32Array;
+  sampleRate: number;
+  /** Diagnostics of the ffmpeg.wasm path: the core used and how the input was mounted. */
+  ffmpeg?: FfmpegRunInfo;
+}
+
+/** How an ffmpeg.wasm run read its input (for tests and logs). */
+export interface FfmpegRunInfo {
+  core: 'ffmpeg-core' | 'ffmpeg-core-mt';
+  /** Always `WORKERFS`: the Blob is read in place, never copied into wasm memory. */
+  filesystem: 'WORKERFS';
+  /** The path ffmpeg opened (inside the WORKERFS mount). */
+  inputPath: string;
+  /** ffmpeg's own log line naming the input, e.g. `Input #0, mov,mp4,… from '/mnt/…'`. */
+  inputLog: string | null;
+}
+
+/**
+ * The media worker's API. Progress callbacks must be comlink proxies (`proxy(fn)`); the
+ * decoded samples come back transferred.
+ */
+export interface MediaWorkerApi {
+  probe(blob: Blob, options: ProbeOptions): Promise<MediaProbe & { ffmpeg?: FfmpegRunInfo }>;
+  decodeAudio(blob: Blob, options: DecodeAudioOptions, onProgress?: (p: MediaProgress) => void): Promise<DecodedAudio>;
+  /** Cancels the call started with this `requestId`; it rejects with `AbortError`. */
+  abort(requestId: string): void;
+  /** Stops the ffmpeg.wasm worker, if one was started, to free its memory. */
+  dispose(): Promise<void>;
+}

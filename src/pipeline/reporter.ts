@@ -1,0 +1,258 @@
+/**
+ * The stage reporter: what engines call when a stage finishes. It applies the spec's
+ * transition table and records events in the same IndexedDB transaction.
+ *
+ * @module
+ */
+import { decideAutoMap } from '../analysis/automap.ts';
+import type { CameraMap, PipelineStage, Turn } from '../contract/types.ts';
+import type { ServiceContext } from '../routes/context.ts';
+import { eventOutputUrl, reviewUrl } from '../routes/links.ts';
+import { updateAccount } from '../store/accounts.ts';
+import type { JobRecord } from '../store/db.ts';
+import { deleteFile, storeFile } from '../store/files.ts';
+import { getJobRecord, updateJob } from '../store/jobs.ts';
+import type { EngineStage } from './engine.ts';
+import { applyTrigger, enqueueOrFail, failInPlace, generateCutsInPlace, startRenderInPlace, talkTimes } from './transitions.ts';
+
+/** Output of `syncing`: per-source durations and offsets on the reference timeline (keys: source ids). */
+export interface SyncingOutput {
+  durationsMs?: Record<string, number>;
+  offsetsMs?: Record<string, number>;
+  driftPpm?: Record<string, number>;
+}
+
+/** Output of `diarizing`: speech turns and the speakers, most talkative first (derived from turns when omitted). */
+export interface DiarizingOutput {
+  turns: Turn[];
+  speakers?: string[];
+  /** The mixed audio used for speaker detection (served as `audioUrl`). */
+  audio?: Blob;
+}
+
+/** Output of `mapping`: the camera map proposal, or null when none could be computed. */
+export interface MappingOutput {
+  cameraMap: CameraMap | null;
+}
+
+/** Output of `rendering`: the rendered file, stored in chunks without holding it whole. */
+export interface RenderingOutput {
+  output: Blob | ReadableStream<Uint8Array>;
+  /** MIME type of the output; default `video/mp4`. */
+  type?: string;
+}
+
+/** Stage output by stage. */
+export interface StageOutputs {
+  syncing: SyncingOutput;
+  diarizing: DiarizingOutput;
+  mapping: MappingOutput;
+  rendering: RenderingOutput;
+}
+
+/** How a stage failed. `permanent`: unreadable or damaged files; no automatic retry, nextAction `contact_support`. */
+export interface StageFailure {
+  message: string;
+  permanent?: boolean;
+}
+
+/** What engines call to report stage results. Reports for a job that moved on or was deleted are ignored. */
+export interface StageReporter {
+  stageSucceeded<S extends EngineStage>(jobId: string, stage: S, output: StageOutputs[S]): Promise<void>;
+  /** One automatic retry unless `permanent`; then `failed` with a `failed` event. A failed `mapping` stage means no proposal: `mapping` event without cameraMap. */
+  stageFailed(jobId: string, stage: EngineStage, failure: StageFailure): Promise<void>;
+  /** Render progress 0..1 while rendering. */
+  setProgress(jobId: string, progress: number): Promise<void>;
+  /** Source durations (bills the account in input minutes) and offsets, keyed by source id. */
+  setSourceInfo(jobId: string, info: SyncingOutput): Promise<void>;
+  /** Stores a camera map proposal without deciding anything (autoMap `off`: it appears in getJob). */
+  setCameraMap(jobId: string, cameraMap: CameraMap): Promise<void>;
+}
+
+
+/** Creates the reporter the engine calls; see {@link StageReporter}. */
+export function createStageReporter(ctx: ServiceContext): StageReporter {
+  const { db } = ctx;
+
+  async function setSourceInfo(jobId: string, info: SyncingOutput): Promise<void> {
+    const billed = await updateJob(db, jobId, (job) => {
+      for (const source of job.sources) {
+        const duration = info.durationsMs?.[source.id];
+        if (duration !== undefined && Number.isFinite(duration) && duration >= 0) source.durationMs = duration;
+        const offset = info.offsetsMs?.[source.id];
+        if (offset !== undefined && Number.isFinite(offset)) source.offsetMs = offset;
+        const drift = info.driftPpm?.[source.id];
+        if (drift !== undefined && Number.isFinite(drift)) source.driftPpm = drift;
+      }
+      // Billed in input minutes: all uploaded footage. Re-reported durations bill only the difference.
+      const minutes = job.sources.reduce((sum, s) => sum + (s.durationMs ?? 0), 0) / 60_000;
+      const delta = Math.max(0, minutes - job.billedMinutes);
+      job.billedMinutes += delta;
+      job.updatedAt = ctx.now();
+      return { job, result: { accountId: job.accountId, delta } };
+    });
+    if (billed && billed.delta > 0) {
+      await updateAccount(db, billed.accountId, (account) => {
+        account.usedMinutes += billed.delta;
+      });
+    }
+  }
+
+  /** The decision once the camera map is known (or known to be impossible). */
+  async function mappingResult(jobId: string, cameraMap: MappingOutput['cameraMap']): Promise<void> {
+    const before = await getJobRecord(db, jobId);
+    if (!before) return;
+    const link = await reviewUrl(ctx, before.apiBase, jobId);
+    const render = await updateJob(db, jobId, (job) => {
+      if (job.status !== 'mapping' || job.mappedBy !== null) {
+        // The mapping was submitted first: keep the proposal for the editor, decide nothing.
+        if (cameraMap) job.cameraMap = cameraMap;
+        return { job, result: false };
+      }
+      const now = ctx.now();
+      if (cameraMap) job.cameraMap = cameraMap;
+      if (job.autoMap === 'off') {
+        // The mapping event went out right after speaker detection.
+        job.updatedAt = now;
+        return { job, result: false };
+      }
+      const decision = decideAutoMap({ mode: job.autoMap, cameraMap: cameraMap, speakers: talkTimes(job.turns) });
+      if (decision.action === 'ask') {
+        const event = applyTrigger(job, 'mappingNeeded', now, () => ({
+          reviewUrl: link,
+          speakers: job.speakers,
+          ...(decision.cameraMap ? { cameraMap: decision.cameraMap } : {}),
+        }));
+        return { job, events: event ? [event] : [], result: false };
+      }
+      generateCutsInPlace(job, decision.tracks);
+      job.mappedBy = 'service';
+      const event = applyTrigger(job, 'autoMapped', now, () => ({ reviewUrl: link }));
+      const renderNow = !job.review && job.cuts.length > 0;
+      if (renderNow) startRenderInPlace(job, now);
+      return { job, events: event ? [event] : [], result: renderNow };
+    });
+    if (render) await enqueueOrFail(ctx, jobId, 'rendering');
+  }
+
+  async function syncingSucceeded(jobId: string, output: SyncingOutput): Promise<void> {
+    await setSourceInfo(jobId, output);
+    const moved = await updateJob(db, jobId, (job) => {
+      if (job.status !== 'syncing') return { job: null, result: false };
+      applyTrigger(job, 'syncSucceeded', ctx.now());
+      job.stageAttempts = { ...job.stageAttempts, diarizing: 0 };
+      return { job, result: true };
+    });
+    if (moved) await enqueueOrFail(ctx, jobId, 'diarizing');
+  }
+
+  async function diarizingSucceeded(jobId: string, output: DiarizingOutput): Promise<void> {
+    const before = await getJobRecord(db, jobId);
+    if (!before || before.status !== 'diarizing') return;
+    const link = await reviewUrl(ctx, before.apiBase, jobId);
+    const audioFileId = output.audio ? await storeFile(db, output.audio, output.audio.type || 'audio/wav', ctx.now()) : null;
+    let replacedAudio: string | null = null;
+    const moved = await updateJob(db, jobId, (job) => {
+      if (job.status !== 'diarizing') return { job: null, result: false };
+      const now = ctx.now();
+      job.turns = output.turns;
+      job.speakers = output.speakers ?? talkTimes(output.turns).map((t) => t.speaker);
+      if (audioFileId !== null) {
+        replacedAudio = job.audioFileId;
+        job.audioFileId = audioFileId;
+      }
+      applyTrigger(job, 'diarizeSucceeded', now);
+      job.mappedBy = null;
+      job.cameraMap = null;
+      const events = [];
+      if (job.autoMap === 'off') {
+        const event = applyTrigger(job, 'mappingNeeded', now, () => ({ reviewUrl: link, speakers: job.speakers }));
+        if (event) events.push(event);
+      }
+      return { job, events, result: true };
+    });
+    if (!moved) {
+      if (audioFileId !== null) await deleteFile(db, audioFileId);
+      return;
+    }
+    if (replacedAudio !== null) await deleteFile(db, replacedAudio);
+    // The camera map is worked out in every mode (with `off` it only appears in getJob).
+    try {
+      await ctx.engine.enqueue({ jobId, stage: 'mapping' });
+    } catch {
+      await mappingResult(jobId, null);
+    }
+  }
+
+  async function renderingSucceeded(jobId: string, output: RenderingOutput): Promise<void> {
+    const before = await getJobRecord(db, jobId);
+    if (!before || before.status !== 'rendering') return;
+    const now = ctx.now();
+    const fileId = await storeFile(db, output.output, output.type ?? 'video/mp4', now);
+    const outputUrl = await eventOutputUrl(ctx, before, fileId, now);
+    let previous: string | null = null;
+    const done = await updateJob(db, jobId, (job) => {
+      if (job.status !== 'rendering') return { job: null, result: false };
+      previous = job.outputFileId;
+      job.outputFileId = fileId;
+      job.renderedAt = now;
+      job.progress = null;
+      const event = applyTrigger(job, 'renderSucceeded', now, () => ({ outputUrl }));
+      return { job, events: event ? [event] : [], result: true };
+    });
+    // A job deleted or moved on while rendering: its output is removed now.
+    if (!done) await deleteFile(db, fileId);
+    else if (previous !== null) await deleteFile(db, previous);
+  }
+
+  const reporter: StageReporter = {
+    async stageSucceeded(jobId, stage, output) {
+      switch (stage) {
+        case 'syncing':
+          return syncingSucceeded(jobId, output as SyncingOutput);
+        case 'diarizing':
+          return diarizingSucceeded(jobId, output as DiarizingOutput);
+        case 'mapping':
+          return mappingResult(jobId, (output as MappingOutput).cameraMap);
+        case 'rendering':
+          return renderingSucceeded(jobId, output as RenderingOutput);
+      }
+    },
+
+    async stageFailed(jobId, stage, failure) {
+      if (stage === 'mapping') return mappingResult(jobId, null);
+      const retry = await updateJob(db, jobId, (job: JobRecord) => {
+        if (job.status !== stage) return { job: null, result: false };
+        const attempts = job.stageAttempts[stage] ?? 0;
+        if (!failure.permanent && attempts < 1) {
+          job.stageAttempts = { ...job.stageAttempts, [stage]: attempts + 1 };
+          job.updatedAt = ctx.now();
+          return { job, result: true };
+        }
+        const event = failInPlace(job, 'stageFailed', stage as PipelineStage, failure.message, failure.permanent === true, ctx.now());
+        return { job, events: event ? [event] : [], result: false };
+      });
+      if (retry) await enqueueOrFail(ctx, jobId, stage);
+    },
+
+    async setProgress(jobId, progress) {
+      const clamped = Math.min(1, Math.max(0, Number.isFinite(progress) ? progress : 0));
+      await updateJob(db, jobId, (job) => {
+        if (job.status !== 'rendering') return { job: null, result: undefined };
+        job.progress = clamped;
+        return { job, result: undefined };
+      });
+    },
+
+    setSourceInfo,
+
+    async setCameraMap(jobId, cameraMap) {
+      await updateJob(db, jobId, (job) => {
+        job.cameraMap = cameraMap;
+        job.updatedAt = ctx.now();
+        return { job, result: undefined };
+      });
+    },
+  };
+  return reporter;
+}

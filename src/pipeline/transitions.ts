@@ -1,0 +1,90 @@
+/**
+ * Job changes shared by the routes and the stage reporter: applying a transition of the
+ * table to a stored record (with its event), generating cuts, and starting a background stage.
+ * Every function that touches a record is synchronous so it can run inside
+ * {@link updateJob}'s transaction.
+ *
+ * @module
+ */
+import { planEdit } from '../analysis/edit.ts';
+import { transition, type Trigger } from '../contract/machine.ts';
+import type { EventType, JobStatus, PipelineStage, Track, Turn } from '../contract/types.ts';
+import type { EventRecord, JobRecord } from '../store/db.ts';
+import { makeEvent } from '../store/events.ts';
+import { updateJob } from '../store/jobs.ts';
+import type { ServiceContext } from '../routes/context.ts';
+import type { EngineStage } from './engine.ts';
+
+/**
+ * Applies `trigger` to `job` in place: status, `updatedAt` and the event with `payload`
+ * (built by the caller, who signed its URLs before the transaction). Returns the event, or
+ * throws when the table does not allow the transition (callers check first).
+ */
+export function applyTrigger(job: JobRecord, trigger: Trigger, now: number, payload: (type: EventType) => Record<string, unknown> = () => ({})): EventRecord | null {
+  const next = transition(job.status, trigger, { failedAtStatus: job.failedAtStatus });
+  if (!next) throw new Error(`transition ${trigger} from ${job.status} is not in the table`);
+  job.status = next.to;
+  job.updatedAt = now;
+  return next.event === null ? null : makeEvent(job, next.event, { jobId: job.id, status: next.event, ...payload(next.event) }, now);
+}
+
+/** Marks `job` failed at `stage`; returns the `failed` event. */
+export function failInPlace(job: JobRecord, trigger: 'stageFailed' | 'startFailed', stage: PipelineStage, message: string, permanent: boolean, now: number): EventRecord | null {
+  job.errorMessage = message;
+  job.failedAtStatus = stage;
+  job.failurePermanent = permanent;
+  job.progress = null;
+  return applyTrigger(job, trigger, now, () => ({ error: message, failedAtStatus: stage }));
+}
+
+/** Speakers with their talk time, most talkative first. */
+export function talkTimes(turns: readonly Turn[]): Array<{ speaker: string; talkMs: number }> {
+  const totals = new Map<string, number>();
+  for (const t of turns) totals.set(t.speaker, (totals.get(t.speaker) ?? 0) + Math.max(0, t.endMs - t.startMs));
+  return [...totals].map(([speaker, talkMs]) => ({ speaker, talkMs })).sort((a, b) => b.talkMs - a.talkMs || a.speaker.localeCompare(b.speaker));
+}
+
+/** Saves `tracks` and cuts generated from them with the job's preset and silence settings. */
+export function generateCutsInPlace(job: JobRecord, tracks: Track[]): void {
+  const plan = planEdit({
+    turns: job.turns,
+    tracks,
+    sources: job.sources,
+    cameraMap: job.cameraMap,
+    presetId: job.presetId,
+    silence: job.silence,
+  });
+  job.tracks = tracks;
+  job.cuts = plan.cuts;
+  job.removedRanges = plan.removedRanges;
+}
+
+/** Moves a job with cuts into rendering (ready/complete → rendering). */
+export function startRenderInPlace(job: JobRecord, now: number): void {
+  applyTrigger(job, 'startRender', now);
+  job.progress = 0;
+  job.stageAttempts = { ...job.stageAttempts, rendering: 0 };
+}
+
+/**
+ * Hands a stage to the engine. When the engine refuses, a stage the job is in (syncing,
+ * rendering) is marked failed with its event and false is returned (the route answers 502).
+ */
+export async function enqueueOrFail(ctx: ServiceContext, jobId: string, stage: EngineStage): Promise<boolean> {
+  try {
+    await ctx.engine.enqueue({ jobId, stage });
+    return true;
+  } catch (error) {
+    const message = `the ${stage} stage could not be started: ${error instanceof Error ? error.message : String(error)}`;
+    await updateJob(ctx.db, jobId, (job) => {
+      if (job.status !== stage || stage === 'mapping') return { job: null, result: undefined };
+      const trigger = stage === 'syncing' || stage === 'rendering' ? 'startFailed' : 'stageFailed';
+      const event = failInPlace(job, trigger, stage as PipelineStage, message, false, ctx.now());
+      return { job, events: event ? [event] : [], result: undefined };
+    });
+    return false;
+  }
+}
+
+/** Statuses in which the job's pipeline is running. */
+export const RUNNING_STATUSES: readonly JobStatus[] = ['syncing', 'diarizing', 'rendering'];

@@ -1,0 +1,17 @@
+/**
+ * What the route handler and the stage reporter share.
+ *
+ * @module
+ */
+import type { Signer } from '../auth/signer.ts';
+import type { Engine } from '../pipeline/engine.ts';
+import type { Database } from '../store/db.ts';
+
+export interface ServiceContext {
+  db: Database;
+  engine: Engine;
+  signer: Signer;
+  /** Base path without a trailing slash, e.g. `/api`. */
+  basePath: string;
+  now(): number;
+}

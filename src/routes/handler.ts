@@ -1,0 +1,122 @@
+/**
+ * The whole REST contract as one function: `createHandler(ctx)(request) → Response`. The
+ * service worker, the Node tests and msw all call the same function.
+ *
+ * @module
+ */
+import { ApiError } from '../contract/errors.ts';
+import { accountForApiKey } from '../store/accounts.ts';
+import type { ServiceContext } from './context.ts';
+import { errorResponse, json } from './http.ts';
+import * as jobs from './jobs.ts';
+import * as uploads from './uploads.ts';
+
+type Params = string[];
+type AuthedOperation = (ctx: ServiceContext, accountId: string, request: Request, params: Params) => Promise<Response | jobs.OperationResult>;
+type SignedOperation = (ctx: ServiceContext, request: Request, url: URL, params: Params) => Promise<Response>;
+
+interface Route {
+  pattern: RegExp;
+  methods: Record<string, { auth: true; run: AuthedOperation } | { auth: false; run: SignedOperation }>;
+}
+
+const ID = '([^/]+)';
+
+const authed = (run: AuthedOperation) => ({ auth: true as const, run });
+const signed = (run: SignedOperation) => ({ auth: false as const, run });
+
+/** Paths relative to the base path. */
+const ROUTES: Route[] = [
+  {
+    pattern: /^\/jobs$/,
+    methods: {
+      GET: authed((ctx, account) => jobs.listJobs(ctx, account)),
+      POST: authed((ctx, account, request) => jobs.createJob(ctx, account, request)),
+    },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}$`),
+    methods: {
+      GET: authed((ctx, account, request, [id]) => jobs.getJob(ctx, account, id!, request)),
+      DELETE: authed((ctx, account, _request, [id]) => jobs.deleteJob(ctx, account, id!)),
+    },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/sources/${ID}/parts$`),
+    methods: { POST: authed((ctx, account, request, [id, sourceId]) => jobs.requestUploadPartUrls(ctx, account, id!, sourceId!, request)) },
+  },
+  { pattern: new RegExp(`^/jobs/${ID}/process$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.startProcessing(ctx, a, id!, r)) } },
+  { pattern: new RegExp(`^/jobs/${ID}/tracks$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.submitSpeakerMapping(ctx, a, id!, r)) } },
+  { pattern: new RegExp(`^/jobs/${ID}/recut$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.recutJob(ctx, a, id!, r)) } },
+  { pattern: new RegExp(`^/jobs/${ID}/cuts$`), methods: { PATCH: authed((ctx, a, r, [id]) => jobs.updateCuts(ctx, a, id!, r)) } },
+  { pattern: new RegExp(`^/jobs/${ID}/render$`), methods: { POST: authed((ctx, a, _r, [id]) => jobs.startRender(ctx, a, id!)) } },
+  { pattern: new RegExp(`^/jobs/${ID}/approve$`), methods: { POST: authed((ctx, a, _r, [id]) => jobs.approveJob(ctx, a, id!)) } },
+  { pattern: new RegExp(`^/jobs/${ID}/retry$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.retryJob(ctx, a, id!, r)) } },
+  { pattern: /^\/uploads\/complete$/, methods: { POST: authed((ctx, a, r) => uploads.completeMultipartUpload(ctx, a, r)) } },
+  { pattern: /^\/uploads\/abort$/, methods: { POST: authed((ctx, a, r) => uploads.abortMultipartUpload(ctx, a, r)) } },
+  {
+    pattern: new RegExp(`^/signed/upload/${ID}/${ID}$`),
+    methods: { PUT: signed((ctx, r, url, [jobId, sourceId]) => uploads.putSourceFile(ctx, r, url, jobId!, sourceId!)) },
+  },
+  {
+    pattern: new RegExp(`^/signed/upload/${ID}/${ID}/parts/${ID}/(\\d+)$`),
+    methods: {
+      PUT: signed((ctx, r, url, [jobId, sourceId, uploadId, n]) => uploads.putPartFile(ctx, r, url, jobId!, sourceId!, uploadId!, Number(n))),
+    },
+  },
+  {
+    pattern: new RegExp(`^/signed/files/${ID}$`),
+    methods: {
+      GET: signed((ctx, r, url, [fileId]) => uploads.downloadFile(ctx, r, url, fileId!)),
+      HEAD: signed((ctx, r, url, [fileId]) => uploads.downloadFile(ctx, r, url, fileId!)),
+    },
+  },
+];
+
+/** True when `url`'s path is the base path or under it (any origin). */
+export function isUnderBase(basePath: string, url: URL): boolean {
+  return url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
+}
+
+async function authenticate(ctx: ServiceContext, request: Request): Promise<string> {
+  const header = request.headers.get('authorization') ?? '';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const accountId = match ? await accountForApiKey(ctx.db, match[1]!) : null;
+  if (accountId === null) {
+    throw new ApiError(401, header === '' ? 'missing API key: send Authorization: Bearer mc_live_…' : 'invalid or revoked API key', {}, { 'WWW-Authenticate': 'Bearer' });
+  }
+  return accountId;
+}
+
+/** The route handler over a service context. */
+export function createHandler(ctx: ServiceContext): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      const url = new URL(request.url);
+      if (!isUnderBase(ctx.basePath, url)) throw ApiError.notFound(`${url.pathname} is not under ${ctx.basePath}`);
+      let path: string;
+      try {
+        path = decodeURIComponent(url.pathname.slice(ctx.basePath.length)) || '/';
+      } catch {
+        throw ApiError.badRequest(`the path ${url.pathname} is not validly percent-encoded`);
+      }
+      for (const route of ROUTES) {
+        const match = route.pattern.exec(path);
+        if (!match) continue;
+        const method = request.method.toUpperCase();
+        const operation = route.methods[method];
+        if (!operation) {
+          throw new ApiError(405, `${method} is not allowed on ${url.pathname}; allowed: ${Object.keys(route.methods).join(', ')}`, {}, { Allow: Object.keys(route.methods).join(', ') });
+        }
+        const params = match.slice(1);
+        if (!operation.auth) return await operation.run(ctx, request, url, params);
+        const accountId = await authenticate(ctx, request);
+        const result = await operation.run(ctx, accountId, request, params);
+        return result instanceof Response ? result : json(200, result.body, result.headers);
+      }
+      throw ApiError.notFound(`no operation at ${url.pathname}`);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Stored job records as the contract shows them: Job and JobListItem (snake_case),
+ * JobSummary and GetJobResponse (camelCase), with freshly signed URLs.
+ *
+ * @module
+ */
+import { nextAction } from '../contract/next-action.ts';
+import { LIMITS, type GetJobResponse, type Job, type JobListItem, type JobSource, type JobSummary } from '../contract/types.ts';
+import type { JobRecord, SourceRecord } from '../store/db.ts';
+import type { ServiceContext } from './context.ts';
+import { fileUrl, reviewUrl } from './links.ts';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function toJobSource(source: SourceRecord): JobSource {
+  const out: JobSource = { id: source.id, label: source.label, kind: source.kind, ext: source.ext };
+  if (source.durationMs !== undefined) out.durationMs = source.durationMs;
+  if (source.fileSize !== undefined) out.fileSize = source.fileSize;
+  if (source.offsetMs !== undefined) out.offsetMs = source.offsetMs;
+  if (source.driftPpm !== undefined) out.driftPpm = source.driftPpm;
+  return out;
+}
+
+/** A freshly signed download URL of the render, or null before the first render. */
+export function outputUrlOf(ctx: ServiceContext, job: JobRecord, apiBase: string): Promise<string | null> {
+  if (job.outputFileId === null || (job.status !== 'complete' && job.status !== 'approved')) return Promise.resolve(null);
+  return fileUrl(ctx, apiBase, job.outputFileId, ctx.now() + LIMITS.sourceUrlValidityMs);
+}
+
+/** The full Job. */
+export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string): Promise<Job> {
+  return {
+    id: job.id,
+    title: job.title,
+    status: job.status,
+    sources: job.sources.map(toJobSource),
+    tracks: job.tracks,
+    turns: job.turns,
+    cuts: job.cuts,
+    removed_ranges: job.removedRanges,
+    camera_map: job.cameraMap,
+    output_url: await outputUrlOf(ctx, job, apiBase),
+    error_message: job.errorMessage,
+    failed_at_status: job.failedAtStatus,
+    review: job.review,
+    auto_map: job.autoMap,
+    callback_url: job.callbackUrl,
+    created_at: iso(job.createdAt),
+    updated_at: iso(job.updatedAt),
+  };
+}
+
+export function toListItem(job: JobRecord): JobListItem {
+  return { id: job.id, title: job.title, status: job.status, created_at: iso(job.createdAt), updated_at: iso(job.updatedAt) };
+}
+
+/** GetJobResponse: the job, download URLs of uploaded sources (one hour) and the speaker-detection audio. */
+export async function toGetJobResponse(ctx: ServiceContext, job: JobRecord, apiBase: string): Promise<GetJobResponse> {
+  const expiresAt = ctx.now() + LIMITS.sourceUrlValidityMs;
+  const sourceUrls: Record<string, string> = {};
+  for (const source of job.sources) {
+    if (source.fileId !== null) sourceUrls[source.id] = await fileUrl(ctx, apiBase, source.fileId, expiresAt);
+  }
+  const audioUrl = job.audioFileId === null ? null : await fileUrl(ctx, apiBase, job.audioFileId, expiresAt);
+  return { job: await toJob(ctx, job, apiBase), sourceUrls, audioUrl };
+}
+
+/** JobSummary with nextAction. */
+export async function toSummary(ctx: ServiceContext, job: JobRecord, apiBase: string): Promise<JobSummary> {
+  const outputUrl = await outputUrlOf(ctx, job, apiBase);
+  const review = job.status === 'mapping' || job.status === 'ready' ? await reviewUrl(ctx, apiBase, job.id) : null;
+  return {
+    id: job.id,
+    status: job.status,
+    progress: job.status === 'rendering' ? (job.progress ?? 0) : null,
+    nextAction: nextAction({
+      status: job.status,
+      failedAtStatus: job.failedAtStatus,
+      failurePermanent: job.failurePermanent,
+      reviewUrl: review,
+      outputUrl,
+    }),
+    outputUrl,
+    error: job.errorMessage,
+    failedAtStatus: job.failedAtStatus,
+    updatedAt: iso(job.updatedAt),
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * The public entry: `createService` wires the IndexedDB store, the route handler, accounts and
+ * the stage reporter.
+ *
+ * @module
+ */
+import { createSigner } from './auth/signer.ts';
+import type { Engine } from './pipeline/engine.ts';
+import { createStageReporter, type StageReporter } from './pipeline/reporter.ts';
+import type { ServiceContext } from './routes/context.ts';
+import { createHandler, isUnderBase } from './routes/handler.ts';
+import {
+  DEFAULT_SECRET_OVERLAP_MS,
+  createApiKey,
+  getAccount,
+  listApiKeys,
+  newSigningSecret,
+  putAccount,
+  revokeApiKey,
+  updateAccount,
+} from './store/accounts.ts';
+import { DB_NAME, openDatabase, type AccountRecord } from './store/db.ts';
+import { openFileBlob } from './store/files.ts';
+
+export interface ServiceOptions {
+  /** Base path of the API; default `/api`. */
+  basePath?: string;
+  engine: Engine;
+  /** Clock in ms since epoch; injectable for tests. */
+  now?: () => number;
+  /** IndexedDB database name; default `multicam`. */
+  dbName?: string;
+  /** IndexedDB factory; default the global `indexedDB` (tests pass a fresh fake-indexeddb factory). */
+  indexedDB?: IDBFactory;
+}
+
+export interface AccountsApi {
+  create(options?: { name?: string; quotaMinutes?: number | null }): Promise<{ accountId: string; apiKey: string }>;
+  /** The plaintext key is returned once; only its SHA-256 is stored. */
+  createApiKey(accountId: string): Promise<{ apiKey: string; keyId: string }>;
+  /** Immediate. Takes a key id or the plaintext key. */
+  revokeApiKey(keyIdOrApiKey: string): Promise<void>;
+  listApiKeys(accountId: string): Promise<Array<{ keyId: string; prefix: string; createdAt: string; revokedAt: string | null }>>;
+  setQuota(accountId: string, quotaMinutes: number | null): Promise<void>;
+  usage(accountId: string): Promise<{ usedMinutes: number; quotaMinutes: number | null }>;
+  /** `whsec_…` secrets in force, newest first (two during a rotation). */
+  signingSecrets(accountId: string): Promise<string[]>;
+  rotateSigningSecret(accountId: string, options?: { overlapMs?: number }): Promise<string>;
+}
+
+export interface MulticamService {
+  /** The pure route handler: every operation + signed upload/download URLs. */
+  handle(request: Request): Promise<Response>;
+  /** True for URLs this service answers (any origin: a foreign base URL like https://api.example.com works). */
+  owns(url: URL): boolean;
+  accounts: AccountsApi;
+  /** What engines call to report stage results (applies the transition table, records events). */
+  reporter: StageReporter;
+  /** A stored file (upload, audio, render) as a Blob composed of its chunks. */
+  openFileBlob(fileId: string): Promise<Blob>;
+  /** The job a review token (from a `reviewUrl`) grants, or why it does not. */
+  verifyReviewToken(token: string): Promise<{ jobId: string } | { problem: 'missing' | 'expired' | 'invalid' }>;
+  /** Closes the database connection. */
+  close(): void;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function normalizeBasePath(basePath: string): string {
+  const trimmed = basePath.replace(/\/+$/, '');
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+/**
+ * Opens the database and returns the service.
+ *
+ * @example
+ * const service = await createService({ engine });
+ * const { apiKey } = await service.accounts.create({ name: 'me' });
+ * const res = await service.handle(new Request('https://api.example.com/api/jobs', { headers: { authorization: `Bearer ${apiKey}` } }));
+ */
+export async function createService(options: ServiceOptions): Promise<MulticamService> {
+  const db = await openDatabase(options.dbName ?? DB_NAME, options.indexedDB ?? indexedDB);
+  const now = options.now ?? (() => Date.now());
+  const ctx: ServiceContext = {
+    db,
+    engine: options.engine,
+    signer: await createSigner(db),
+    basePath: normalizeBasePath(options.basePath ?? '/api'),
+    now,
+  };
+  const handle = createHandler(ctx);
+
+  const requireAccount = async (accountId: string): Promise<AccountRecord> => {
+    const account = await getAccount(db, accountId);
+    if (!account) throw new Error(`account ${accountId} does not exist`);
+    return account;
+  };
+  const checkQuota = (quotaMinutes: number | null): void => {
+    if (quotaMinutes !== null && !(Number.isFinite(quotaMinutes) && quotaMinutes >= 0)) throw new Error('quotaMinutes must be null or a number of at least 0');
+  };
+
+  const accounts: AccountsApi = {
+    async create(createOptions = {}) {
+      const quotaMinutes = createOptions.quotaMinutes ?? null;
+      checkQuota(quotaMinutes);
+      const accountId = `acc_${crypto.randomUUID()}`;
+      const at = now();
+      await putAccount(db, {
+        id: accountId,
+        name: createOptions.name ?? null,
+        quotaMinutes,
+        usedMinutes: 0,
+        createdAt: at,
+        signingSecrets: [{ secret: newSigningSecret(), createdAt: at, expiresAt: null }],
+      });
+      const { apiKey } = await createApiKey(db, accountId, at);
+      return { accountId, apiKey };
+    },
+    async createApiKey(accountId) {
+      await requireAccount(accountId);
+      const { apiKey, record } = await createApiKey(db, accountId, now());
+      return { apiKey, keyId: record.keyId };
+    },
+    async revokeApiKey(keyIdOrApiKey) {
+      if (!(await revokeApiKey(db, keyIdOrApiKey, now()))) throw new Error('no such API key');
+    },
+    async listApiKeys(accountId) {
+      const keys = await listApiKeys(db, accountId);
+      return keys
+        .sort((a, b) => a.createdAt - b.createdAt)
+        .map((k) => ({ keyId: k.keyId, prefix: k.prefix, createdAt: iso(k.createdAt), revokedAt: k.revokedAt === null ? null : iso(k.revokedAt) }));
+    },
+    async setQuota(accountId, quotaMinutes) {
+      checkQuota(quotaMinutes);
+      if (!(await updateAccount(db, accountId, (a) => void (a.quotaMinutes = quotaMinutes)))) throw new Error(`account ${accountId} does not exist`);
+    },
+    async usage(accountId) {
+      const account = await requireAccount(accountId);
+      return { usedMinutes: account.usedMinutes, quotaMinutes: account.quotaMinutes };
+    },
+    async signingSecrets(accountId) {
+      const account = await requireAccount(accountId);
+      const at = now();
+      return account.signingSecrets.filter((s) => s.expiresAt === null || s.expiresAt > at).map((s) => s.secret);
+    },
+    async rotateSigningSecret(accountId, rotateOptions = {}) {
+      const overlapMs = rotateOptions.overlapMs ?? DEFAULT_SECRET_OVERLAP_MS;
+      const secret = newSigningSecret();
+      const at = now();
+      const found = await updateAccount(db, accountId, (account) => {
+        // The old secrets stay in force for the overlap; expired ones are dropped.
+        const kept = account.signingSecrets
+          .filter((s) => s.expiresAt === null || s.expiresAt > at)
+          .map((s) => ({ ...s, expiresAt: Math.min(s.expiresAt ?? Infinity, at + overlapMs) }));
+        account.signingSecrets = [{ secret, createdAt: at, expiresAt: null }, ...kept.filter((s) => s.expiresAt > at)];
+      });
+      if (!found) throw new Error(`account ${accountId} does not exist`);
+      return secret;
+    },
+  };
+
+  return {
+    handle,
+    owns: (url) => isUnderBase(ctx.basePath, url),
+    accounts,
+    reporter: createStageReporter(ctx),
+    openFileBlob: (fileId) => openFileBlob(db, fileId),
+    verifyReviewToken: (token) => ctx.signer.verifyReviewToken(token, now()),
+    close: () => db.close(),
+  };
+}

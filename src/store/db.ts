@@ -1,0 +1,235 @@
+/**
+ * The IndexedDB database: one typed schema, its name and version, and migration steps.
+ * One repository module per store lives beside this file.
+ *
+ * @module
+ */
+import { wrap, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
+import type {
+  AutoMapMode,
+  CameraMap,
+  Cut,
+  EventType,
+  JobSource,
+  JobStatus,
+  PresetId,
+  ResolvedSilenceSettings,
+  TimeRange,
+  Track,
+  Turn,
+} from '../contract/types.ts';
+import type { EngineStage } from '../pipeline/engine.ts';
+
+export const DB_NAME = 'multicam';
+export const DB_VERSION = 2;
+
+export interface AccountRecord {
+  id: string;
+  name: string | null;
+  quotaMinutes: number | null;
+  /** Input minutes billed so far (never refunded). */
+  usedMinutes: number;
+  createdAt: number;
+  /** Webhook signing secrets, newest first; an old one stays in force until `expiresAt`. */
+  signingSecrets: Array<{ secret: string; createdAt: number; expiresAt: number | null }>;
+}
+
+export interface ApiKeyRecord {
+  keyId: string;
+  accountId: string;
+  /** SHA-256 of the plaintext key, hex. */
+  hash: string;
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** How a source is uploaded; fixed at creation so replays give the same uploadId. */
+export type UploadPlan =
+  | { method: 'put' }
+  | { method: 'multipart'; uploadId: string; key: string; partSize: number; partCount: number };
+
+export interface SourceRecord extends JobSource {
+  /** The stored upload, once complete. */
+  fileId: string | null;
+  upload: UploadPlan;
+  /** The last upload failed its size check (reported by startProcessing until uploaded again). */
+  sizeError: { code: 'FILE_TOO_LARGE' | 'FILE_SIZE_MISMATCH'; message: string } | null;
+}
+
+export interface JobRecord {
+  id: string;
+  accountId: string;
+  /** Creation order (ties in `createdAt` are common with an injected clock). */
+  seq: number;
+  /** Origin + base path of the request that created the job: events are built from it. */
+  apiBase: string;
+  title: string | null;
+  status: JobStatus;
+  sources: SourceRecord[];
+  tracks: Track[];
+  turns: Turn[];
+  /** Detected speakers, most talkative first. */
+  speakers: string[];
+  cuts: Cut[];
+  removedRanges: TimeRange[] | null;
+  cameraMap: CameraMap | null;
+  presetId: PresetId;
+  silence: ResolvedSilenceSettings;
+  review: boolean;
+  autoMap: AutoMapMode;
+  callbackUrl: string | null;
+  diarizeSourceIds: string[] | null;
+  errorMessage: string | null;
+  failedAtStatus: string | null;
+  /** Unreadable or damaged files: retrying will not help. */
+  failurePermanent: boolean;
+  /** Automatic retries used per stage since the stage last started from a route. */
+  stageAttempts: Partial<Record<EngineStage, number>>;
+  progress: number | null;
+  outputFileId: string | null;
+  renderedAt: number | null;
+  audioFileId: string | null;
+  /** Who set the tracks: null until mapped. */
+  mappedBy: 'client' | 'service' | null;
+  /** Whether processing was started (for `alreadyProcessed`). */
+  processingStarted: boolean;
+  billedMinutes: number;
+  /** Events recorded for this job so far (orders events with equal `createdAt`). */
+  eventCount: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A stored file: a list of segments (one for a PUT, one per part for multipart), each a run of chunks. */
+export interface FileRecord {
+  id: string;
+  size: number;
+  type: string;
+  segments: Array<{ chunkFileId: string; chunkSizes: number[] }>;
+  createdAt: number;
+}
+
+export interface ChunkRecord {
+  fileId: string;
+  index: number;
+  blob: Blob;
+}
+
+export interface UploadRecord {
+  uploadId: string;
+  key: string;
+  accountId: string;
+  jobId: string;
+  sourceId: string;
+  partSize: number;
+  partCount: number;
+  fileSize: number;
+  createdAt: number;
+}
+
+export interface PartRecord {
+  uploadId: string;
+  partNumber: number;
+  chunkFileId: string;
+  chunkSizes: number[];
+  size: number;
+}
+
+export interface IdempotencyRecord {
+  accountId: string;
+  key: string;
+  bodyHash: string;
+  state: 'in_progress' | 'done';
+  jobId: string | null;
+  createdAt: number;
+}
+
+/** The events outbox record (docs/architecture.md). */
+export interface EventRecord {
+  id: string;
+  accountId: string;
+  jobId: string;
+  type: EventType;
+  payload: Record<string, unknown>;
+  callbackUrl: string | null;
+  createdAt: number;
+  /** Order of the event among its job's events (1, 2, …); an extra field beyond architecture.md. */
+  seq: number;
+  delivery: {
+    state: 'pending' | 'delivered' | 'failed' | 'skipped';
+    attempts: number;
+    nextAttemptAt: number;
+    log: Array<{ attempt: number; at: number; durationMs: number; status?: number; error?: string }>;
+  };
+}
+
+/** A queued unit of engine work (src/store/work.ts): written by the service worker's queue engine, taken by the page running the pipeline. */
+export interface WorkRecord {
+  /** Auto-increment: queue order. */
+  seq?: number;
+  jobId: string;
+  stage: EngineStage;
+  createdAt: number;
+}
+
+export interface MetaRecord {
+  key: string;
+  value: unknown;
+}
+
+export interface MulticamDB extends DBSchema {
+  meta: { key: string; value: MetaRecord };
+  accounts: { key: string; value: AccountRecord };
+  apiKeys: { key: string; value: ApiKeyRecord; indexes: { 'by-hash': string; 'by-account': string } };
+  jobs: { key: string; value: JobRecord; indexes: { 'by-account-seq': [string, number] } };
+  files: { key: string; value: FileRecord };
+  chunks: { key: [string, number]; value: ChunkRecord };
+  uploads: { key: string; value: UploadRecord; indexes: { 'by-key': string; 'by-job': string } };
+  parts: { key: [string, number]; value: PartRecord };
+  idempotency: { key: [string, string]; value: IdempotencyRecord; indexes: { 'by-job': string } };
+  events: { key: string; value: EventRecord; indexes: { 'by-job': string } };
+  work: { key: number; value: WorkRecord; indexes: { 'by-job': string } };
+}
+
+export type Database = IDBPDatabase<MulticamDB>;
+
+function upgrade(db: Database, oldVersion: number, _tx: IDBPTransaction<MulticamDB, StoreNames<MulticamDB>[], 'versionchange'>): void {
+  if (oldVersion < 1) {
+    db.createObjectStore('meta', { keyPath: 'key' });
+    db.createObjectStore('accounts', { keyPath: 'id' });
+    const keys = db.createObjectStore('apiKeys', { keyPath: 'keyId' });
+    keys.createIndex('by-hash', 'hash', { unique: true });
+    keys.createIndex('by-account', 'accountId');
+    const jobs = db.createObjectStore('jobs', { keyPath: 'id' });
+    jobs.createIndex('by-account-seq', ['accountId', 'seq']);
+    db.createObjectStore('files', { keyPath: 'id' });
+    db.createObjectStore('chunks', { keyPath: ['fileId', 'index'] });
+    const uploads = db.createObjectStore('uploads', { keyPath: 'uploadId' });
+    uploads.createIndex('by-key', 'key');
+    uploads.createIndex('by-job', 'jobId');
+    db.createObjectStore('parts', { keyPath: ['uploadId', 'partNumber'] });
+    const idem = db.createObjectStore('idempotency', { keyPath: ['accountId', 'key'] });
+    idem.createIndex('by-job', 'jobId');
+    const events = db.createObjectStore('events', { keyPath: 'id' });
+    events.createIndex('by-job', 'jobId');
+  }
+  if (oldVersion < 2) {
+    const work = db.createObjectStore('work', { keyPath: 'seq', autoIncrement: true });
+    work.createIndex('by-job', 'jobId');
+  }
+}
+
+/**
+ * Opens (and migrates) the database. `factory` defaults to the global `indexedDB`; tests pass
+ * a fresh fake-indexeddb `IDBFactory`, which `idb`'s `openDB` cannot take, hence `wrap`.
+ */
+export async function openDatabase(name: string = DB_NAME, factory: IDBFactory = indexedDB): Promise<Database> {
+  const request = factory.open(name, DB_VERSION);
+  request.addEventListener('upgradeneeded', (event) => {
+    const db = wrap(request.result) as unknown as Database;
+    const tx = wrap(request.transaction as IDBTransaction) as unknown as IDBPTransaction<MulticamDB, StoreNames<MulticamDB>[], 'versionchange'>;
+    upgrade(db, event.oldVersion, tx);
+  });
+  return (await wrap(request)) as unknown as Database;
+}

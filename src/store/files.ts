@@ -1,0 +1,221 @@
+/**
+ * Repository of the `files`, `chunks`, `uploads` and `parts` stores: files are stored as
+ * 8 MiB Blob chunks keyed `[chunkFileId, index]`, written while the request body streams in,
+ * and read back lazily, so no file is ever held whole in memory. A multipart upload stores each
+ * part as its own run of chunks; completing it only links the runs into one file record.
+ * See docs/decisions/001-storage.md.
+ *
+ * @module
+ */
+import type { Database, FileRecord, PartRecord, UploadRecord } from './db.ts';
+
+/** Bytes per stored chunk. */
+export const CHUNK_SIZE = 8 * 1024 * 1024;
+
+/** A run of chunks just written. */
+export interface WrittenRun {
+  chunkFileId: string;
+  chunkSizes: number[];
+  size: number;
+}
+
+/** Thrown by {@link writeRun} when the stream is longer than allowed (its chunks are already deleted). */
+export class StreamTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the body is larger than ${maxBytes} bytes`);
+    this.name = 'StreamTooLargeError';
+  }
+}
+
+/**
+ * Streams `body` into chunk records, one transaction per chunk (nothing else is awaited
+ * inside them). On any error the chunks written so far are deleted.
+ */
+export async function writeRun(db: Database, body: ReadableStream<Uint8Array> | Blob | null, maxBytes: number): Promise<WrittenRun> {
+  const chunkFileId = crypto.randomUUID();
+  const chunkSizes: number[] = [];
+  let size = 0;
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+
+  const flush = async (bytes: number): Promise<void> => {
+    // Take exactly `bytes` from the pending pieces; the rest stays pending.
+    const take: Uint8Array[] = [];
+    let need = bytes;
+    while (need > 0) {
+      const piece = pending[0]!;
+      if (piece.byteLength <= need) {
+        take.push(piece);
+        pending.shift();
+        need -= piece.byteLength;
+      } else {
+        take.push(piece.subarray(0, need));
+        pending[0] = piece.subarray(need);
+        need = 0;
+      }
+    }
+    pendingBytes -= bytes;
+    const blob = new Blob(take as BlobPart[]);
+    await db.put('chunks', { fileId: chunkFileId, index: chunkSizes.length, blob });
+    chunkSizes.push(bytes);
+  };
+
+  try {
+    if (body instanceof Blob) {
+      if (body.size > maxBytes) throw new StreamTooLargeError(maxBytes);
+      for (let offset = 0; offset < body.size; offset += CHUNK_SIZE) {
+        const blob = body.slice(offset, Math.min(body.size, offset + CHUNK_SIZE));
+        await db.put('chunks', { fileId: chunkFileId, index: chunkSizes.length, blob });
+        chunkSizes.push(blob.size);
+      }
+      size = body.size;
+    } else if (body) {
+      const reader = body.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          size += value.byteLength;
+          if (size > maxBytes) throw new StreamTooLargeError(maxBytes);
+          pending.push(value);
+          pendingBytes += value.byteLength;
+          while (pendingBytes >= CHUNK_SIZE) await flush(CHUNK_SIZE);
+        }
+      } finally {
+        reader.releaseLock();
+      }
+      if (pendingBytes > 0) await flush(pendingBytes);
+      pending = [];
+    }
+  } catch (error) {
+    await deleteRun(db, chunkFileId, chunkSizes.length + 1);
+    throw error;
+  }
+  return { chunkFileId, chunkSizes, size };
+}
+
+/** Deletes the chunks of one run. */
+export async function deleteRun(db: Database, chunkFileId: string, chunkCount: number): Promise<void> {
+  const tx = db.transaction('chunks', 'readwrite');
+  const deletes: Array<Promise<unknown>> = [];
+  for (let i = 0; i < chunkCount; i++) deletes.push(tx.store.delete([chunkFileId, i]));
+  await Promise.all([...deletes, tx.done]);
+}
+
+/** Stores a file record for runs already written. */
+export async function putFile(db: Database, file: FileRecord): Promise<void> {
+  await db.put('files', file);
+}
+
+export async function getFile(db: Database, fileId: string): Promise<FileRecord | undefined> {
+  return db.get('files', fileId);
+}
+
+/** Writes a whole file (renders, audio) and returns its id. */
+export async function storeFile(db: Database, body: ReadableStream<Uint8Array> | Blob, type: string, now: number, maxBytes = Number.MAX_SAFE_INTEGER): Promise<string> {
+  const run = await writeRun(db, body, maxBytes);
+  const id = crypto.randomUUID();
+  await putFile(db, { id, size: run.size, type, segments: [{ chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes }], createdAt: now });
+  return id;
+}
+
+/** Deletes a file record and every chunk of it. */
+export async function deleteFile(db: Database, fileId: string): Promise<void> {
+  const file = await db.get('files', fileId);
+  if (!file) return;
+  await db.delete('files', fileId);
+  for (const segment of file.segments) await deleteRun(db, segment.chunkFileId, segment.chunkSizes.length);
+}
+
+/** The chunk pieces covering bytes `[start, end)` of `file`, in order. */
+function piecesOf(file: FileRecord, start: number, end: number): Array<{ chunkFileId: string; index: number; from: number; to: number }> {
+  const pieces: Array<{ chunkFileId: string; index: number; from: number; to: number }> = [];
+  let offset = 0;
+  for (const segment of file.segments) {
+    for (let index = 0; index < segment.chunkSizes.length; index++) {
+      const chunkSize = segment.chunkSizes[index]!;
+      const chunkStart = offset;
+      const chunkEnd = offset + chunkSize;
+      offset = chunkEnd;
+      if (chunkEnd <= start || chunkStart >= end) continue;
+      pieces.push({ chunkFileId: segment.chunkFileId, index, from: Math.max(start, chunkStart) - chunkStart, to: Math.min(end, chunkEnd) - chunkStart });
+    }
+  }
+  return pieces;
+}
+
+async function readChunk(db: Database, chunkFileId: string, index: number): Promise<Blob> {
+  const chunk = await db.get('chunks', [chunkFileId, index]);
+  if (!chunk) throw new Error(`chunk ${index} of ${chunkFileId} is missing`);
+  return chunk.blob;
+}
+
+/**
+ * A composed Blob of the file's chunks (browsers reference chunk Blobs rather than copying
+ * them). Rejects when the file does not exist.
+ */
+export async function openFileBlob(db: Database, fileId: string): Promise<Blob> {
+  const file = await db.get('files', fileId);
+  if (!file) throw new Error(`file ${fileId} does not exist`);
+  const blobs: Blob[] = [];
+  for (const piece of piecesOf(file, 0, file.size)) blobs.push(await readChunk(db, piece.chunkFileId, piece.index));
+  return new Blob(blobs, { type: file.type });
+}
+
+/** Bytes `[start, end)` as a stream that reads one chunk at a time, on demand. */
+export function streamRange(db: Database, file: FileRecord, start: number, end: number): ReadableStream<Uint8Array> {
+  const pieces = piecesOf(file, start, end);
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const piece = pieces[next++];
+      if (!piece) {
+        controller.close();
+        return;
+      }
+      const blob = await readChunk(db, piece.chunkFileId, piece.index);
+      controller.enqueue(new Uint8Array(await blob.slice(piece.from, piece.to).arrayBuffer()));
+    },
+  });
+}
+
+// ---- multipart uploads ----
+
+export async function putUpload(db: Database, upload: UploadRecord): Promise<void> {
+  await db.put('uploads', upload);
+}
+
+export async function getUpload(db: Database, uploadId: string): Promise<UploadRecord | undefined> {
+  return db.get('uploads', uploadId);
+}
+
+export async function uploadsOfJob(db: Database, jobId: string): Promise<UploadRecord[]> {
+  return db.getAllFromIndex('uploads', 'by-job', jobId);
+}
+
+/** Stores a part, replacing (and deleting) an earlier upload of the same part number. */
+export async function putPart(db: Database, part: PartRecord): Promise<void> {
+  const tx = db.transaction('parts', 'readwrite');
+  const previous = await tx.store.get([part.uploadId, part.partNumber]);
+  await tx.store.put(part);
+  await tx.done;
+  if (previous) await deleteRun(db, previous.chunkFileId, previous.chunkSizes.length);
+}
+
+/** The stored parts of an upload, by part number. */
+export async function partsOf(db: Database, uploadId: string): Promise<PartRecord[]> {
+  return db.getAll('parts', IDBKeyRange.bound([uploadId, 0], [uploadId, Infinity]));
+}
+
+/** Forgets the parts of an upload; with `deleteChunks` also deletes their bytes (abort, failed check). */
+export async function dropParts(db: Database, uploadId: string, deleteChunks: boolean): Promise<void> {
+  const parts = await partsOf(db, uploadId);
+  await db.delete('parts', IDBKeyRange.bound([uploadId, 0], [uploadId, Infinity]));
+  if (deleteChunks) for (const part of parts) await deleteRun(db, part.chunkFileId, part.chunkSizes.length);
+}
+
+/** Deletes an upload record together with its parts and their bytes. */
+export async function deleteUpload(db: Database, uploadId: string): Promise<void> {
+  await dropParts(db, uploadId, true);
+  await db.delete('uploads', uploadId);
+}

@@ -1,0 +1,77 @@
+/**
+ * Repository of the `jobs` store. Every status change goes through {@link updateJob}, which
+ * writes the job and its events in one transaction (the outbox guarantee).
+ *
+ * @module
+ */
+import type { Database, EventRecord, JobRecord } from './db.ts';
+
+/** Stores a new job with the next creation sequence number. */
+export async function insertJob(db: Database, job: Omit<JobRecord, 'seq'>): Promise<JobRecord> {
+  const tx = db.transaction(['jobs', 'meta'], 'readwrite');
+  const meta = tx.objectStore('meta');
+  const counter = await meta.get('jobSeq');
+  const seq = (typeof counter?.value === 'number' ? counter.value : 0) + 1;
+  await meta.put({ key: 'jobSeq', value: seq });
+  const record: JobRecord = { ...job, seq };
+  await tx.objectStore('jobs').add(record);
+  await tx.done;
+  return record;
+}
+
+export async function getJobRecord(db: Database, jobId: string): Promise<JobRecord | undefined> {
+  return db.get('jobs', jobId);
+}
+
+/** The account's newest jobs first. */
+export async function listJobsForAccount(db: Database, accountId: string, limit: number): Promise<JobRecord[]> {
+  const jobs: JobRecord[] = [];
+  const range = IDBKeyRange.bound([accountId, -Infinity], [accountId, Infinity]);
+  let cursor = await db.transaction('jobs').store.index('by-account-seq').openCursor(range, 'prev');
+  while (cursor && jobs.length < limit) {
+    jobs.push(cursor.value);
+    cursor = await cursor.continue();
+  }
+  return jobs;
+}
+
+/** What an {@link updateJob} step decided. */
+export interface JobUpdate<T> {
+  /** The changed job to store, or null to leave it as it was. */
+  job: JobRecord | null;
+  /** Events caused by the change (stored in the same transaction). */
+  events?: EventRecord[];
+  result: T;
+}
+
+/**
+ * Read-modify-write of one job and its events in one transaction. `step` must be synchronous
+ * (an `await` inside would let the transaction commit early). Resolves `undefined` when the
+ * job does not exist.
+ */
+export async function updateJob<T>(db: Database, jobId: string, step: (job: JobRecord) => JobUpdate<T>): Promise<T | undefined> {
+  const tx = db.transaction(['jobs', 'events'], 'readwrite');
+  const jobs = tx.objectStore('jobs');
+  const job = await jobs.get(jobId);
+  if (!job) {
+    await tx.done;
+    return undefined;
+  }
+  let outcome: JobUpdate<T>;
+  try {
+    outcome = step(job);
+  } catch (error) {
+    tx.abort();
+    await tx.done.catch(() => undefined);
+    throw error;
+  }
+  const writes: Array<Promise<unknown>> = [];
+  if (outcome.job) writes.push(jobs.put(outcome.job));
+  for (const event of outcome.events ?? []) writes.push(tx.objectStore('events').add(event));
+  await Promise.all([...writes, tx.done]);
+  return outcome.result;
+}
+
+export async function deleteJobRecord(db: Database, jobId: string): Promise<void> {
+  await db.delete('jobs', jobId);
+}

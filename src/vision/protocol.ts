@@ -1,0 +1,52 @@
+/**
+ * The vision worker's protocol (workers/vision.worker.ts), used through comlink `Remote<VisionWorkerApi>`.
+ *
+ * @module
+ */
+import type { MotionSamples } from '../analysis/camera/features.ts';
+import type { FrameSamplingOptions, VideoInput } from './frame-sampler.ts';
+
+/** Sampling options that can cross the worker boundary (no signal, no callback). */
+export type VisionSamplingOptions = Omit<FrameSamplingOptions, 'signal' | 'onProgress'>;
+
+/** Motion of one camera plus how much was decoded to get it. */
+export interface CameraMotion {
+  /** Motion series in the camera's own time (ms); map to reference time with `samplesToReference`. */
+  samples: MotionSamples;
+  frames: number;
+  runs: number;
+  durationS: number;
+  /** Decode and feature time in the worker, ms. */
+  elapsedMs: number;
+}
+
+/** What the vision worker exposes. */
+export interface VisionWorkerApi {
+  /**
+   * Samples frames of one camera and returns its motion features. `onProgress` is a comlink
+   * `proxy` callback; cancel with {@link VisionWorkerApi.cancel} and the same `jobKey`.
+   */
+  cameraMotion(
+    source: VideoInput,
+    options: VisionSamplingOptions & { jobKey?: string },
+    onProgress?: (done: number) => void,
+  ): Promise<CameraMotion>;
+  /** Aborts a running {@link VisionWorkerApi.cameraMotion} with this key. */
+  cancel(jobKey: string): void;
+}
+
+/** {@link CameraMotion} with plain arrays, for hops that do not keep typed arrays (e.g. Playwright's `page.evaluate`). */
+export interface CameraMotionArrays {
+  t: number[];
+  whole: number[];
+  left: number[];
+  middle: number[];
+  right: number[];
+  sceneCut: number[];
+  frames: number;
+  runs: number;
+  durationS: number;
+  elapsedMs: number;
+  /** How many times the progress callback ran. */
+  progressCalls: number;
+}

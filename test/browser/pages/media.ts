@@ -1,0 +1,89 @@
+/**
+ * Browser-test page for the media worker: exposes `window.mediaTest`, which fetches a served
+ * file, probes or decodes it through the real worker and returns a small summary (never the
+ * whole decoded audio) for the Node side to check.
+ */
+import { createMediaClient } from '../../../src/media/client.ts';
+import type { EnginePreference } from '../../../src/media/protocol.ts';
+import { argmax, fft } from '../../../src/analysis/signal-fft.ts';
+
+const media = createMediaClient();
+
+async function blobOf(url: string): Promise<File> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  const name = url.split('/').pop() ?? 'file';
+  return new File([await res.blob()], name);
+}
+
+function errorSummary(e: unknown): { error: { name: string; message: string } } {
+  return { error: { name: e instanceof Error ? e.name : 'unknown', message: e instanceof Error ? e.message : String(e) } };
+}
+
+/** Strongest frequency (Hz) in a 2¹⁴-sample stretch from the middle of the signal. */
+function dominantHz(x: Float32Array, rate: number): number {
+  const n = 16384;
+  if (x.length < n) return 0;
+  const start = Math.floor((x.length - n) / 2);
+  const re = new Float64Array(n);
+  const im = new Float64Array(n);
+  for (let i = 0; i < n; i++) re[i] = x[start + i]! * (0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
+  fft(re, im);
+  const mag = new Float64Array(n / 2);
+  for (let k = 1; k < n / 2; k++) mag[k] = Math.hypot(re[k]!, im[k]!);
+  return (argmax(mag) * rate) / n;
+}
+
+const api = {
+  async probe(url: string, engine: EnginePreference = 'auto') {
+    try {
+      const t0 = performance.now();
+      const p = await media.probe(await blobOf(url), { label: url.split('/').pop() ?? url, engine });
+      return { ...p, ms: performance.now() - t0 };
+    } catch (e) {
+      return errorSummary(e);
+    }
+  },
+  async decode(url: string, options: { engine?: EnginePreference; sampleRate?: number; abortAfterMs?: number; headSec?: number } = {}) {
+    const rate = options.sampleRate ?? 16000;
+    const controller = new AbortController();
+    const progress: number[] = [];
+    try {
+      const blob = await blobOf(url);
+      if (options.abortAfterMs !== undefined) setTimeout(() => controller.abort(), options.abortAfterMs);
+      const t0 = performance.now();
+      const out = await media.decodeAudio(blob, {
+        label: blob.name,
+        sampleRate: rate,
+        engine: options.engine ?? 'auto',
+        signal: controller.signal,
+        onProgress: (p) => progress.push(p.fraction),
+      });
+      const ms = performance.now() - t0;
+      let acc = 0;
+      for (const v of out.samples) acc += v * v;
+      return {
+        engine: out.engine,
+        ffmpeg: out.ffmpeg ?? null,
+        sampleRate: out.sampleRate,
+        length: out.samples.length,
+        transferred: out.samples.buffer.byteLength === out.samples.length * 4,
+        rms: Math.sqrt(acc / Math.max(1, out.samples.length)),
+        dominantHz: dominantHz(out.samples, out.sampleRate),
+        progress,
+        head: Array.from(out.samples.subarray(0, Math.round((options.headSec ?? 0) * rate))),
+        ms,
+      };
+    } catch (e) {
+      return errorSummary(e);
+    }
+  },
+};
+
+declare global {
+  interface Window {
+    mediaTest: typeof api;
+  }
+}
+window.mediaTest = api;
+document.body.dataset['ready'] = '1';

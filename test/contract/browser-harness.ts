@@ -1,0 +1,236 @@
+/**
+ * The Chromium side of the contract harness, and the page driver the browser tests share.
+ *
+ * One Chromium and one static server (over the `vite build --mode test` output, dist-test/)
+ * serve a whole test file; each harness gets a fresh page whose service worker is registered
+ * with its own database name, so every harness starts from empty storage. Every request is
+ * a real `fetch` made inside the page and answered by the real service worker.
+ *
+ * @module
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Page, Response as PwResponse } from 'playwright-core';
+import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
+import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { DEFAULT_TURNS } from '../support/test-engine.ts';
+import type { ContractHarness, EngineStage, HarnessRequestInit, HarnessResponse, StageOutput } from './harness.ts';
+
+/** {@link StageOutput} as it crosses page.evaluate (bytes as a plain array). */
+export type PageStageOutput = Omit<StageOutput, 'outputBytes'> & { outputBytes?: number[] };
+
+/** Where `vite build --mode test` writes the harness page. */
+export const TEST_BUILD_DIR = resolve(import.meta.dirname, '../../dist-test');
+/** The harness page's path on the test server. */
+export const HARNESS_PATH = '/test/browser/pages/harness.html';
+/** The header the service worker adds to every response it produced. */
+export const SERVED_BY_HEADER = 'x-multicam-served-by';
+
+/** Builds dist-test/ once when it is missing (`MULTICAM_REBUILD=1` forces a rebuild). */
+export function ensureTestBuild(): void {
+  if (existsSync(resolve(TEST_BUILD_DIR, HARNESS_PATH.slice(1))) && process.env['MULTICAM_REBUILD'] !== '1') return;
+  execFileSync('npx', ['vite', 'build', '--mode', 'test', '--logLevel', 'warn'], { stdio: 'inherit', cwd: resolve(import.meta.dirname, '../..') });
+}
+
+/** A response carried back from the page. */
+export interface PageResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/** A chunked SHA-256 (see test/browser/pages/bytes.ts). */
+export interface ChunkedDigest {
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * What test/browser/pages/harness.ts puts on `window.harness`. The page is a DOM project and
+ * this file a Node one, so the shape is declared on both sides; the browser tests fail loudly
+ * if they drift.
+ */
+export interface HarnessPageApi {
+  start(options: { basePath: string; dbName: string }): Promise<{ baseUrl: string; controller: string }>;
+  request(url: string, init?: { method?: string; headers?: Record<string, string>; body?: string | number[] | { staged: string } }): Promise<PageResponse>;
+  stageBody(id: string, base64: string): Promise<void>;
+  createAccount(quotaMinutes: number | null | undefined): Promise<{ accountId: string; apiKey: string }>;
+  createApiKey(accountId: string): Promise<string>;
+  revokeApiKey(apiKey: string): Promise<void>;
+  putGenerated(url: string, seed: number, start: number, end: number): Promise<PageResponse & { ms: number }>;
+  digestUrl(url: string, range?: string): Promise<PageResponse & ChunkedDigest>;
+  expectedDigest(seed: number, start: number, end: number): Promise<ChunkedDigest>;
+  pendingStages(): Promise<Array<{ jobId: string; stage: EngineStage }>>;
+  completeStage(jobId: string, stage: EngineStage, output?: PageStageOutput): Promise<void>;
+  failStage(jobId: string, stage: EngineStage, options: { message: string; permanent?: boolean }): Promise<void>;
+  events(jobId: string): Promise<Array<{ id: string; type: string; payload: Record<string, unknown> }>>;
+  idbWriteGenerated(dbName: string, seed: number, start: number, end: number, chunkSize: number): Promise<{ ms: number }>;
+  deleteDatabase(dbName: string): Promise<void>;
+  userAgentMemory(): Promise<number | null>;
+}
+
+/** One Chromium plus one static server for a test file. */
+export interface BrowserRun {
+  readonly chromium: LaunchedChromium;
+  readonly server: StaticServer;
+  /** A fresh page on the harness, its service worker registered for `basePath` and `dbName`. */
+  openHarness(options: { basePath?: string; dbName?: string }): Promise<HarnessPageHandle>;
+  close(): Promise<void>;
+}
+
+/** A harness page and a typed way to call into it. */
+export interface HarnessPageHandle {
+  readonly page: Page;
+  readonly baseUrl: string;
+  /** Calls `window.harness[name](...args)` in the page. */
+  call<K extends keyof HarnessPageApi>(name: K, ...args: Parameters<HarnessPageApi[K]>): Promise<Awaited<ReturnType<HarnessPageApi[K]>>>;
+  /**
+   * Runs `call` and waits for the one network-level response Playwright sees for the request
+   * carrying the `x-harness-request` tag, so the test can ask it `fromServiceWorker()`.
+   */
+  callObserved<K extends keyof HarnessPageApi>(
+    tag: string,
+    name: K,
+    ...args: Parameters<HarnessPageApi[K]>
+  ): Promise<{ result: Awaited<ReturnType<HarnessPageApi[K]>>; response: PwResponse }>;
+  close(): Promise<void>;
+}
+
+let dbCounter = 0;
+
+/** Launches Chromium and serves dist-test/ (building it first when missing). */
+export async function startBrowserRun(): Promise<BrowserRun> {
+  ensureTestBuild();
+  const server = await serveStatic(TEST_BUILD_DIR);
+  let chromium: LaunchedChromium;
+  try {
+    chromium = await launchChromium();
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return {
+    chromium,
+    server,
+    async openHarness(options) {
+      const page = await chromium.context.newPage();
+      page.on('pageerror', (error) => console.error('[harness page]', error));
+      await page.goto(`${server.origin}${HARNESS_PATH}`);
+      await page.waitForSelector('body[data-ready="1"]');
+      const dbName = options.dbName ?? `multicam-test-${process.pid}-${++dbCounter}-${Date.now()}`;
+      const call = (async (name: string, ...args: unknown[]) =>
+        page.evaluate(
+          ([n, a]) => {
+            const api = (window as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness;
+            const fn = api[n as string];
+            if (!fn) throw new Error(`window.harness.${String(n)} is missing`);
+            return fn(...(a as unknown[]));
+          },
+          [name, args] as const,
+        )) as HarnessPageHandle['call'];
+      const started = await call('start', { basePath: options.basePath ?? '/api', dbName });
+      return {
+        page,
+        baseUrl: started.baseUrl,
+        call,
+        async callObserved(tag, name, ...args) {
+          const seen = page.waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, { timeout: 60_000 });
+          const result = await call(name, ...args);
+          return { result, response: await seen };
+        },
+        close: () => page.close(),
+      };
+    },
+    async close() {
+      await chromium.close();
+      await server.close();
+    },
+  };
+}
+
+let requestCounter = 0;
+/** Bytes above this size are staged in base64 slices rather than sent as a number array. */
+const STAGE_ABOVE = 64 * 1024;
+const STAGE_SLICE = 4 * 1024 * 1024;
+
+async function toPageBytes(handle: HarnessPageHandle, id: string, bytes: Uint8Array): Promise<number[] | { staged: string }> {
+  if (bytes.length <= STAGE_ABOVE) return Array.from(bytes);
+  for (let pos = 0; pos < bytes.length; pos += STAGE_SLICE) {
+    await handle.call('stageBody', id, Buffer.from(bytes.buffer, bytes.byteOffset + pos, Math.min(STAGE_SLICE, bytes.length - pos)).toString('base64'));
+  }
+  return { staged: id };
+}
+
+/**
+ * The contract harness over a real service worker: a fresh harness page (and database) per
+ * harness, every request a `fetch` inside it. `servedByServiceWorker` is true only when the
+ * response carries the worker's header AND Playwright saw it come from the service worker.
+ */
+export async function makeBrowserHarness(run: BrowserRun, options: { baseUrl?: string } = {}): Promise<ContractHarness> {
+  const handle = await run.openHarness({ basePath: options.baseUrl === undefined ? '/api' : new URL(options.baseUrl).pathname });
+  const baseUrl = (options.baseUrl ?? handle.baseUrl).replace(/\/+$/, '');
+  const origin = new URL(baseUrl).origin;
+  return {
+    baseUrl,
+    canAdvanceClock: false,
+    async request(url: string, init: HarnessRequestInit = {}): Promise<HarnessResponse> {
+      const tag = `req-${++requestCounter}`;
+      const headers: Record<string, string> = { ...init.headers, 'x-harness-request': tag };
+      let body: string | number[] | { staged: string } | undefined;
+      if (typeof init.body === 'string') body = init.body;
+      else if (init.body instanceof Uint8Array) body = await toPageBytes(handle, tag, init.body);
+      if (init.json !== undefined) {
+        body = JSON.stringify(init.json);
+        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      }
+      const absolute = /^https?:/.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
+      const seen = handle.page
+        .waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, { timeout: 30_000 })
+        .catch(() => null);
+      const res = await handle.call('request', absolute, {
+        headers,
+        ...(init.method === undefined ? {} : { method: init.method }),
+        ...(body === undefined ? {} : { body }),
+      });
+      const observed = await seen;
+      let json: unknown = null;
+      try {
+        json = JSON.parse(res.text);
+      } catch {
+        json = null;
+      }
+      return {
+        status: res.status,
+        headers: res.headers,
+        json,
+        text: res.text,
+        servedByServiceWorker: res.headers[SERVED_BY_HEADER] === 'service-worker' && observed?.fromServiceWorker() === true,
+      };
+    },
+    async createAccount(opts = {}) {
+      return handle.call('createAccount', opts.quotaMinutes);
+    },
+    createApiKey: (accountId) => handle.call('createApiKey', accountId),
+    revokeApiKey: (apiKey) => handle.call('revokeApiKey', apiKey),
+    pendingStages: () => handle.call('pendingStages'),
+    async completeStage(jobId, stage, output) {
+      // The same defaults as the Node harness's TestEngine (test/support/test-engine.ts).
+      const { outputBytes, ...rest } = output ?? {};
+      const pageOutput: PageStageOutput = {
+        ...rest,
+        ...(stage === 'diarizing' && rest.turns === undefined ? { turns: DEFAULT_TURNS } : {}),
+        ...(stage === 'rendering' ? { outputBytes: Array.from(outputBytes ?? new Uint8Array(4096).map((_, i) => i % 251)) } : {}),
+      };
+      await handle.call('completeStage', jobId, stage, pageOutput);
+    },
+    failStage: (jobId, stage, opts) => handle.call('failStage', jobId, stage, opts),
+    events: (jobId) => handle.call('events', jobId),
+    async advanceClock(ms) {
+      // The page runs on the real clock: a second or two can honestly pass by waiting.
+      if (ms > 2000) throw new Error(`the browser harness cannot move the clock by ${ms} ms (canAdvanceClock is false)`);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    },
+    dispose: () => handle.close(),
+  };
+}

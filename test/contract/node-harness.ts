@@ -1,0 +1,88 @@
+/**
+ * The Node side of the contract harness: the pure handler over fake-indexeddb (a fresh
+ * IDBFactory per harness) and the test engine, called with `new Request`. The clock is
+ * injected, so expiry cases run here.
+ *
+ * @module
+ */
+import 'fake-indexeddb/auto'; // IDBKeyRange and friends as globals, as in a browser
+import { IDBFactory } from 'fake-indexeddb';
+import { createService, type MulticamService } from '../../src/service.ts';
+import { openDatabase, type Database } from '../../src/store/db.ts';
+import { listEventsForJob } from '../../src/store/events.ts';
+import { TestEngine } from '../support/test-engine.ts';
+import type { ContractHarness, HarnessRequestInit, HarnessResponse } from './harness.ts';
+
+/** The Node harness, with the service and engine exposed for Node-only tests. */
+export interface NodeHarness extends ContractHarness {
+  readonly service: MulticamService;
+  readonly engine: TestEngine;
+  readonly db: Database;
+}
+
+/** Builds a Request the way a client would, from the harness's request init. */
+export function toRequest(url: string, init: HarnessRequestInit = {}): Request {
+  const headers = new Headers(init.headers ?? {});
+  let body: BodyInit | undefined;
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  } else if (init.body !== undefined) {
+    body = init.body as BodyInit;
+  }
+  return new Request(url, { method: init.method ?? 'GET', headers, ...(body === undefined ? {} : { body }) });
+}
+
+/** Reads a Response into the harness's shape. */
+export async function toHarnessResponse(response: Response, servedByServiceWorker: boolean): Promise<HarnessResponse> {
+  const text = await response.text();
+  let json: unknown = null;
+  try {
+    json = text === '' ? null : (JSON.parse(text) as unknown);
+  } catch {
+    json = null;
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => (headers[key] = value));
+  return { status: response.status, headers, json, text, servedByServiceWorker };
+}
+
+/** A fresh service on a fresh fake IndexedDB, answering under `baseUrl` (a foreign origin by default). */
+export async function createNodeHarness(options: { baseUrl?: string; startMs?: number } = {}): Promise<NodeHarness> {
+  const baseUrl = options.baseUrl ?? 'https://api.example.com/api';
+  const factory = new IDBFactory();
+  let clock = options.startMs ?? Date.UTC(2026, 0, 1);
+  const engine = new TestEngine();
+  const service = await createService({ engine, basePath: new URL(baseUrl).pathname, now: () => clock, indexedDB: factory, dbName: 'multicam-test' });
+  engine.attach(service.reporter);
+  const db = await openDatabase('multicam-test', factory);
+  const origin = new URL(baseUrl).origin;
+
+  return {
+    baseUrl,
+    canAdvanceClock: true,
+    service,
+    engine,
+    db,
+    async request(url, init) {
+      const absolute = /^https?:\/\//.test(url) ? url : origin + url;
+      return toHarnessResponse(await service.handle(toRequest(absolute, init)), true);
+    },
+    createAccount: (accountOptions = {}) => service.accounts.create(accountOptions.quotaMinutes === undefined ? {} : { quotaMinutes: accountOptions.quotaMinutes }),
+    createApiKey: async (accountId) => (await service.accounts.createApiKey(accountId)).apiKey,
+    revokeApiKey: (apiKey) => service.accounts.revokeApiKey(apiKey),
+    pendingStages: async () => engine.pending.map((w) => ({ ...w })),
+    completeStage: (jobId, stage, output) => engine.complete(jobId, stage, output),
+    failStage: (jobId, stage, failure) => engine.fail(jobId, stage, failure),
+    async events(jobId) {
+      return (await listEventsForJob(db, jobId)).map((e) => ({ id: e.id, type: e.type, payload: e.payload }));
+    },
+    async advanceClock(ms) {
+      clock += ms;
+    },
+    async dispose() {
+      db.close();
+      service.close();
+    },
+  };
+}

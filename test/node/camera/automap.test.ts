@@ -1,0 +1,126 @@
+import { describe, expect, test } from 'vitest';
+import { decideAutoMap } from '../../../src/analysis/automap.ts';
+import type { CameraMap, CameraMapCamera } from '../../../src/contract/types.ts';
+
+const [A, B, C] = ['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02'] as const;
+const talk = [
+  { speaker: A, talkMs: 300_000 },
+  { speaker: B, talkMs: 900_000 },
+  { speaker: C, talkMs: 500_000 },
+];
+
+function cam(sourceId: string, kind: CameraMapCamera['kind'], confidence: CameraMapCamera['confidence'], speakers: string[], extra: Partial<CameraMapCamera> = {}): CameraMapCamera {
+  return { sourceId, kind, confidence, speakers: confidence === 'none' ? [] : speakers, ...extra };
+}
+
+function map(cameras: CameraMapCamera[], speakers: string[] = [A, B, C]): CameraMap {
+  const sure = new Set(cameras.filter((c) => c.confidence === 'high').flatMap((c) => c.speakers));
+  return { version: 1, speakers, unassignedSpeakers: speakers.filter((s) => !sure.has(s)), droppedSpeakers: [], cameras };
+}
+
+const allSure = map([
+  cam('s1', 'closeup', 'high', [A]),
+  cam('s2', 'closeup', 'high', [B]),
+  cam('s3', 'closeup', 'high', [C]),
+  cam('s4', 'wide', 'high', [A, B, C]),
+  cam('s5', 'unknown', 'none', [], { reason: 'no_motion' }),
+]);
+
+describe('autoMap off', () => {
+  test('always asks, with the proposal, even when sure', () => {
+    expect(decideAutoMap({ mode: 'off', cameraMap: allSure, speakers: talk })).toEqual({ action: 'ask', cameraMap: allSure });
+  });
+});
+
+describe('autoMap confident', () => {
+  test('sure: every judged speaker has a high close-up → map; the wide is used in the edit; cameras that are not sure get nobody', () => {
+    expect(decideAutoMap({ mode: 'confident', cameraMap: allSure, speakers: talk })).toEqual({
+      action: 'map',
+      tracks: [
+        { sourceId: 's1', speakers: [A] },
+        { sourceId: 's2', speakers: [B] },
+        { sourceId: 's3', speakers: [C] },
+        { sourceId: 's4', speakers: [A, B, C] },
+      ],
+    });
+  });
+
+  test('a low-confidence camera is not a sure answer → ask with the proposal', () => {
+    const m = map([cam('s1', 'closeup', 'high', [A]), cam('s2', 'closeup', 'high', [B]), cam('s3', 'closeup', 'low', [C])]);
+    expect(decideAutoMap({ mode: 'confident', cameraMap: m, speakers: talk })).toEqual({ action: 'ask', cameraMap: m });
+  });
+
+  test('a wide or two-shot never counts as a speaker\'s own camera', () => {
+    const viaWide = map([cam('s1', 'closeup', 'high', [A]), cam('s2', 'closeup', 'high', [B]), cam('s3', 'wide', 'high', [A, B, C])]);
+    expect(decideAutoMap({ mode: 'confident', cameraMap: viaWide, speakers: talk }).action).toBe('ask');
+    const viaTwo = map([cam('s1', 'closeup', 'high', [A]), cam('s2', 'twoshot', 'high', [B, C])]);
+    expect(decideAutoMap({ mode: 'confident', cameraMap: viaTwo, speakers: talk }).action).toBe('ask');
+  });
+
+  test('a switched feed holds it back even when every speaker has a close-up', () => {
+    const m = map([...allSure.cameras, cam('s6', 'multi', 'low', [A, B])]);
+    expect(decideAutoMap({ mode: 'confident', cameraMap: m, speakers: talk })).toEqual({ action: 'ask', cameraMap: m });
+  });
+
+  test('nobody judged (a short clip) → ask', () => {
+    const m = map([cam('s1', 'closeup', 'none', [])], []);
+    expect(decideAutoMap({ mode: 'confident', cameraMap: m, speakers: talk }).action).toBe('ask');
+  });
+
+  test('no proposal computable → ask without a camera map', () => {
+    expect(decideAutoMap({ mode: 'confident', cameraMap: null, speakers: talk })).toEqual({ action: 'ask', cameraMap: null });
+  });
+});
+
+describe('autoMap always', () => {
+  test('sure answers first, then likely ones, then the rest by talk time over free cameras', () => {
+    const m = map(
+      [
+        cam('s1', 'closeup', 'high', [A]),
+        cam('s2', 'unknown', 'none', []),
+        cam('s3', 'twoshot', 'low', [B, C]),
+        cam('s4', 'unknown', 'none', [], { reason: 'no_motion' }),
+        cam('s5', 'unknown', 'none', []),
+      ],
+      [A, B, C],
+    );
+    // B talks more than C: B gets the first free camera (s2), C the next (s5); s4 is frozen.
+    expect(decideAutoMap({ mode: 'always', cameraMap: m, speakers: talk })).toEqual({
+      action: 'map',
+      tracks: [
+        { sourceId: 's1', speakers: [A] },
+        { sourceId: 's2', speakers: [B] },
+        { sourceId: 's3', speakers: [B, C] },
+        { sourceId: 's5', speakers: [C] },
+      ],
+    });
+  });
+
+  test('more speakers than free cameras: the most talkative get them', () => {
+    const m = map([cam('s1', 'unknown', 'none', []), cam('s2', 'unknown', 'none', [])]);
+    expect(decideAutoMap({ mode: 'always', cameraMap: m, speakers: talk })).toEqual({
+      action: 'map',
+      tracks: [
+        { sourceId: 's1', speakers: [B] },
+        { sourceId: 's2', speakers: [C] },
+      ],
+    });
+  });
+
+  test('maps a switched feed too (always never waits for a person)', () => {
+    const m = map([cam('s1', 'closeup', 'high', [A]), cam('s2', 'multi', 'low', [B, C])]);
+    expect(decideAutoMap({ mode: 'always', cameraMap: m, speakers: talk })).toEqual({
+      action: 'map',
+      tracks: [
+        { sourceId: 's1', speakers: [A] },
+        { sourceId: 's2', speakers: [B, C] },
+      ],
+    });
+  });
+
+  test('asks only when no proposal can be computed', () => {
+    expect(decideAutoMap({ mode: 'always', cameraMap: null, speakers: talk })).toEqual({ action: 'ask', cameraMap: null });
+    const empty = map([cam('s1', 'unknown', 'none', [], { reason: 'no_motion' })], []);
+    expect(decideAutoMap({ mode: 'always', cameraMap: empty, speakers: talk })).toEqual({ action: 'ask', cameraMap: empty });
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * Node-side frame decoding with Debian's ffmpeg, the reference path for the camera map:
+ * `ffmpeg -i cam.mp4 -vf scale=160:90,format=gray -f rawvideo -`, either every frame or runs
+ * of consecutive frames starting at chosen times (`-ss` before `-i` seeks to the keyframe
+ * before and decodes accurately from there, like the browser path's GOP-aligned runs).
+ */
+import { spawnSync } from 'node:child_process';
+import type { LumaFrame } from '../../../src/analysis/camera/features.ts';
+
+export interface FfmpegFrameOptions {
+  width?: number;
+  height?: number;
+  /** Frames per second of the file (the fixtures are constant frame rate). */
+  fps: number;
+  /** Run starts in seconds; omitted: every frame of the file. */
+  runStartsS?: number[];
+  framesPerRun?: number;
+  /** Only the first this many seconds (every-frame mode). */
+  maxDurationS?: number;
+  /** ffmpeg decoder threads; default 1 (the machine is shared). */
+  threads?: number;
+}
+
+/** Decodes frames as luma; times are the file's own presentation times in ms. */
+export function ffmpegLumaFrames(file: string, o: FfmpegFrameOptions): LumaFrame[] {
+  const width = o.width ?? 160;
+  const height = o.height ?? 90;
+  const size = width * height;
+  const decode = (args: string[], t0: number): LumaFrame[] => {
+    const res = spawnSync(
+      'ffmpeg',
+      ['-v', 'error', '-threads', String(o.threads ?? 1), ...args, '-vf', `scale=${width}:${height},format=gray`, '-f', 'rawvideo', '-'],
+      { maxBuffer: 1 << 30 },
+    );
+    if (res.status !== 0) throw new Error(`ffmpeg failed on ${file}: ${res.stderr.toString().trim()}`);
+    const out: LumaFrame[] = [];
+    for (let i = 0; (i + 1) * size <= res.stdout.length; i++) {
+      out.push({ t: t0 + (i * 1000) / o.fps, luma: new Uint8Array(res.stdout.subarray(i * size, (i + 1) * size)), width, height });
+    }
+    return out;
+  };
+  if (!o.runStartsS) {
+    return decode(['-i', file, ...(o.maxDurationS !== undefined ? ['-t', String(o.maxDurationS)] : [])], 0);
+  }
+  const frames: LumaFrame[] = [];
+  for (const s of o.runStartsS) {
+    // Snap to a frame time so the run's timestamps are the frames' own.
+    const start = Math.round(s * o.fps) / o.fps;
+    frames.push(...decode(['-ss', start.toFixed(4), '-i', file, '-frames:v', String(o.framesPerRun ?? 15)], start * 1000));
+  }
+  return frames;
+}

@@ -1,0 +1,91 @@
+import { describe, expect, test } from 'vitest';
+import { argmax, crossCorrelate, fft, parabolicPeak } from '../../../src/analysis/signal-fft.ts';
+import { resample, StreamingResampler } from '../../../src/analysis/signal-resample.ts';
+import { rng } from './synthetic.ts';
+
+describe('fft', () => {
+  test('matches a direct DFT', () => {
+    const r = rng(1);
+    const n = 16;
+    const re = Float64Array.from({ length: n }, () => r() - 0.5);
+    const im = Float64Array.from({ length: n }, () => r() - 0.5);
+    const xr = re.slice();
+    const xi = im.slice();
+    fft(xr, xi);
+    for (let k = 0; k < n; k++) {
+      let sr = 0;
+      let si = 0;
+      for (let t = 0; t < n; t++) {
+        const a = (-2 * Math.PI * k * t) / n;
+        sr += re[t]! * Math.cos(a) - im[t]! * Math.sin(a);
+        si += re[t]! * Math.sin(a) + im[t]! * Math.cos(a);
+      }
+      expect(xr[k]).toBeCloseTo(sr, 9);
+      expect(xi[k]).toBeCloseTo(si, 9);
+    }
+  });
+});
+
+describe('crossCorrelate', () => {
+  test('finds a delay, positive or negative, with and without PHAT', () => {
+    const r = rng(2);
+    const a = Float32Array.from({ length: 500 }, () => r() - 0.5);
+    for (const delay of [37, -21]) {
+      const b = new Float32Array(600);
+      for (let i = 0; i < a.length; i++) if (i + delay >= 0 && i + delay < b.length) b[i + delay] = a[i]!;
+      for (const weighting of ['none', 'phat'] as const) {
+        const c = crossCorrelate(a, b, -50, 50, { weighting });
+        expect(argmax(c) - 50).toBe(delay);
+      }
+    }
+  });
+
+  test('parabolicPeak refines a sampled parabola exactly', () => {
+    const x = [0, 1 - (1 - 0.3) ** 2, 1 - 0.3 ** 2, 1 - 1.3 ** 2].map((v) => v);
+    // samples of 1-(t-1.3)^2 at t=0..3 → vertex 1.3
+    const y = [0, 1, 2, 3].map((t) => 1 - (t - 1.3) ** 2);
+    expect(parabolicPeak(y, 1)).toBeCloseTo(1.3, 9);
+    expect(x.length).toBe(4);
+  });
+});
+
+describe('resampler', () => {
+  const sine = (f: number, rate: number, n: number, t0 = 0) =>
+    Float32Array.from({ length: n }, (_, i) => Math.sin(2 * Math.PI * f * (t0 + i / rate)));
+
+  test('48 kHz → 16 kHz keeps a 1 kHz sine (in phase) and removes a 12 kHz one', () => {
+    const n = 48000;
+    const x = sine(1000, 48000, n);
+    const alias = sine(12000, 48000, n);
+    const mixed = x.map((v, i) => v + alias[i]!);
+    const y = resample(mixed, 48000, 16000, { zeroCrossings: 16 });
+    expect(y.length).toBe(16000);
+    const ref = sine(1000, 16000, 16000);
+    let err = 0;
+    for (let i = 200; i < 15800; i++) err = Math.max(err, Math.abs(y[i]! - ref[i]!));
+    expect(err).toBeLessThan(0.01);
+  });
+
+  test('streaming in odd chunks gives the same output as one call', () => {
+    const r = rng(3);
+    const x = Float32Array.from({ length: 10_007 }, () => r() - 0.5);
+    const whole = resample(x, 44100, 16000);
+    const s = new StreamingResampler(44100, 16000);
+    const parts: number[] = [];
+    for (let i = 0; i < x.length; i += 333) parts.push(...s.push(x.subarray(i, i + 333)));
+    parts.push(...s.flush());
+    expect(parts.length).toBe(whole.length);
+    let err = 0;
+    for (let i = 0; i < whole.length; i++) err = Math.max(err, Math.abs(parts[i]! - whole[i]!));
+    expect(err).toBeLessThan(1e-6);
+  });
+
+  test('a 100 ppm ratio stretches time by 100 ppm', () => {
+    const rate = 8000;
+    const x = sine(200, rate, rate * 20);
+    const y = resample(x, rate, rate * (1 + 100e-6), { zeroCrossings: 16 });
+    // Output sample k is input time k / (rate·1.0001).
+    const k = rate * 19;
+    expect(y[k]!).toBeCloseTo(Math.sin((2 * Math.PI * 200 * k) / (rate * 1.0001)), 3);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * Deterministic conversations assembled from the LibriSpeech voices in
+ * /work/shared/data/librispeech: 2–4 speakers taking turns, pauses, a few overlaps, with
+ * the truth turns (refined to where the reader actually speaks) and one clean track per
+ * speaker for the per-mic mode.
+ *
+ * @module
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Turn } from '../../src/contract/types.ts';
+import { decodeWithFfmpeg } from './audio.ts';
+
+export const LIBRISPEECH_DIR = '/work/shared/data/librispeech';
+
+/** An assembled conversation at 16 kHz. */
+export interface Conversation {
+  name: string;
+  /** The single-mix signal: every track summed. */
+  mix: Float32Array;
+  /** One clean track per speaker (same length as the mix). */
+  tracks: Float32Array[];
+  /** Reference turns in ms, speaker = LibriSpeech reader id. */
+  truth: Turn[];
+  speakerIds: string[];
+}
+
+/** Options of {@link assembleConversation}. */
+export interface AssembleOptions {
+  speakers: number;
+  /** Target length in seconds. */
+  seconds: number;
+  seed: number;
+  /** Probability that a turn starts before the previous one ends. Default 0.12. */
+  overlapRate?: number;
+}
+
+/** Mulberry32: a tiny seeded generator so every run builds the same conversation. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const cache = new Map<string, Float32Array>();
+function utterance(path: string): Float32Array {
+  let s = cache.get(path);
+  if (!s) {
+    s = decodeWithFfmpeg(path).samples;
+    cache.set(path, s);
+  }
+  return s;
+}
+
+/** Reader ids present, sorted, with their files. */
+export function librispeechReaders(dir = LIBRISPEECH_DIR): Map<string, string[]> {
+  const readers = new Map<string, string[]>();
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.flac')).sort()) {
+    const id = f.split('-')[0]!;
+    readers.set(id, [...(readers.get(id) ?? []), join(dir, f)]);
+  }
+  return readers;
+}
+
+/**
+ * Where a clean recording has speech: 20 ms frames above peak − 35 dB, pauses under 250 ms
+ * bridged. Returns [startSample, endSample) ranges. Independent of the VAD under test.
+ */
+export function energySpeechRanges(s: Float32Array, from: number, to: number): Array<[number, number]> {
+  const hop = 320;
+  const db: number[] = [];
+  for (let i = from; i + hop <= to; i += hop) {
+    let e = 0;
+    for (let k = i; k < i + hop; k++) e += s[k]! * s[k]!;
+    db.push(10 * Math.log10(e / hop + 1e-12));
+  }
+  const peak = Math.max(...db);
+  const ranges: Array<[number, number]> = [];
+  let start = -1;
+  let lastOn = -1;
+  db.forEach((d, k) => {
+    if (d > peak - 35) {
+      if (start < 0) start = k;
+      else if ((k - lastOn - 1) * 20 >= 250) {
+        ranges.push([from + start * hop, from + (lastOn + 1) * hop]);
+        start = k;
+      }
+      lastOn = k;
+    }
+  });
+  if (start >= 0) ranges.push([from + start * hop, from + (lastOn + 1) * hop]);
+  return ranges.filter(([a, b]) => b - a >= 0.1 * 16000);
+}
+
+/** Builds one conversation; the same options always give the same samples and truth. */
+export function assembleConversation(options: AssembleOptions): Conversation {
+  const rand = seededRandom(options.seed);
+  const readers = [...librispeechReaders().entries()];
+  // Pick the speakers by seeded shuffle.
+  const order = readers.map((_, i) => i).sort((a, b) => seededRandom(options.seed * 7919 + a)() - seededRandom(options.seed * 7919 + b)());
+  const chosen = order.slice(0, options.speakers).map((i) => readers[i]!);
+  const total = Math.round(options.seconds * 16000);
+  const tracks = chosen.map(() => new Float32Array(total + 16000 * 30));
+  const truth: Turn[] = [];
+  const fileCursor = chosen.map(() => 0);
+  const sampleCursor = chosen.map(() => 0);
+  let t = Math.round(0.5 * 16000);
+  let prev = -1;
+  let prevEnd = t;
+  while (t < total) {
+    // Next speaker: anyone but the previous one, most often the "other" in a pair.
+    let k = Math.floor(rand() * options.speakers);
+    if (k === prev) k = (k + 1) % options.speakers;
+    const [id, files] = chosen[k]!;
+    let src = utterance(files[fileCursor[k]! % files.length]!);
+    if (sampleCursor[k]! >= src.length - 16000) {
+      fileCursor[k]!++;
+      sampleCursor[k] = 0;
+      src = utterance(files[fileCursor[k]! % files.length]!);
+    }
+    const want = Math.round((1.5 + rand() * 6.5) * 16000);
+    const from = sampleCursor[k]!;
+    const to = Math.min(src.length, from + want);
+    sampleCursor[k] = to;
+    const speech = energySpeechRanges(src, from, to);
+    if (speech.length === 0) continue;
+    const first = speech[0]![0];
+    const last = speech[speech.length - 1]![1];
+    // Place the audible part after a pause, or overlapping the previous turn's end.
+    const overlap = prev >= 0 && rand() < (options.overlapRate ?? 0.12);
+    const start = overlap ? Math.max(0, prevEnd - Math.round((0.4 + rand() * 0.8) * 16000)) : prevEnd + Math.round((0.15 + rand() * 1.2) * 16000);
+    if (start + (last - first) > tracks[k]!.length) break;
+    tracks[k]!.set(src.subarray(first, last), start);
+    for (const [a, b] of speech) {
+      truth.push({ speaker: id, startMs: ((start + a - first) / 16000) * 1000, endMs: ((start + b - first) / 16000) * 1000 });
+    }
+    prevEnd = Math.max(prevEnd, start + (last - first));
+    t = prevEnd;
+    prev = k;
+  }
+  const length = Math.min(tracks[0]!.length, prevEnd + 8000);
+  const cut = tracks.map((tr) => tr.slice(0, length));
+  const mix = new Float32Array(length);
+  for (const tr of cut) for (let i = 0; i < length; i++) mix[i] = mix[i]! + tr[i]!;
+  truth.sort((a, b) => a.startMs - b.startMs);
+  return {
+    name: `libri-${options.speakers}spk-${options.seconds}s-seed${options.seed}`,
+    mix,
+    tracks: cut,
+    truth,
+    speakerIds: chosen.map(([id]) => id),
+  };
+}
+
+/**
+ * Per-mic channels from clean tracks: each mic hears its own speaker plus every other at
+ * `bleedGain` (0.15 ≈ −16 dB) and faint noise, as lapel mics around one table do.
+ */
+export function withBleed(tracks: readonly Float32Array[], bleedGain = 0.15, seed = 1): Float32Array[] {
+  const rand = seededRandom(seed);
+  return tracks.map((own, k) => {
+    const out = new Float32Array(own.length);
+    for (let i = 0; i < own.length; i++) {
+      let v = own[i]!;
+      for (let j = 0; j < tracks.length; j++) if (j !== k) v += bleedGain * tracks[j]![i]!;
+      out[i] = v + (rand() - 0.5) * 2e-3;
+    }
+    return out;
+  });
+}

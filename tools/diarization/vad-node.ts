@@ -1,0 +1,24 @@
+/**
+ * Silero VAD in Node: onnxruntime-web's wasm build with its wasm files read from
+ * node_modules (the same engine and model the browser uses, so figures carry over).
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-web/wasm';
+import { configureOrtWasm, type OrtModule } from '../../src/models/ort-runtime.ts';
+import { SileroVad, type SileroVadOptions } from '../../src/models/silero-vad.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Path of the pinned model (models/silero_vad_v6.onnx, copied by scripts/copy-assets.mjs). */
+export const SILERO_MODEL_PATH = join(root, 'models', 'silero_vad_v6.onnx');
+
+/** Loads Silero VAD on the wasm backend with `threads` threads. */
+export async function createNodeVad(threads = 1, options: SileroVadOptions = {}): Promise<SileroVad> {
+  // A plain directory path: with a file: URL onnxruntime-web tries fetch() and fails in Node.
+  configureOrtWasm(ort as unknown as OrtModule, join(root, 'node_modules', 'onnxruntime-web', 'dist') + '/', threads);
+  return SileroVad.create(ort as unknown as OrtModule, new Uint8Array(readFileSync(SILERO_MODEL_PATH)), options);
+}

@@ -1,0 +1,124 @@
+/**
+ * Diarization evaluation: DER (no collar and 0.25 s collar, overlap scored) and speaker-count
+ * accuracy of the single-mix and per-mic methods on
+ *   - pyannote's sample.wav with its RTTM (single-mix),
+ *   - deterministic conversations assembled from the LibriSpeech voices (both modes),
+ *   - engineer D's generated fixtures when `tools/fixtures` can build them (both modes).
+ *
+ * Usage: npx tsx tools/eval-diarization.ts [--only libri|sample|fixtures] [--quick]
+ *
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import type { Turn } from '../src/contract/types.ts';
+import { diarizationErrorRate, type DerScore } from '../src/analysis/diarize/der.ts';
+import { diarizeMixWithDiagnostics, type MixOptions } from '../src/analysis/diarize/mix.ts';
+import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
+import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
+import type { SileroVad } from '../src/models/silero-vad.ts';
+import { assembleConversation, withBleed } from './diarization/assemble.ts';
+import { loadMono16k } from './diarization/audio.ts';
+import { readRttm } from './diarization/rttm.ts';
+import { createNodeVad } from './diarization/vad-node.ts';
+
+const SAMPLE_WAV = '/work/shared/data/pyannote/sample.wav';
+const SAMPLE_RTTM = '/work/shared/data/pyannote/sample.rttm';
+
+/** One scored case. */
+export interface EvalRow {
+  name: string;
+  mode: 'mix' | 'per-mic';
+  seconds: number;
+  trueSpeakers: number;
+  foundSpeakers: number;
+  der: DerScore;
+  derCollar: DerScore;
+  note: string;
+}
+
+const pct = (x: number): string => (100 * x).toFixed(1).padStart(5);
+
+function score(name: string, mode: EvalRow['mode'], seconds: number, truth: Turn[], result: DiarizationResult, note = ''): EvalRow {
+  const turns = result.kind === 'speakers' ? result.turns : [];
+  return {
+    name,
+    mode,
+    seconds,
+    trueSpeakers: new Set(truth.map((t) => t.speaker)).size,
+    foundSpeakers: result.kind === 'speakers' ? result.speakers.length : 0,
+    der: diarizationErrorRate(truth, turns),
+    derCollar: diarizationErrorRate(truth, turns, { collarMs: 250 }),
+    note: result.kind === 'no-speech' ? `no speech: ${result.message}` : note,
+  };
+}
+
+function printRow(r: EvalRow): void {
+  const d = r.der;
+  console.log(
+    `${r.name.padEnd(34)} ${r.mode.padEnd(7)} ${r.seconds.toFixed(0).padStart(5)}s  spk ${r.foundSpeakers}/${r.trueSpeakers}` +
+      `  DER ${pct(d.der)}%  (miss ${pct(d.missed / d.scored)} fa ${pct(d.falseAlarm / d.scored)} conf ${pct(d.confusion / d.scored)})` +
+      `  collar0.25 ${pct(r.derCollar.der)}%  ${r.note}`,
+  );
+}
+
+function summary(rows: EvalRow[], mode: EvalRow['mode'], label: string): void {
+  const sel = rows.filter((r) => r.mode === mode && r.name.startsWith(label));
+  if (sel.length === 0) return;
+  const tot = (f: (r: EvalRow) => number): number => sel.reduce((s, r) => s + f(r), 0);
+  const der = (tot((r) => r.der.missed + r.der.falseAlarm + r.der.confusion) / tot((r) => r.der.scored)) * 100;
+  const derC = (tot((r) => r.derCollar.missed + r.derCollar.falseAlarm + r.derCollar.confusion) / tot((r) => r.derCollar.scored)) * 100;
+  const countOk = sel.filter((r) => r.foundSpeakers === r.trueSpeakers).length;
+  console.log(`== ${label} ${mode}: ${sel.length} files, pooled DER ${der.toFixed(1)}%, collar 0.25 s ${derC.toFixed(1)}%, speaker count right ${countOk}/${sel.length}`);
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+  const quick = args.includes('--quick');
+  const mixOptions: MixOptions = {};
+  const vad: SileroVad = await createNodeVad(1);
+  const rows: EvalRow[] = [];
+  const run = (r: EvalRow): void => {
+    rows.push(r);
+    printRow(r);
+  };
+
+  if ((!only || only === 'sample') && existsSync(SAMPLE_WAV)) {
+    const audio = loadMono16k(SAMPLE_WAV);
+    const probs = await vad.speechProbabilities(audio.samples);
+    const { result, diagnostics } = diarizeMixWithDiagnostics(audio.samples, 16000, probs, mixOptions);
+    run(score('sample.wav', 'mix', audio.samples.length / 16000, readRttm(SAMPLE_RTTM), result, `eigengap k=${diagnostics.eigengapCount}`));
+  }
+
+  if (!only || only === 'libri') {
+    const cases: Array<[number, number, number]> = quick
+      ? [[2, 120, 1], [3, 120, 2]]
+      : [[2, 180, 1], [2, 180, 4], [3, 180, 2], [3, 180, 5], [4, 180, 3], [4, 180, 6]];
+    for (const [speakers, seconds, seed] of cases) {
+      const c = assembleConversation({ speakers, seconds, seed });
+      const secs = c.mix.length / 16000;
+      const probs = await vad.speechProbabilities(c.mix);
+      const { result, diagnostics } = diarizeMixWithDiagnostics(c.mix, 16000, probs, mixOptions);
+      run(score(c.name, 'mix', secs, c.truth, result, `eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`));
+      const mics = withBleed(c.tracks);
+      const micProbs: Float32Array[] = [];
+      for (const m of mics) micProbs.push(await vad.speechProbabilities(m));
+      run(score(c.name, 'per-mic', secs, c.truth, diarizePerMic(mics, 16000, micProbs), 'bleed −16 dB'));
+    }
+  }
+
+  if (!only || only === 'fixtures') {
+    const { evaluateFixtures } = await import('./diarization/fixtures-eval.ts');
+    for (const r of await evaluateFixtures(vad, mixOptions, score)) run(r);
+  }
+
+  console.log('');
+  summary(rows, 'mix', 'sample');
+  summary(rows, 'mix', 'libri');
+  summary(rows, 'per-mic', 'libri');
+  summary(rows, 'mix', 'fixture');
+  summary(rows, 'per-mic', 'fixture');
+  await vad.dispose();
+}
+
+await main();

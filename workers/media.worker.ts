@@ -1,0 +1,23 @@
+/**
+ * The media worker: probing and audio decoding off the main thread, exposed with comlink as
+ * {@link MediaWorkerApi} (src/media/protocol.ts). Decoded samples are transferred, not copied.
+ *
+ * @module
+ */
+import { expose, transfer } from 'comlink';
+import { createMediaService } from '../src/media/media-service.ts';
+import type { MediaWorkerApi } from '../src/media/protocol.ts';
+
+const service = createMediaService();
+
+const api: MediaWorkerApi = {
+  probe: (blob, options) => service.probe(blob, options),
+  async decodeAudio(blob, options, onProgress) {
+    const out = await service.decodeAudio(blob, options, onProgress);
+    return transfer(out, [out.samples.buffer]);
+  },
+  abort: (requestId) => service.abort(requestId),
+  dispose: () => service.dispose(),
+};
+
+expose(api);

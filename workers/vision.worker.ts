@@ -1,0 +1,35 @@
+/**
+ * The vision worker: samples camera frames with WebCodecs and returns motion features.
+ * Protocol: `VisionWorkerApi` (src/vision/protocol.ts).
+ *
+ * @module
+ */
+import { expose, transfer } from 'comlink';
+import { cameraMotion } from '../src/vision/camera-motion.ts';
+import type { VisionWorkerApi } from '../src/vision/protocol.ts';
+
+const running = new Map<string, AbortController>();
+
+const api: VisionWorkerApi = {
+  async cameraMotion(source, options, onProgress) {
+    const { jobKey, ...sampling } = options;
+    const abort = new AbortController();
+    if (jobKey) running.set(jobKey, abort);
+    try {
+      const result = await cameraMotion(source, {
+        ...sampling,
+        signal: abort.signal,
+        ...(onProgress ? { onProgress: (done: number) => void onProgress(done) } : {}),
+      });
+      const s = result.samples;
+      return transfer(result, [s.t.buffer, s.whole.buffer, s.left.buffer, s.middle.buffer, s.right.buffer, s.sceneCut.buffer] as ArrayBuffer[]);
+    } finally {
+      if (jobKey) running.delete(jobKey);
+    }
+  },
+  cancel(jobKey) {
+    running.get(jobKey)?.abort(new DOMException(`camera motion ${jobKey} cancelled`, 'AbortError'));
+  },
+};
+
+expose(api);
