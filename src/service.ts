@@ -22,6 +22,7 @@ import {
 import { DB_NAME, openDatabase, type AccountRecord } from './store/db.ts';
 import { openFileBlob } from './store/files.ts';
 
+/** Options of {@link createService}. */
 export interface ServiceOptions {
   /** Base path of the API; default `/api`. */
   basePath?: string;
@@ -34,6 +35,7 @@ export interface ServiceOptions {
   indexedDB?: IDBFactory;
 }
 
+/** Account management (the settings page's library API; not part of the REST contract). */
 export interface AccountsApi {
   create(options?: { name?: string; quotaMinutes?: number | null }): Promise<{ accountId: string; apiKey: string }>;
   /** The plaintext key is returned once; only its SHA-256 is stored. */
@@ -48,6 +50,7 @@ export interface AccountsApi {
   rotateSigningSecret(accountId: string, options?: { overlapMs?: number }): Promise<string>;
 }
 
+/** The service returned by {@link createService}. */
 export interface MulticamService {
   /** The pure route handler: every operation + signed upload/download URLs. */
   handle(request: Request): Promise<Response>;

@@ -82,7 +82,7 @@ try {
       ),
     });
     rows.push(
-      `${cam.file} ${cam.shot} ${durS.toFixed(1)} s: browser ${web.runs} runs / ${web.frames} frames in ${(wMs / 1000).toFixed(2)} s (${(durS / (wMs / 1000)).toFixed(1)}× real time); ` +
+      `${cam.file} ${cam.shot} ${durS.toFixed(1)} s: browser (${web.lumaPath}) ${web.runs} runs / ${web.frames} frames in ${(wMs / 1000).toFixed(2)} s (${(durS / (wMs / 1000)).toFixed(1)}× real time); ` +
         `ffmpeg ${starts.length} runs / ${frames.length} frames in ${(fMs / 1000).toFixed(2)} s (${(durS / (fMs / 1000)).toFixed(1)}×)`,
     );
   }

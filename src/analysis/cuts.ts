@@ -7,11 +7,13 @@
  * 1. Desire: single-speaker speech wants that speaker's close-up; overlapping speech wants a
  *    group shot showing the people involved; nobody speaking (or a speaker no camera shows)
  *    wants nothing and stays on the last shot.
- * 2. Minimum shot length: a run of consecutive too-short shots that involves two or more
+ * 2. Minimum shot length: a too-short shot between two different shots may start earlier, in
+ *    the pause before it; a run of consecutive too-short shots that involves two or more
  *    speakers and is itself long enough becomes a group shot (quick exchange); any other
  *    too-short shot is absorbed by the shot before it (backchannels do not cause cuts).
  * 3. Maximum shot length: a close-up held longer than the maximum gets a cut-away to a group
- *    shot (monologue relief) and comes back.
+ *    shot (monologue relief) and comes back; when only the pause after the speech makes it too
+ *    long, the group shot takes the pause.
  * 4. Footage: a shot whose camera was not recording at that moment falls back to a camera
  *    that was.
  *
@@ -212,19 +214,32 @@ function wantedShot(speakers: readonly string[], cameras: EditCameras): Omit<Sho
   return null;
 }
 
+/** Joins shot `k + 1` into shot `k` while they use the same camera. */
+function mergeForward(shots: Shot[], k: number): void {
+  const a = shots[k];
+  if (!a) return;
+  for (let b = shots[k + 1]; b && b.camera.sourceId === a.camera.sourceId; b = shots[k + 1]) {
+    joinShot(a, b);
+    shots.splice(k + 1, 1);
+  }
+}
+
+function joinShot(last: Shot, s: Shot): void {
+  last.endMs = s.endMs;
+  last.speechEndMs = Math.max(last.speechEndMs, s.speechEndMs);
+  // Both reasons stay visible: "overlap A+B (wide), then quick exchange A+C (wide)".
+  if (!last.reason.split(', then ').includes(s.reason)) last.reason = `${last.reason}, then ${s.reason}`;
+  for (const x of s.ignored) if (!last.ignored.includes(x)) last.ignored.push(x);
+  for (const x of s.speakers) if (!last.speakers.includes(x)) last.speakers.push(x);
+  if (last.closeupOf !== s.closeupOf) last.closeupOf = null;
+}
+
 function mergeSameCamera(shots: Shot[]): Shot[] {
   const out: Shot[] = [];
   for (const s of shots) {
     const last = out.at(-1);
-    if (last && last.camera.sourceId === s.camera.sourceId) {
-      last.endMs = s.endMs;
-      last.speechEndMs = Math.max(last.speechEndMs, s.speechEndMs);
-      // Both reasons stay visible: "overlap A+B (wide), then quick exchange A+C (wide)".
-      if (!last.reason.split(', then ').includes(s.reason)) last.reason = `${last.reason}, then ${s.reason}`;
-      for (const x of s.ignored) if (!last.ignored.includes(x)) last.ignored.push(x);
-      for (const x of s.speakers) if (!last.speakers.includes(x)) last.speakers.push(x);
-      if (last.closeupOf !== s.closeupOf) last.closeupOf = null;
-    } else out.push(s);
+    if (last && last.camera.sourceId === s.camera.sourceId) joinShot(last, s);
+    else out.push(s);
   }
   return out;
 }
@@ -262,11 +277,21 @@ function desiredShots(segments: readonly Segment[], cameras: EditCameras, clock:
 
 /** Step 2: no shot shorter than the preset's minimum (unless it is the only one). */
 function enforceMinimum(input: Shot[], cameras: EditCameras, minMs: number): Shot[] {
-  let shots = mergeSameCamera(input);
+  const shots = mergeSameCamera(input);
+  // Shots before the first short one stay long enough whatever happens later, so each scan
+  // starts where the previous one left off (this keeps long edits fast).
+  let from = 0;
   for (;;) {
     if (shots.length <= 1) return shots;
-    const i = shots.findIndex((s) => len(s) < minMs);
+    let i = -1;
+    for (let k = from; k < shots.length; k++) {
+      if (len(shots[k]!) < minMs) {
+        i = k;
+        break;
+      }
+    }
     if (i < 0) return shots;
+    from = Math.max(0, i - 1);
     let j = i;
     while (j + 1 < shots.length && len(shots[j + 1]!) < minMs) j++;
     const first = shots[i]!;
@@ -297,7 +322,9 @@ function enforceMinimum(input: Shot[], cameras: EditCameras, minMs: number): Sho
           closeupOf: null,
           speechEndMs: Math.max(...shots.slice(i, j + 1).map((s) => s.speechEndMs)),
         };
-        shots = mergeSameCamera([...shots.slice(0, i), exchange, ...shots.slice(j + 1)]);
+        shots.splice(i, j - i + 1, exchange);
+        mergeForward(shots, i);
+        if (i > 0) mergeForward(shots, i - 1);
         continue;
       }
     }
@@ -308,7 +335,8 @@ function enforceMinimum(input: Shot[], cameras: EditCameras, minMs: number): Sho
     else host.startMs = first.startMs;
     host.speechEndMs = Math.max(host.speechEndMs, first.speechEndMs);
     for (const s of first.speakers) if (!host.speakers.includes(s) && !host.ignored.includes(s)) host.ignored.push(s);
-    shots = mergeSameCamera([...shots.slice(0, i), ...shots.slice(i + 1)]);
+    shots.splice(i, 1);
+    if (i > 0) mergeForward(shots, i - 1);
   }
 }
 

@@ -46,6 +46,12 @@ export class StreamingResampler {
   /** Next output index. */
   private k = 0;
   private flushed = false;
+  /**
+   * Polyphase fast path for rational ratios P/Q with small Q (every integer rate pair in
+   * practice, e.g. 48000→16000 is 3/1, 44100→16000 is 441/160): one precomputed filter per
+   * output phase, so the inner loop is a plain dot product.
+   */
+  private readonly poly: { p: number; q: number; half: number; taps: number; weights: Float32Array } | null;
 
   constructor(inRate: number, outRate: number, options: ResamplerOptions = {}) {
     if (!(inRate > 0) || !(outRate > 0)) throw new RangeError(`StreamingResampler: rates must be positive (got ${inRate} → ${outRate})`);
@@ -67,6 +73,31 @@ export class StreamingResampler {
       const w = 0.42 + 0.5 * Math.cos(Math.PI * u) + 0.08 * Math.cos(2 * Math.PI * u);
       this.table[i] = this.scale * sinc * w;
     }
+    this.poly = null;
+    if (Number.isInteger(inRate) && Number.isInteger(outRate)) {
+      const g = gcd(inRate, outRate);
+      const p = inRate / g;
+      const q = outRate / g;
+      const half = Math.ceil(this.radius) + 1;
+      const taps = 2 * half + 1;
+      if (q <= 2048 && q * taps <= 1 << 20) {
+        const weights = new Float32Array(q * taps);
+        for (let phase = 0; phase < q; phase++) {
+          const frac = phase / q;
+          for (let d = -half; d <= half; d++) weights[phase * taps + d + half] = this.kernel(Math.abs(frac - d));
+        }
+        this.poly = { p, q, half, taps, weights };
+      }
+    }
+  }
+
+  /** The interpolated kernel at distance `x` (input samples). */
+  private kernel(x: number): number {
+    if (x >= this.radius) return 0;
+    const t = x * TABLE_STEPS;
+    const ti = t | 0;
+    const f = t - ti;
+    return this.table[ti]! + (this.table[ti + 1]! - this.table[ti]!) * f;
   }
 
   /** Adds input samples; returns every output sample that is now fully determined. */
@@ -85,7 +116,7 @@ export class StreamingResampler {
     const total = this.pushed;
     const lastK = total === 0 ? -1 : Math.floor(((total - 1) / this.step) + 1e-9);
     const out = new Float32Array(Math.max(0, lastK - this.k + 1));
-    for (let o = 0; o < out.length; o++, this.k++) out[o] = this.sampleAt(this.k * this.step);
+    for (let o = 0; o < out.length; o++, this.k++) out[o] = this.sampleK(this.k);
     return out;
   }
 
@@ -104,7 +135,7 @@ export class StreamingResampler {
     const maxK = Math.floor((available - 1 - this.radius) / this.step);
     const count = Math.max(0, maxK - this.k + 1);
     const out = new Float32Array(count);
-    for (let o = 0; o < count; o++, this.k++) out[o] = this.sampleAt(this.k * this.step);
+    for (let o = 0; o < count; o++, this.k++) out[o] = this.sampleK(this.k);
     // Drop input no later output can reach.
     const keepFrom = Math.max(this.bufStart, Math.floor(this.k * this.step - this.radius) - 1);
     const drop = keepFrom - this.bufStart;
@@ -114,6 +145,29 @@ export class StreamingResampler {
       this.bufStart = keepFrom;
     }
     return out;
+  }
+
+  /** Output sample `k`, at input position k·step. */
+  private sampleK(k: number): number {
+    const poly = this.poly;
+    if (!poly) return this.sampleAt(k * this.step);
+    const num = k * poly.p; // exact: integers far below 2^53
+    const base = Math.floor(num / poly.q);
+    const phase = num - base * poly.q;
+    const w = poly.weights;
+    const wo = phase * poly.taps;
+    const first = base - poly.half - this.bufStart;
+    const buf = this.buf;
+    let acc = 0;
+    if (first >= 0 && first + poly.taps <= this.bufLen) {
+      for (let t = 0; t < poly.taps; t++) acc += buf[first + t]! * w[wo + t]!;
+    } else {
+      for (let t = 0; t < poly.taps; t++) {
+        const idx = first + t;
+        if (idx >= 0 && idx < this.bufLen) acc += buf[idx]! * w[wo + t]!;
+      }
+    }
+    return acc;
   }
 
   private sampleAt(p: number): number {
@@ -131,6 +185,11 @@ export class StreamingResampler {
     }
     return acc;
   }
+}
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
 }
 
 /**

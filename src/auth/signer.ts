@@ -13,6 +13,7 @@ import { hmacBase64Url, importHmacKey, randomBytes, timingSafeEqual, toBase64Url
 /** Why a signed URL or token was refused. */
 export type SignatureProblem = 'missing' | 'expired' | 'invalid';
 
+/** Signs and verifies URLs and review tokens with the installation secret. */
 export interface Signer {
   /** `?exp=…&sig=…` for `method` on `path`, valid until `expiresAt` (ms). */
   signQuery(method: string, path: string, expiresAt: number): Promise<string>;

@@ -33,6 +33,7 @@ function headersOf(response: Response): Record<string, string> {
   return headers;
 }
 
+/** Options of {@link MulticamClient}. */
 export interface ClientOptions {
   /** The service's base URL including the base path, e.g. `https://api.example.com/api`. */
   baseUrl: string;

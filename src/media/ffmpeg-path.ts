@@ -81,16 +81,25 @@ export class FfmpegRunner {
   ): Promise<T> {
     return this.serial(async () => {
       signal.throwIfAborted();
-      const ff = await this.load();
-      const dir = `/mnt/in${++this.seq}`;
-      const name = 'source' + extensionOf(blob);
-      const path = `${dir}/${name}`;
+      // Listen before loading: an abort while the core loads must stop it too.
+      const onAbort = () => this.dispose();
+      signal.addEventListener('abort', onAbort, { once: true });
       const log: string[] = [];
       const onLog = ({ message }: { message: string }) => {
         if (log.length < 400) log.push(message);
       };
-      const onAbort = () => this.dispose();
-      signal.addEventListener('abort', onAbort, { once: true });
+      let ff: FFmpeg;
+      try {
+        ff = await this.load();
+        if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
+      } catch (e) {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
+        throw e;
+      }
+      const dir = `/mnt/in${++this.seq}`;
+      const name = 'source' + extensionOf(blob);
+      const path = `${dir}/${name}`;
       ff.on('log', onLog);
       let mounted = false;
       try {

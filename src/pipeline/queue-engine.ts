@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { openDatabase, type Database } from '../store/db.ts';
+import { DB_NAME, openDatabase, type Database } from '../store/db.ts';
 import { addWork, dropWork, takeWork } from '../store/work.ts';
 import type { Engine, EngineWork } from './engine.ts';
 
@@ -23,7 +23,7 @@ export type EngineMessage =
 
 /** Options of {@link createQueueEngine}. */
 export interface QueueEngineOptions {
-  /** IndexedDB database name; default the store's `multicam`. */
+  /** IndexedDB database name; default the store's `DB_NAME`. */
   dbName?: string;
   /** IndexedDB factory; default the global `indexedDB`. */
   indexedDB?: IDBFactory;
@@ -37,7 +37,7 @@ export interface QueueEngine extends Engine {
 
 /** Creates the queue engine. The database opens on first use. */
 export function createQueueEngine(options: QueueEngineOptions = {}): QueueEngine {
-  const dbName = options.dbName ?? 'multicam';
+  const dbName = options.dbName ?? DB_NAME;
   const now = options.now ?? Date.now;
   let db: Promise<Database> | undefined;
   let channel: BroadcastChannel | undefined;

@@ -70,6 +70,65 @@ export interface StageReporter {
 }
 
 
+/**
+ * The decision once the camera map is known (or known to be impossible): auto-map to ready,
+ * or ask with the `mapping` event. `deadline`: no answer came in time; ask without a proposal
+ * unless the job was asked already.
+ */
+async function mappingResult(ctx: ServiceContext, jobId: string, cameraMap: MappingOutput['cameraMap'], deadline = false): Promise<void> {
+  const { db } = ctx;
+  const before = await getJobRecord(db, jobId);
+  if (!before) return;
+  const link = await reviewUrl(ctx, before.apiBase, jobId);
+  const render = await updateJob(db, jobId, (job) => {
+    if (deadline && (job.status !== 'mapping' || job.mappedBy !== null || job.mappingAsked)) return { job: null, result: false };
+    if (job.status !== 'mapping' || job.mappedBy !== null) {
+      // The mapping was submitted first: keep the proposal for the editor, decide nothing.
+      if (cameraMap) job.cameraMap = cameraMap;
+      return { job, result: false };
+    }
+    const now = ctx.now();
+    if (cameraMap) job.cameraMap = cameraMap;
+    if (job.autoMap === 'off') {
+      // The mapping event went out right after speaker detection.
+      job.updatedAt = now;
+      return { job, result: false };
+    }
+    const decision = decideAutoMap({ mode: job.autoMap, cameraMap: cameraMap, speakers: talkTimes(job.turns) });
+    if (decision.action === 'ask') {
+      job.mappingAsked = true;
+      const event = applyTrigger(job, 'mappingNeeded', now, () => ({
+        reviewUrl: link,
+        speakers: job.speakers,
+        ...(decision.cameraMap ? { cameraMap: decision.cameraMap } : {}),
+      }));
+      return { job, events: event ? [event] : [], result: false };
+    }
+    generateCutsInPlace(job, decision.tracks);
+    job.mappedBy = 'service';
+    const event = applyTrigger(job, 'autoMapped', now, () => ({ reviewUrl: link }));
+    const renderNow = !job.review && job.cuts.length > 0;
+    if (renderNow) startRenderInPlace(job, now);
+    return { job, events: event ? [event] : [], result: renderNow };
+  });
+  if (render) await enqueueOrFail(ctx, jobId, 'rendering');
+}
+
+/** How long a job waits in mapping for the camera map before the `mapping` event goes out anyway. */
+export const MAPPING_DEADLINE_MS = 30 * 60 * 1000;
+
+/**
+ * Sends the `mapping` event without cameraMap when the camera map did not arrive within
+ * {@link MAPPING_DEADLINE_MS} of speaker detection. The service worker has no timers it can
+ * rely on, so reads of the job (getJob) call this; an engine may too. True when it fired.
+ */
+export async function enforceMappingDeadline(ctx: ServiceContext, job: JobRecord): Promise<boolean> {
+  if (job.status !== 'mapping' || job.mappedBy !== null || job.mappingAsked || job.mappingSince === null) return false;
+  if (ctx.now() - job.mappingSince < MAPPING_DEADLINE_MS) return false;
+  await mappingResult(ctx, job.id, null, true);
+  return true;
+}
+
 /** Creates the reporter the engine calls; see {@link StageReporter}. */
 export function createStageReporter(ctx: ServiceContext): StageReporter {
   const { db } = ctx;
@@ -96,43 +155,6 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
         account.usedMinutes += billed.delta;
       });
     }
-  }
-
-  /** The decision once the camera map is known (or known to be impossible). */
-  async function mappingResult(jobId: string, cameraMap: MappingOutput['cameraMap']): Promise<void> {
-    const before = await getJobRecord(db, jobId);
-    if (!before) return;
-    const link = await reviewUrl(ctx, before.apiBase, jobId);
-    const render = await updateJob(db, jobId, (job) => {
-      if (job.status !== 'mapping' || job.mappedBy !== null) {
-        // The mapping was submitted first: keep the proposal for the editor, decide nothing.
-        if (cameraMap) job.cameraMap = cameraMap;
-        return { job, result: false };
-      }
-      const now = ctx.now();
-      if (cameraMap) job.cameraMap = cameraMap;
-      if (job.autoMap === 'off') {
-        // The mapping event went out right after speaker detection.
-        job.updatedAt = now;
-        return { job, result: false };
-      }
-      const decision = decideAutoMap({ mode: job.autoMap, cameraMap: cameraMap, speakers: talkTimes(job.turns) });
-      if (decision.action === 'ask') {
-        const event = applyTrigger(job, 'mappingNeeded', now, () => ({
-          reviewUrl: link,
-          speakers: job.speakers,
-          ...(decision.cameraMap ? { cameraMap: decision.cameraMap } : {}),
-        }));
-        return { job, events: event ? [event] : [], result: false };
-      }
-      generateCutsInPlace(job, decision.tracks);
-      job.mappedBy = 'service';
-      const event = applyTrigger(job, 'autoMapped', now, () => ({ reviewUrl: link }));
-      const renderNow = !job.review && job.cuts.length > 0;
-      if (renderNow) startRenderInPlace(job, now);
-      return { job, events: event ? [event] : [], result: renderNow };
-    });
-    if (render) await enqueueOrFail(ctx, jobId, 'rendering');
   }
 
   async function syncingSucceeded(jobId: string, output: SyncingOutput): Promise<void> {
@@ -164,6 +186,8 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
       applyTrigger(job, 'diarizeSucceeded', now);
       job.mappedBy = null;
       job.cameraMap = null;
+      job.mappingSince = now;
+      job.mappingAsked = job.autoMap === 'off';
       const events = [];
       if (job.autoMap === 'off') {
         const event = applyTrigger(job, 'mappingNeeded', now, () => ({ reviewUrl: link, speakers: job.speakers }));
@@ -180,7 +204,7 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
     try {
       await ctx.engine.enqueue({ jobId, stage: 'mapping' });
     } catch {
-      await mappingResult(jobId, null);
+      await mappingResult(ctx, jobId, null);
     }
   }
 
@@ -213,14 +237,14 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
         case 'diarizing':
           return diarizingSucceeded(jobId, output as DiarizingOutput);
         case 'mapping':
-          return mappingResult(jobId, (output as MappingOutput).cameraMap);
+          return mappingResult(ctx, jobId, (output as MappingOutput).cameraMap);
         case 'rendering':
           return renderingSucceeded(jobId, output as RenderingOutput);
       }
     },
 
     async stageFailed(jobId, stage, failure) {
-      if (stage === 'mapping') return mappingResult(jobId, null);
+      if (stage === 'mapping') return mappingResult(ctx, jobId, null);
       const retry = await updateJob(db, jobId, (job: JobRecord) => {
         if (job.status !== stage) return { job: null, result: false };
         const attempts = job.stageAttempts[stage] ?? 0;

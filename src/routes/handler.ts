@@ -6,6 +6,7 @@
  */
 import { ApiError } from '../contract/errors.ts';
 import { accountForApiKey } from '../store/accounts.ts';
+import { getJobRecord } from '../store/jobs.ts';
 import type { ServiceContext } from './context.ts';
 import { errorResponse, json } from './http.ts';
 import * as jobs from './jobs.ts';
@@ -73,19 +74,40 @@ const ROUTES: Route[] = [
   },
 ];
 
+/** What the hosted editor may do with a review token: read the job, map, recut, edit cuts, render, approve. */
+const REVIEW_PATHS = new RegExp(`^/jobs/${ID}(/(tracks|recut|cuts|render|approve))?$`);
+
 /** True when `url`'s path is the base path or under it (any origin). */
 export function isUnderBase(basePath: string, url: URL): boolean {
   return url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
 }
 
-async function authenticate(ctx: ServiceContext, request: Request): Promise<string> {
+/** Who is calling: an account (API key), or a person holding a review link for one job. */
+interface Caller {
+  accountId: string;
+  /** Set for review tokens: the only job this caller may touch. */
+  reviewJobId: string | null;
+}
+
+/**
+ * `Authorization: Bearer mc_live_…` (an account), or `Authorization: Review <token>` from a
+ * `reviewUrl` (the hosted editor): that one job only, for 72 hours.
+ */
+async function authenticate(ctx: ServiceContext, request: Request): Promise<Caller> {
   const header = request.headers.get('authorization') ?? '';
+  const review = /^Review\s+(\S+)\s*$/i.exec(header);
+  if (review) {
+    const verified = await ctx.signer.verifyReviewToken(review[1]!, ctx.now());
+    const job = 'jobId' in verified ? await getJobRecord(ctx.db, verified.jobId) : undefined;
+    if (!job) throw new ApiError(401, 'invalid or expired review token', {}, { 'WWW-Authenticate': 'Bearer' });
+    return { accountId: job.accountId, reviewJobId: job.id };
+  }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   const accountId = match ? await accountForApiKey(ctx.db, match[1]!) : null;
   if (accountId === null) {
     throw new ApiError(401, header === '' ? 'missing API key: send Authorization: Bearer mc_live_…' : 'invalid or revoked API key', {}, { 'WWW-Authenticate': 'Bearer' });
   }
-  return accountId;
+  return { accountId, reviewJobId: null };
 }
 
 /** The route handler over a service context. */
@@ -110,8 +132,12 @@ export function createHandler(ctx: ServiceContext): (request: Request) => Promis
         }
         const params = match.slice(1);
         if (!operation.auth) return await operation.run(ctx, request, url, params);
-        const accountId = await authenticate(ctx, request);
-        const result = await operation.run(ctx, accountId, request, params);
+        const caller = await authenticate(ctx, request);
+        if (caller.reviewJobId !== null && !(REVIEW_PATHS.test(path) && method !== 'DELETE' && params[0] === caller.reviewJobId)) {
+          // A review link opens one job in the editor; anything else needs an API key.
+          throw new ApiError(401, 'a review token only grants reading, mapping, editing, rendering and approving its own job');
+        }
+        const result = await operation.run(ctx, caller.accountId, request, params);
         return result instanceof Response ? result : json(200, result.body, result.headers);
       }
       throw ApiError.notFound(`no operation at ${url.pathname}`);

@@ -39,6 +39,7 @@ import {
   type ParsedCreateJob,
 } from '../contract/validate.ts';
 import { sha256Hex } from '../auth/crypto.ts';
+import { enforceMappingDeadline } from '../pipeline/reporter.ts';
 import { applyTrigger, enqueueOrFail, generateCutsInPlace, startRenderInPlace } from '../pipeline/transitions.ts';
 import { getAccount } from '../store/accounts.ts';
 import type { JobRecord, SourceRecord, UploadPlan } from '../store/db.ts';
@@ -136,6 +137,8 @@ async function createJobRecord(ctx: ServiceContext, accountId: string, apiBase: 
     renderedAt: null,
     audioFileId: null,
     mappedBy: null,
+    mappingSince: null,
+    mappingAsked: false,
     processingStarted: false,
     billedMinutes: 0,
     eventCount: 0,
@@ -209,7 +212,8 @@ export async function listJobs(ctx: ServiceContext, accountId: string): Promise<
 
 /** getJob: GET /jobs/{id}[?view=summary]. */
 export async function getJob(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<OperationResult> {
-  const job = await ownedJob(ctx, accountId, jobId);
+  let job = await ownedJob(ctx, accountId, jobId);
+  if (await enforceMappingDeadline(ctx, job)) job = await ownedJob(ctx, accountId, jobId);
   const apiBase = apiBaseOf(ctx, request);
   const view = new URL(request.url).searchParams.get('view');
   return { body: view === 'summary' ? await toSummary(ctx, job, apiBase) : await toGetJobResponse(ctx, job, apiBase) };

@@ -50,6 +50,7 @@ export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string
   };
 }
 
+/** A JobListItem (snake_case). */
 export function toListItem(job: JobRecord): JobListItem {
   return { id: job.id, title: job.title, status: job.status, created_at: iso(job.createdAt), updated_at: iso(job.updatedAt) };
 }

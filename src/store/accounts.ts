@@ -17,10 +17,12 @@ export function newSigningSecret(): string {
   return `whsec_${toBase64(randomBytes(24))}`;
 }
 
+/** Stores an account record (create or replace). */
 export async function putAccount(db: Database, account: AccountRecord): Promise<void> {
   await db.put('accounts', account);
 }
 
+/** An account by id. */
 export async function getAccount(db: Database, accountId: string): Promise<AccountRecord | undefined> {
   return db.get('accounts', accountId);
 }
@@ -74,6 +76,7 @@ export async function revokeApiKey(db: Database, keyIdOrApiKey: string, now: num
   return record !== undefined;
 }
 
+/** Every key of an account, revoked ones included. */
 export async function listApiKeys(db: Database, accountId: string): Promise<ApiKeyRecord[]> {
   return db.getAllFromIndex('apiKeys', 'by-account', accountId);
 }

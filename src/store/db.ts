@@ -20,9 +20,12 @@ import type {
 } from '../contract/types.ts';
 import type { EngineStage } from '../pipeline/engine.ts';
 
+/** The default database name. */
 export const DB_NAME = 'multicam';
+/** The schema version; each bump adds an `if (oldVersion < n)` step in `upgrade`. */
 export const DB_VERSION = 2;
 
+/** An account: quota, usage, webhook signing secrets. */
 export interface AccountRecord {
   id: string;
   name: string | null;
@@ -34,6 +37,7 @@ export interface AccountRecord {
   signingSecrets: Array<{ secret: string; createdAt: number; expiresAt: number | null }>;
 }
 
+/** An API key, stored as its SHA-256 hash. */
 export interface ApiKeyRecord {
   keyId: string;
   accountId: string;
@@ -49,6 +53,7 @@ export type UploadPlan =
   | { method: 'put' }
   | { method: 'multipart'; uploadId: string; key: string; partSize: number; partCount: number };
 
+/** A job source with where its upload stands. */
 export interface SourceRecord extends JobSource {
   /** The stored upload, once complete. */
   fileId: string | null;
@@ -57,6 +62,7 @@ export interface SourceRecord extends JobSource {
   sizeError: { code: 'FILE_TOO_LARGE' | 'FILE_SIZE_MISMATCH'; message: string } | null;
 }
 
+/** A stored job: everything the contract shows plus what the pipeline needs (camelCase; views.ts maps it to Job). */
 export interface JobRecord {
   id: string;
   accountId: string;
@@ -90,6 +96,10 @@ export interface JobRecord {
   outputFileId: string | null;
   renderedAt: number | null;
   audioFileId: string | null;
+  /** When the job entered mapping (speaker detection done); null before. */
+  mappingSince: number | null;
+  /** Whether the `mapping` event was sent since the job entered mapping. */
+  mappingAsked: boolean;
   /** Who set the tracks: null until mapped. */
   mappedBy: 'client' | 'service' | null;
   /** Whether processing was started (for `alreadyProcessed`). */
@@ -110,12 +120,14 @@ export interface FileRecord {
   createdAt: number;
 }
 
+/** One chunk of a run (at most `CHUNK_SIZE` bytes). */
 export interface ChunkRecord {
   fileId: string;
   index: number;
   blob: Blob;
 }
 
+/** A multipart upload of one source. */
 export interface UploadRecord {
   uploadId: string;
   key: string;
@@ -128,6 +140,7 @@ export interface UploadRecord {
   createdAt: number;
 }
 
+/** One uploaded part of a multipart upload: its own run of chunks. */
 export interface PartRecord {
   uploadId: string;
   partNumber: number;
@@ -136,6 +149,7 @@ export interface PartRecord {
   size: number;
 }
 
+/** An `Idempotency-Key` of an account and the job it created. */
 export interface IdempotencyRecord {
   accountId: string;
   key: string;
@@ -173,11 +187,13 @@ export interface WorkRecord {
   createdAt: number;
 }
 
+/** An installation-wide value (URL signing secret, counters). */
 export interface MetaRecord {
   key: string;
   value: unknown;
 }
 
+/** The typed schema of every store. */
 export interface MulticamDB extends DBSchema {
   meta: { key: string; value: MetaRecord };
   accounts: { key: string; value: AccountRecord };
@@ -192,6 +208,7 @@ export interface MulticamDB extends DBSchema {
   work: { key: number; value: WorkRecord; indexes: { 'by-job': string } };
 }
 
+/** An open connection to the database. */
 export type Database = IDBPDatabase<MulticamDB>;
 
 function upgrade(db: Database, oldVersion: number, _tx: IDBPTransaction<MulticamDB, StoreNames<MulticamDB>[], 'versionchange'>): void {

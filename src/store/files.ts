@@ -107,6 +107,7 @@ export async function putFile(db: Database, file: FileRecord): Promise<void> {
   await db.put('files', file);
 }
 
+/** A file record by id. */
 export async function getFile(db: Database, fileId: string): Promise<FileRecord | undefined> {
   return db.get('files', fileId);
 }
@@ -181,14 +182,17 @@ export function streamRange(db: Database, file: FileRecord, start: number, end: 
 
 // ---- multipart uploads ----
 
+/** Stores a multipart upload record. */
 export async function putUpload(db: Database, upload: UploadRecord): Promise<void> {
   await db.put('uploads', upload);
 }
 
+/** A multipart upload by id. */
 export async function getUpload(db: Database, uploadId: string): Promise<UploadRecord | undefined> {
   return db.get('uploads', uploadId);
 }
 
+/** The multipart uploads of a job (deleteJob removes them). */
 export async function uploadsOfJob(db: Database, jobId: string): Promise<UploadRecord[]> {
   return db.getAllFromIndex('uploads', 'by-job', jobId);
 }

@@ -11,6 +11,7 @@ import type { Database } from './db.ts';
 /** A claim left `in_progress` longer than this is treated as abandoned (the request died). */
 export const STALE_CLAIM_MS = 60_000;
 
+/** What claiming a key found: claimed now, claimed by a running request, used with another body, or done. */
 export type ClaimResult =
   | { kind: 'claimed' }
   | { kind: 'in_progress'; retryAfterSec: number }

@@ -19,6 +19,7 @@ export async function insertJob(db: Database, job: Omit<JobRecord, 'seq'>): Prom
   return record;
 }
 
+/** A job by id, whatever its account. */
 export async function getJobRecord(db: Database, jobId: string): Promise<JobRecord | undefined> {
   return db.get('jobs', jobId);
 }
@@ -72,6 +73,7 @@ export async function updateJob<T>(db: Database, jobId: string, step: (job: JobR
   return outcome.result;
 }
 
+/** Removes the job record (its files are deleted by the caller). */
 export async function deleteJobRecord(db: Database, jobId: string): Promise<void> {
   await db.delete('jobs', jobId);
 }

@@ -22,11 +22,21 @@ export function markServedByServiceWorker(response: Response): Response {
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** 503 in the contract's Error shape when the storage cannot be opened. */
-export function serviceUnavailable(error: unknown): Response {
-  const message = error instanceof Error ? error.message : String(error);
-  return new Response(JSON.stringify({ error: `storage unavailable: ${message}` }), {
-    status: 503,
+function errorResponse(status: number, error: string): Response {
+  return new Response(JSON.stringify({ error }), {
+    status,
     headers: { 'content-type': 'application/json', [SERVED_BY_HEADER]: SERVED_BY_SERVICE_WORKER },
   });
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** 503 in the contract's Error shape when the storage cannot be opened. */
+export function serviceUnavailable(error: unknown): Response {
+  return errorResponse(503, `storage unavailable: ${messageOf(error)}`);
+}
+
+/** 500 in the contract's Error shape when the handler itself rejected. */
+export function serverError(error: unknown): Response {
+  return errorResponse(500, `server error in the service worker: ${messageOf(error)}`);
 }

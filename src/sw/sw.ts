@@ -13,7 +13,7 @@
 import { createService, type MulticamService } from '../service.ts';
 import { createQueueEngine } from '../pipeline/queue-engine.ts';
 import { isUnderBasePath, readServiceWorkerConfig } from './config.ts';
-import { markServedByServiceWorker, serviceUnavailable } from './respond.ts';
+import { markServedByServiceWorker, serverError, serviceUnavailable } from './respond.ts';
 
 const sw = self as unknown as ServiceWorkerGlobalScope;
 const config = readServiceWorkerConfig(sw.location.href);
@@ -41,7 +41,13 @@ async function answer(request: Request, url: URL): Promise<Response> {
   }
   // The synchronous prefix test only decided to intercept; the service has the last word.
   if (!opened.owns(url)) return fetch(request);
-  return markServedByServiceWorker(await opened.handle(request));
+  try {
+    return markServedByServiceWorker(await opened.handle(request));
+  } catch (error) {
+    // handle() answers errors itself; this is the last line against a rejected promise,
+    // which the page would otherwise see as an opaque network failure.
+    return serverError(error);
+  }
 }
 
 sw.addEventListener('install', () => void sw.skipWaiting());

@@ -25,5 +25,6 @@ export async function cameraMotion(source: VideoInput, options: FrameSamplingOpt
     runs: sampled.runs,
     durationS: sampled.durationS,
     elapsedMs: performance.now() - started,
+    lumaPath: sampled.lumaPath,
   };
 }

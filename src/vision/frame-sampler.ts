@@ -9,12 +9,16 @@
  * 1 800 runs × 15 = 27 000 frames instead of 324 000 (1/12). With `everyS: 0` every frame is
  * decoded (short clips).
  *
- * Frames are scaled by the canvas sink (160×90 by default) and turned into luma with the
- * BT.601 weights, close to what `ffmpeg -vf scale=160:90,format=gray` gives.
+ * Frames are reduced to 160×90 (by default) luma. When the decoder hands out planar YUV
+ * (I420, NV12…, the usual software-decoder output) only the Y plane is copied and
+ * box-averaged, then expanded from video range (16..235) to full range as
+ * `ffmpeg -vf scale=160:90,format=gray` gives: no colour conversion and no canvas. Other
+ * formats (RGB frames from a hardware decoder) are drawn to a small OffscreenCanvas and
+ * converted with the BT.601 weights. Rotation metadata is ignored: motion does not care.
  *
  * @module
  */
-import { ALL_FORMATS, BlobSource, CanvasSink, EncodedPacketSink, Input, UrlSource, type InputVideoTrack } from 'mediabunny';
+import { ALL_FORMATS, BlobSource, EncodedPacketSink, Input, UrlSource, VideoSampleSink, type InputVideoTrack, type VideoSample } from 'mediabunny';
 import type { LumaFrame } from '../analysis/camera/features.ts';
 
 /** Options of {@link sampleLumaFrames}. */
@@ -42,6 +46,8 @@ export interface SampledFrames {
   durationS: number;
   /** Wall time spent decoding and converting, ms. */
   elapsedMs: number;
+  /** How frames became luma: straight from the Y plane, or drawn to a canvas (RGB frames). */
+  lumaPath: 'y-plane' | 'canvas' | 'none';
 }
 
 /** Where a video comes from: a Blob (IndexedDB, upload) or a same-origin URL. */
@@ -73,22 +79,27 @@ export async function sampleLumaFrames(source: VideoInput, options: FrameSamplin
     const first = await track.getFirstTimestamp();
     const durationS = await track.computeDuration();
     const end = options.maxDurationS !== undefined ? Math.min(durationS, first + options.maxDurationS) : durationS;
-    const sink = new CanvasSink(track, { width, height, fit: 'fill', poolSize: 2 });
+    const sink = new VideoSampleSink(track);
+    const reducer = new LumaReducer(width, height);
     const frames: LumaFrame[] = [];
     const starts = everyS > 0 ? await runStarts(track, first, end, everyS) : [first];
     let runs = 0;
     for (const start of starts) {
       options.signal?.throwIfAborted();
       let n = 0;
-      for await (const wrapped of sink.canvases(start, end)) {
-        frames.push({ t: wrapped.timestamp * 1000, luma: toLuma(wrapped.canvas as OffscreenCanvas, width, height), width, height });
+      for await (const sample of sink.samples(start, end)) {
+        try {
+          frames.push({ t: sample.timestamp * 1000, luma: await reducer.reduce(sample), width, height });
+        } finally {
+          sample.close();
+        }
         if (everyS > 0 && ++n >= perRun) break;
         if (everyS === 0 && frames.length % 64 === 0) options.signal?.throwIfAborted();
       }
       runs++;
       options.onProgress?.(runs / starts.length);
     }
-    return { frames, runs, durationS, elapsedMs: performance.now() - started };
+    return { frames, runs, durationS, elapsedMs: performance.now() - started, lumaPath: reducer.path };
   } finally {
     input.dispose();
   }
@@ -106,15 +117,71 @@ async function runStarts(track: InputVideoTrack, first: number, end: number, eve
   return out;
 }
 
-function toLuma(canvas: OffscreenCanvas, width: number, height: number): Uint8Array {
-  // In a worker the sink yields OffscreenCanvases (this module is for workers).
-  const ctx = canvas.getContext('2d', { willReadFrequently: true });
-  if (!ctx) throw new Error('no 2d context on the frame canvas');
-  const rgba = ctx.getImageData(0, 0, width, height).data;
-  const luma = new Uint8Array(width * height);
-  for (let i = 0, j = 0; i < luma.length; i++, j += 4) {
-    // BT.601 luma, full range, like ffmpeg's `format=gray` (which expands the video's 16..235).
-    luma[i] = 0.299 * rgba[j]! + 0.587 * rgba[j + 1]! + 0.114 * rgba[j + 2]!;
+/** 8-bit formats whose plane 0 is full-resolution luma. */
+const Y_PLANE_FORMATS = new Set(['I420', 'I420A', 'I422', 'I422A', 'I444', 'I444A', 'NV12']);
+
+/** Video-range luma (16..235) to full range (0..255), as ffmpeg's `format=gray` outputs it. */
+const EXPAND = Uint8Array.from({ length: 256 }, (_, y) => Math.max(0, Math.min(255, Math.round(((y - 16) * 255) / 219))));
+
+/** Reduces decoded frames to small luma pictures, reusing its buffers. */
+class LumaReducer {
+  private buffer = new Uint8Array(0);
+  private canvas: OffscreenCanvas | undefined;
+  /** The path the last frame took. */
+  path: 'y-plane' | 'canvas' | 'none' = 'none';
+  constructor(
+    private readonly width: number,
+    private readonly height: number,
+  ) {}
+
+  async reduce(sample: VideoSample): Promise<Uint8Array> {
+    if (sample.format && Y_PLANE_FORMATS.has(sample.format)) {
+      this.path = 'y-plane';
+      return this.fromYPlane(sample);
+    }
+    this.path = 'canvas';
+    return this.fromCanvas(sample);
   }
-  return luma;
+
+  private async fromYPlane(sample: VideoSample): Promise<Uint8Array> {
+    const size = sample.allocationSize();
+    if (this.buffer.length < size) this.buffer = new Uint8Array(size);
+    const layout = await sample.copyTo(this.buffer);
+    const { offset, stride } = layout[0]!;
+    const srcW = sample.visibleRect.width;
+    const srcH = sample.visibleRect.height;
+    const { width, height } = this;
+    const out = new Uint8Array(width * height);
+    // Box average: each output pixel is the mean of its source block (area scaling).
+    for (let oy = 0; oy < height; oy++) {
+      const y0 = Math.floor((oy * srcH) / height);
+      const y1 = Math.max(y0 + 1, Math.floor(((oy + 1) * srcH) / height));
+      for (let ox = 0; ox < width; ox++) {
+        const x0 = Math.floor((ox * srcW) / width);
+        const x1 = Math.max(x0 + 1, Math.floor(((ox + 1) * srcW) / width));
+        let sum = 0;
+        for (let y = y0; y < y1; y++) {
+          const row = offset + y * stride;
+          for (let x = x0; x < x1; x++) sum += this.buffer[row + x]!;
+        }
+        out[oy * width + ox] = EXPAND[Math.round(sum / ((y1 - y0) * (x1 - x0)))]!;
+      }
+    }
+    return out;
+  }
+
+  private fromCanvas(sample: VideoSample): Uint8Array {
+    const { width, height } = this;
+    this.canvas ??= new OffscreenCanvas(width, height);
+    const ctx = this.canvas.getContext('2d', { willReadFrequently: true });
+    if (!ctx) throw new Error('no 2d context for frame scaling');
+    sample.draw(ctx, 0, 0, width, height);
+    const rgba = ctx.getImageData(0, 0, width, height).data;
+    const luma = new Uint8Array(width * height);
+    for (let i = 0, j = 0; i < luma.length; i++, j += 4) {
+      // BT.601 luma, full range, like ffmpeg's `format=gray`.
+      luma[i] = 0.299 * rgba[j]! + 0.587 * rgba[j + 1]! + 0.114 * rgba[j + 2]!;
+    }
+    return luma;
+  }
 }

@@ -18,6 +18,7 @@ export interface CameraMotion {
   durationS: number;
   /** Decode and feature time in the worker, ms. */
   elapsedMs: number;
+  lumaPath: 'y-plane' | 'canvas' | 'none';
 }
 
 /** What the vision worker exposes. */
@@ -47,6 +48,7 @@ export interface CameraMotionArrays {
   runs: number;
   durationS: number;
   elapsedMs: number;
+  lumaPath: 'y-plane' | 'canvas' | 'none';
   /** How many times the progress callback ran. */
   progressCalls: number;
 }

@@ -162,7 +162,7 @@ export class WebhookDispatcher {
   /**
    * One pass: attempts every event that is due now, in parallel, and waits for them.
    * Returns the number of attempts made. Safe to call while the loop runs (a pass already
-   * in flight is awaited instead of starting another).
+   * in flight is awaited instead of starting another); does nothing once stopped.
    */
   async deliverDue(): Promise<number> {
     if (this.#passInFlight) return this.#passInFlight;
@@ -176,6 +176,8 @@ export class WebhookDispatcher {
   }
 
   async #pass(): Promise<number> {
+    // A stopped dispatcher would claim attempts and abort them at once, using them up.
+    if (this.#stopController.signal.aborted) return 0;
     const now = this.#now();
     const due = (await readAllEvents(this.#db)).filter((event) => isDue(event.delivery, now));
     const sent = await Promise.all(due.map((event) => this.#attempt(event.id)));
@@ -193,16 +195,19 @@ export class WebhookDispatcher {
       const pending = (await readAllEvents(this.#db)).filter((event) => event.delivery.state === 'pending');
       const nextDue = Math.min(...pending.map((event) => event.delivery.nextAttemptAt));
       const wait = Math.max(0, Math.min(this.#pollIntervalMs, nextDue - now));
-      if (this.#woken) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, wait);
-        function done() {
+        const done = () => {
           clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          this.#wakeUp = null;
           resolve();
-        }
+        };
+        const timer = setTimeout(done, wait);
+        signal.addEventListener('abort', done, { once: true });
         this.#wakeUp = done;
+        // A wake() or stop() during the scan above must not wait for the timer.
+        if (this.#woken || signal.aborted) done();
       });
-      this.#wakeUp = null;
     }
   }
 

@@ -17,7 +17,7 @@ export const MEDIA_FILES = join(ROOT, '.cache/media-files');
 export const MEDIA_PAGE = '/test/browser/pages/media.html';
 
 /** Builds the page (a small multi-entry build: page, media worker, ffmpeg.wasm's worker). */
-export async function buildMediaPage(outDir = MEDIA_SITE): Promise<void> {
+export async function buildMediaPage(outDir = MEDIA_SITE, links: Record<string, string> = {}): Promise<void> {
   await build({
     configFile: false,
     root: ROOT,
@@ -39,6 +39,8 @@ export async function buildMediaPage(outDir = MEDIA_SITE): Promise<void> {
   symlinkSync(join(ROOT, 'wasm'), join(outDir, 'wasm'));
   mkdirSync(MEDIA_FILES, { recursive: true });
   symlinkSync(MEDIA_FILES, join(outDir, 'media'));
+  // Extra folders to serve, e.g. a fixture directory for the benchmark.
+  for (const [name, target] of Object.entries(links)) symlinkSync(target, join(outDir, name));
 }
 
 /** A generated test file and what it should give. */
@@ -129,6 +131,17 @@ export interface MediaTestApi {
       }
     | PageError
   >;
+  syncBench(
+    urls: string[],
+    sampleRate?: number,
+  ): Promise<{
+    mediaMs: number[];
+    engines: MediaEngine[];
+    probeMs: number;
+    decodeMs: number;
+    syncMs: number;
+    aligned: Array<{ id: string; offsetMs: number; driftPpm: number; confidence: number }>;
+  }>;
 }
 
 declare global {

@@ -139,4 +139,14 @@ describe('errors name the source', () => {
     // The worker is still usable afterwards.
     expect(ok(await decode('pcm.wav')).engine).toBe('mediabunny');
   });
+
+  test('cancelling an ffmpeg.wasm decode stops ffmpeg, and the next call reloads it', async () => {
+    // Load the core first so the abort lands while ffmpeg is decoding, not loading.
+    ok(await decode('pcm.wav', { engine: 'ffmpeg.wasm' }));
+    const r = await decode('long.mp3', { engine: 'ffmpeg.wasm', abortAfterMs: 100 });
+    expect(r).toMatchObject({ error: { name: 'AbortError' } });
+    const again = ok(await decode('adts.aac', { engine: 'ffmpeg.wasm' }));
+    expect(again.engine).toBe('ffmpeg.wasm');
+    expect(Math.abs(again.dominantHz - 440)).toBeLessThan(2);
+  });
 });

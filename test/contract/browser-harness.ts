@@ -152,7 +152,7 @@ export async function startBrowserRun(): Promise<BrowserRun> {
 let requestCounter = 0;
 /** Bytes above this size are staged in base64 slices rather than sent as a number array. */
 const STAGE_ABOVE = 64 * 1024;
-const STAGE_SLICE = 4 * 1024 * 1024;
+const STAGE_SLICE = 8 * 1024 * 1024;
 
 async function toPageBytes(handle: HarnessPageHandle, id: string, bytes: Uint8Array): Promise<number[] | { staged: string }> {
   if (bytes.length <= STAGE_ABOVE) return Array.from(bytes);

@@ -1,6 +1,9 @@
 /**
  * The contract suite against the real service worker in Chromium: one browser for the
  * file, a fresh harness page and database per test (test/contract/browser-harness.ts).
+ * It runs twice: with the page's own origin as base URL, and with a foreign base URL
+ * (https://api.example.com/api, unreachable from this Chromium, so only the worker can
+ * answer), which is how a client with a hard-coded host runs in the page.
  */
 import { afterAll } from 'vitest';
 import { makeBrowserHarness, startBrowserRun, type BrowserRun } from './browser-harness.ts';
@@ -13,3 +16,6 @@ afterAll(async () => {
 });
 
 defineContractSuite('service worker', async () => makeBrowserHarness(await browser()));
+defineContractSuite('service worker, foreign base URL', async () =>
+  makeBrowserHarness(await browser(), { baseUrl: 'https://api.example.com/api' }),
+);

@@ -13,7 +13,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MB100 = 100 * 1024 * 1024;
 const HOUR = 60 * 60 * 1000;
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // loosely typed on purpose: the tests read response bodies as a client would
 
 /** Two close-ups, one per speaker, both `high`: `confident` is sure. */
 function sureMap(a: string, b: string): CameraMap {
@@ -63,7 +63,6 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       await h.dispose();
     });
 
-    const path = (rest: string): string => `${new URL(h.baseUrl).pathname}${rest}`;
     function call(method: string, rest: string, init: HarnessRequestInit & { key?: string | null } = {}): Promise<HarnessResponse> {
       const headers: Record<string, string> = { ...(init.headers ?? {}) };
       const k = init.key === undefined ? key : init.key;
@@ -183,6 +182,30 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect((await getJob(jobId)).job.id).toBe(jobId);
         const list = body(await call('GET', '/jobs', { key: other }));
         expect(list.jobs).toEqual([]);
+      });
+
+      test('a review link token (Authorization: Review <token>) opens its own job in the editor, nothing else', async () => {
+        const { jobId, a, b } = await mappingJob({ autoMap: 'off' });
+        const other = await createJob();
+        const reviewUrl = ((await h.events(jobId))[0]!.payload as Json).reviewUrl as string;
+        const token = new URL(reviewUrl).searchParams.get('token')!;
+        const review = (method: string, rest: string, json?: unknown): Promise<HarnessResponse> =>
+          call(method, rest, { key: null, headers: { authorization: `Review ${token}` }, ...(json === undefined ? {} : { json }) });
+        expect((await review('GET', `/jobs/${jobId}`)).status).toBe(200);
+        expect(body(await review('GET', `/jobs/${jobId}?view=summary`)).status).toBe('mapping');
+        expectError(await review('GET', `/jobs/${other.jobId}`), 401);
+        expectError(await review('GET', '/jobs'), 401);
+        expectError(await review('POST', '/jobs', { sources: [] }), 401);
+        expectError(await review('DELETE', `/jobs/${jobId}`), 401);
+        expectError(await review('POST', `/jobs/${jobId}/retry`, {}), 401);
+        const tracks = [{ sourceId: a, speakers: ['SPEAKER_00'] }, { sourceId: b, speakers: ['SPEAKER_01'] }];
+        expect((await review('POST', `/jobs/${jobId}/tracks`, { tracks })).status).toBe(200);
+        expect((await review('POST', `/jobs/${jobId}/render`)).status).toBe(200);
+        const tampered = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA');
+        expectError(await call('GET', `/jobs/${jobId}`, { key: null, headers: { authorization: `Review ${tampered}` } }), 401);
+        if (!h.canAdvanceClock) return;
+        await h.advanceClock(72 * HOUR + 1000);
+        expectError(await review('GET', `/jobs/${jobId}`), 401);
       });
 
       test('unknown paths are 404 and wrong methods 405, both with the Error shape', async () => {
@@ -310,6 +333,40 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         await bad({ sources: [{ label: 'A' }], silence: { mode: 'tighten', keepPauseSec: 4 } }, 'silence.keepPauseSec');
         await bad({ sources: [{ label: 'A' }], silence: { mode: 'remove', paddingSec: 2 } }, 'silence.paddingSec');
         expect(body(await call('GET', '/jobs')).jobs).toEqual([]);
+      });
+    });
+
+    // ---------------------------------------------------------------- robustness
+    describe('bad input never gives 500', () => {
+      test('odd bodies on every operation get 4xx with the Error shape', async () => {
+        const ready = await readyJob();
+        const mapping = await mappingJob({ autoMap: 'off' });
+        const bodies: unknown[] = [null, [], 'text', 7, true, {}, { tracks: 5 }, { tracks: [null] }, { tracks: [{ sourceId: 5, speakers: [1] }] }, { cuts: [null] },
+          { cuts: 'x', removedRanges: [{}] }, { presetId: 5, silence: [] }, { presetId: 'balanced', silence: null }, { diarizeSourceIds: [5] },
+          { uploadId: 5, partNumbers: 'x' }, { key: [], uploadId: {} }, { sources: [null] }, { sources: [{ label: 'A', fileSize: null }] }];
+        const targets: Array<[string, string]> = [
+          ['POST', '/jobs'],
+          ...[ready.jobId, mapping.jobId].flatMap((id): Array<[string, string]> => [
+            ['POST', `/jobs/${id}/process`],
+            ['POST', `/jobs/${id}/tracks`],
+            ['POST', `/jobs/${id}/recut`],
+            ['PATCH', `/jobs/${id}/cuts`],
+            ['POST', `/jobs/${id}/retry`],
+            ['POST', `/jobs/${id}/sources/${ready.a}/parts`],
+          ]),
+          ['POST', '/uploads/complete'],
+          ['POST', '/uploads/abort'],
+        ];
+        for (const [method, rest] of targets) {
+          for (const json of bodies) {
+            const r = await call(method, rest, { json });
+            expect(r.status, `${method} ${rest} ${JSON.stringify(json)}: ${r.text}`).toBeGreaterThanOrEqual(400);
+            expect(r.status, `${method} ${rest} ${JSON.stringify(json)}: ${r.text}`).toBeLessThan(500);
+            expect(typeof body(r).error).toBe('string');
+          }
+        }
+        expect(await statusOf(ready.jobId)).toBe('ready');
+        expect(await statusOf(mapping.jobId)).toBe('mapping');
       });
     });
 
@@ -641,6 +698,20 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         await h.failStage(failed.jobId, 'mapping', { message: 'proxy failed' });
         expect(await statusOf(failed.jobId)).toBe('mapping');
         expect((await h.events(failed.jobId)).map((e) => e.type)).toEqual(['mapping']);
+      });
+
+      test('with no camera map 30 minutes after speaker detection, mapping is sent without cameraMap (once)', async () => {
+        if (!h.canAdvanceClock) return;
+        const { jobId } = await mappingJob();
+        await h.advanceClock(29 * 60_000);
+        expect((await summary(jobId)).status).toBe('mapping');
+        expect(await h.events(jobId)).toEqual([]);
+        await h.advanceClock(60_000);
+        expect((await summary(jobId)).nextAction.type).toBe('map_speakers');
+        await getJob(jobId);
+        const events = await h.events(jobId);
+        expect(events.map((e) => e.type)).toEqual(['mapping']);
+        expect('cameraMap' in events[0]!.payload).toBe(false);
       });
 
       test('always uses likely answers; with review false the render starts at once', async () => {

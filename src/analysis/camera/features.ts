@@ -40,16 +40,17 @@ export interface MotionFeatureOptions {
    */
   maxGapMs?: number;
   /**
-   * A cut: the whole picture changes by at least this many times the camera's median
-   * frame-to-frame change. Default 8. Talking heads change a little every frame; a cut to
-   * another picture changes far more at once.
+   * A cut: the luma histograms of the two frames differ by at least this share of the pixels
+   * (0..1)... Default 0.04. Histograms ignore where things are, so a moving head or a head
+   * that swayed between two runs hardly changes them, while a cut to another picture does.
    */
+  cutHistogram?: number;
+  /** ...and by at least this many times the camera's median change between consecutive frames. Default 5. */
   cutRatio?: number;
-  /** ...and by at least this mean luma difference (levels), so a near-frozen camera does not cut on noise. Default 1.5. */
-  cutMinLuma?: number;
 }
 
-const DEFAULTS = { maxGapMs: 120, cutRatio: 8, cutMinLuma: 1.5 } as const;
+const DEFAULTS = { maxGapMs: 120, cutHistogram: 0.04, cutRatio: 5 } as const;
+const BINS = 32;
 
 /**
  * Turns sampled frames into motion series.
@@ -66,8 +67,8 @@ const DEFAULTS = { maxGapMs: 120, cutRatio: 8, cutMinLuma: 1.5 } as const;
  */
 export function motionFeatures(frames: readonly LumaFrame[], options: MotionFeatureOptions = {}): MotionSamples {
   const maxGapMs = options.maxGapMs ?? DEFAULTS.maxGapMs;
+  const cutHistogram = options.cutHistogram ?? DEFAULTS.cutHistogram;
   const cutRatio = options.cutRatio ?? DEFAULTS.cutRatio;
-  const cutMinLuma = options.cutMinLuma ?? DEFAULTS.cutMinLuma;
   const sorted = [...frames].sort((a, b) => a.t - b.t);
   const first = sorted[0];
   const width = first?.width ?? 0;
@@ -82,7 +83,8 @@ export function motionFeatures(frames: readonly LumaFrame[], options: MotionFeat
   // Column boundaries of the thirds.
   const c1 = Math.round(width / 3);
   const c2 = Math.round((2 * width) / 3);
-  const pairs: Array<{ t: number; inRun: boolean; whole: number; left: number; middle: number; right: number }> = [];
+  const hists = sorted.map((f) => histogram(f.luma, width * height));
+  const pairs: Array<{ t: number; inRun: boolean; hist: number; whole: number; left: number; middle: number; right: number }> = [];
   for (let i = 1; i < sorted.length; i++) {
     const prev = sorted[i - 1]!;
     const cur = sorted[i]!;
@@ -105,23 +107,37 @@ export function motionFeatures(frames: readonly LumaFrame[], options: MotionFeat
     pairs.push({
       t: cur.t,
       inRun: dt <= maxGapMs,
+      hist: histogramDistance(hists[i - 1]!, hists[i]!, width * height),
       whole: (sumL + sumM + sumR) / (width * height),
       left: sumL / (c1 * height),
       middle: sumM / ((c2 - c1) * height),
       right: sumR / ((width - c2) * height),
     });
   }
-  const typical = median(pairs.filter((p) => p.inRun).map((p) => p.whole));
-  const cutAt = Math.max(cutMinLuma, cutRatio * typical);
-  const kept = pairs.filter((p) => p.inRun || p.whole >= cutAt);
+  const typical = median(pairs.filter((p) => p.inRun).map((p) => p.hist));
+  const cutAt = Math.max(cutHistogram, cutRatio * typical);
+  const kept = pairs.filter((p) => p.inRun || p.hist >= cutAt);
   return {
     t: Float64Array.from(kept, (p) => p.t),
     whole: Float32Array.from(kept, (p) => p.whole),
     left: Float32Array.from(kept, (p) => p.left),
     middle: Float32Array.from(kept, (p) => p.middle),
     right: Float32Array.from(kept, (p) => p.right),
-    sceneCut: Uint8Array.from(kept, (p) => (p.whole >= cutAt ? 1 : 0)),
+    sceneCut: Uint8Array.from(kept, (p) => (p.hist >= cutAt ? 1 : 0)),
   };
+}
+
+function histogram(luma: Uint8Array, n: number): Uint32Array {
+  const h = new Uint32Array(BINS);
+  for (let i = 0; i < n; i++) h[luma[i]! >> 3]!++;
+  return h;
+}
+
+/** Share of pixels that would have to change bins to turn one histogram into the other. */
+function histogramDistance(a: Uint32Array, b: Uint32Array, n: number): number {
+  let d = 0;
+  for (let k = 0; k < BINS; k++) d += Math.abs(a[k]! - b[k]!);
+  return d / (2 * n);
 }
 
 function median(x: number[]): number {

@@ -29,7 +29,7 @@ export interface MixOptions extends TurnSmoothing {
   vadFrameMs?: number;
   /** Default 0.5. */
   vadThreshold?: number;
-  /** Padding added around every VAD speech run, ms (Silero trims weak onsets and tails). Default 100. */
+  /** Padding added around every VAD speech run, ms (Silero trims weak onsets and tails); padding puts noise into the clustered pieces. Default 0. */
   vadPadMs?: number;
   /** Known speaker count (skips the eigengap). */
   numSpeakers?: number;
@@ -68,6 +68,8 @@ export interface MixDiagnostics {
   closestClr: number[];
   /** Cosine similarity of the two closest cluster centroids (supervector space). */
   closestCentroids: number;
+  /** Smallest separation between two clusters (see clusterSeparation). */
+  separation: number;
 }
 
 const FRAME_MS = 10;
@@ -91,7 +93,7 @@ export function diarizeMixWithDiagnostics(
   options: MixOptions = {},
 ): { result: DiarizationResult; diagnostics: MixDiagnostics } {
   if (sampleRate !== 16000) throw new RangeError(`sampleRate is ${sampleRate}; diarizeMix expects 16000 Hz audio`);
-  const diagnostics: MixDiagnostics = { eigengapCount: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], closestCentroids: -1 };
+  const diagnostics: MixDiagnostics = { eigengapCount: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], closestCentroids: -1, separation: Infinity };
   const fb = kaldiFbank(samples, { numMelBins: 30, highFreq: -400 });
   const cep = mfccFromFbank(fb, 20);
   // Drop c0 (loudness says more about the mic distance than about the voice).
@@ -102,7 +104,7 @@ export function diarizeMixWithDiagnostics(
 
   const vadFrameMs = options.vadFrameMs ?? VAD_FRAME_MS;
   const probs10 = resampleFrameValues(vadProbs, vadFrameMs, FRAME_MS, T);
-  const speech = speechSegments(probs10, { frameMs: FRAME_MS, threshold: options.vadThreshold ?? 0.5, minSilenceMs: 200, minSpeechMs: 200, padMs: options.vadPadMs ?? 100 });
+  const speech = speechSegments(probs10, { frameMs: FRAME_MS, threshold: options.vadThreshold ?? 0.5, minSilenceMs: 200, minSpeechMs: 200, padMs: options.vadPadMs ?? 0 });
   const runs = speech.map((s) => [Math.round(s.startMs / FRAME_MS), Math.min(T, Math.round(s.endMs / FRAME_MS))] as const).filter(([a, b]) => b > a);
   const frames: number[] = [];
   for (const [a, b] of runs) for (let t = a; t < b; t++) frames.push(t);
@@ -195,11 +197,20 @@ export function diarizeMixWithDiagnostics(
       seed,
       ...(options.numSpeakers !== undefined ? { numClusters: options.numSpeakers } : {}),
     };
-    const sc = spectralCluster(sim, n, spectralOptions);
+    let sc = spectralCluster(sim, n, spectralOptions);
     diagnostics.eigengapCount = sc.k;
     diagnostics.eigenvalues = sc.eigenvalues;
+    // Count guard: k well-separated voices give centroids (around the global mean) with
+    // cosine near −1/(k−1); a voice split in two gives a pair far above that. Step down
+    // until the closest pair is at least 0.3 of the ideal distance apart.
+    const minK = options.minSpeakers ?? 1;
+    while (options.numSpeakers === undefined && sc.k >= 3 && sc.k > minK && closestCentroidCosine(sv, sc.labels, sc.k) > -0.3 / (sc.k - 1)) {
+      sc = spectralCluster(sim, n, { ...spectralOptions, numClusters: sc.k - 1 });
+      diagnostics.merged++;
+    }
     k = sc.k;
     diagnostics.closestCentroids = closestCentroidCosine(sv, sc.labels, k);
+    diagnostics.separation = clusterSeparation(sim, n, sc.labels, k).min;
     labels = new Int32Array(frames.length).fill(-1);
     clustered.forEach(([a, b], i) => labels.fill(sc.labels[i]!, a, b));
   }
@@ -339,4 +350,35 @@ function closestCentroidCosine(sv: readonly Float64Array[], labels: Int32Array, 
     }
   }
   return best;
+}
+
+/**
+ * How distinct two clusters are: mean similarity inside each (averaged) minus mean similarity
+ * across. Two halves of one voice score near 0; two voices score well above.
+ */
+function clusterSeparation(sim: Float64Array, n: number, labels: Int32Array, k: number): { min: number; pair: [number, number] } {
+  const sum = new Float64Array(k * k);
+  const cnt = new Float64Array(k * k);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      if (i === j) continue;
+      const a = labels[i]!;
+      const b = labels[j]!;
+      sum[a * k + b] = sum[a * k + b]! + sim[i * n + j]!;
+      cnt[a * k + b] = cnt[a * k + b]! + 1;
+    }
+  }
+  const mean = (a: number, b: number): number => (cnt[a * k + b]! > 0 ? sum[a * k + b]! / cnt[a * k + b]! : 1);
+  let min = Infinity;
+  let pair: [number, number] = [0, 0];
+  for (let a = 0; a < k; a++) {
+    for (let b = a + 1; b < k; b++) {
+      const v = (mean(a, a) + mean(b, b)) / 2 - mean(a, b);
+      if (v < min) {
+        min = v;
+        pair = [a, b];
+      }
+    }
+  }
+  return { min, pair };
 }

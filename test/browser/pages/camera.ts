@@ -34,6 +34,7 @@ async function motion(url: string, options: VisionSamplingOptions & { jobKey?: s
     runs: r.runs,
     durationS: r.durationS,
     elapsedMs: r.elapsedMs,
+    lumaPath: r.lumaPath,
     progressCalls,
   };
 }

@@ -32,6 +32,9 @@ export interface PageRequestInit {
 const stagedBodies = new Map<string, Uint8Array<ArrayBuffer>[]>();
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  // Uint8Array.fromBase64 (Chromium 140+) is native; the lib files of TS 5.9 lack its type.
+  const native = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array<ArrayBuffer> }).fromBase64;
+  if (native) return native(text);
   const binary = atob(text);
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);

@@ -6,6 +6,7 @@
 import { createMediaClient } from '../../../src/media/client.ts';
 import type { EnginePreference } from '../../../src/media/protocol.ts';
 import { argmax, fft } from '../../../src/analysis/signal-fft.ts';
+import { alignSources } from '../../../src/analysis/sync.ts';
 
 const media = createMediaClient();
 
@@ -77,6 +78,30 @@ const api = {
     } catch (e) {
       return errorSummary(e);
     }
+  },
+  /**
+   * The sync stage's media work for a set of sources, timed: probe and decode each through the
+   * worker (one after another, as one worker does), then align them. Used by bench/sync/run.ts.
+   */
+  async syncBench(urls: string[], sampleRate = 16000) {
+    const files = await Promise.all(urls.map(blobOf));
+    const t0 = performance.now();
+    const probes = [];
+    for (const f of files) probes.push(await media.probe(f, { label: f.name }));
+    const t1 = performance.now();
+    const decoded = [];
+    for (const f of files) decoded.push(await media.decodeAudio(f, { label: f.name, sampleRate }));
+    const t2 = performance.now();
+    const aligned = alignSources(decoded.map((d, i) => ({ id: files[i]!.name, samples: d.samples, sampleRate: d.sampleRate })));
+    const t3 = performance.now();
+    return {
+      mediaMs: probes.map((p) => p.durationMs),
+      engines: decoded.map((d) => d.engine),
+      probeMs: t1 - t0,
+      decodeMs: t2 - t1,
+      syncMs: t3 - t2,
+      aligned: aligned.map(({ id, offsetMs, driftPpm, confidence }) => ({ id, offsetMs, driftPpm, confidence })),
+    };
   },
 };
 

@@ -5,12 +5,15 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { CHUNK_SIZE } from '../../../src/store/files.ts';
+import { claimIdempotencyKey, STALE_CLAIM_MS } from '../../../src/store/idempotency.ts';
+import { canonicalJson } from '../../../src/routes/http.ts';
+import { sha256Hex } from '../../../src/auth/crypto.ts';
 import { createNodeHarness, type NodeHarness } from '../../contract/node-harness.ts';
 
 let h: NodeHarness;
 afterEach(async () => h?.dispose());
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // loosely typed on purpose: the tests read response bodies as a client would
 
 async function setup(): Promise<{ apiKey: string; accountId: string }> {
   h = await createNodeHarness();
@@ -72,6 +75,23 @@ describe('accounts', () => {
     expect(await h.service.accounts.signingSecrets(accountId)).toEqual([next, first]);
     await h.advanceClock(60_001);
     expect(await h.service.accounts.signingSecrets(accountId)).toEqual([next]);
+  });
+});
+
+describe('idempotency claims', () => {
+  test('a key claimed by a request still running is 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; an abandoned claim is taken over', async () => {
+    const { apiKey, accountId } = await setup();
+    const body = { sources: [{ label: 'A' }] };
+    // Another request has claimed the key and not finished.
+    expect(await claimIdempotencyKey(h.db, accountId, 'busy', await sha256Hex(canonicalJson(body)), Date.UTC(2026, 0, 1))).toEqual({ kind: 'claimed' });
+    const r = await h.request(`${h.baseUrl}/jobs`, { method: 'POST', json: body, headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'busy' } });
+    expect(r.status).toBe(409);
+    expect((r.json as Json).code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    expect(r.headers['retry-after']).toBe('1');
+    expect((await call(apiKey, 'GET', '/jobs')).body.jobs).toEqual([]);
+    await h.advanceClock(STALE_CLAIM_MS);
+    const later = await h.request(`${h.baseUrl}/jobs`, { method: 'POST', json: body, headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'busy' } });
+    expect(later.status).toBe(200);
   });
 });
 
@@ -175,7 +195,9 @@ describe('chunked storage', () => {
       start(controller) {
         for (let offset = 0; offset < size; offset += piece) {
           const n = Math.min(piece, size - offset);
-          controller.enqueue(Uint8Array.from({ length: n }, (_, i) => (offset + i) % 256));
+          const bytes = new Uint8Array(n);
+          for (let i = 0; i < n; i++) bytes[i] = (offset + i) & 255;
+          controller.enqueue(bytes);
         }
         controller.close();
       },

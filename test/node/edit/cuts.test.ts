@@ -148,6 +148,28 @@ describe('planEdit edge cases', () => {
     expect(r.cuts.at(-1)?.sourceId).toBe('a');
   });
 
+  test('through a pause the shot stays; a close-up too long only because of the pause gives the pause to the wide', () => {
+    const sources = [video('a', 40_000), video('b', 40_000), video('w', 40_000)];
+    const tracks = [
+      { sourceId: 'a', speakers: [A] },
+      { sourceId: 'b', speakers: [B] },
+      { sourceId: 'w', speakers: [A, B] },
+    ];
+    // A speaks 10 s, 5 s of silence, B speaks: A's shot holds the pause (15 s < 20 s).
+    const short = plan([turn(A, 0, 10_000), turn(B, 15_000, 40_000)], tracks, sources);
+    expect(short.cuts.slice(0, 2).map((c) => [c.startMs, c.endMs, c.sourceId])).toEqual([
+      [0, 15_000, 'a'],
+      [15_000, 35_000, 'b'],
+    ]);
+    // A speaks 18 s then 6 s of silence: 24 s on A's close-up is too long, the wide takes the pause.
+    const long = plan([turn(A, 0, 18_000), turn(B, 24_000, 40_000)], tracks, sources);
+    expect(long.cuts.slice(0, 3)).toEqual([
+      { startMs: 0, endMs: 18_000, sourceId: 'a', reason: 'SPEAKER_00 speaks (close-up)' },
+      { startMs: 18_000, endMs: 24_000, sourceId: 'w', reason: 'pause (two-shot)' },
+      { startMs: 24_000, endMs: 40_000, sourceId: 'b', reason: 'SPEAKER_01 speaks (close-up)' },
+    ]);
+  });
+
   test('shot lengths count output time: a pause taken out shortens the shot', () => {
     const sources = [video('a', 30_000), video('b', 30_000)];
     const tracks = [

@@ -1,0 +1,77 @@
+/**
+ * Shared by test/browser/render.test.ts and bench/render/run.ts: builds the render test page
+ * (test/browser/pages/render.html, its worker and ffmpeg.wasm's worker) into its own folder with
+ * Vite's API, links the pinned `wasm/` assets and a fixture directory beside it (/fixture/).
+ */
+import { existsSync, rmSync, symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build } from 'vite';
+import type { Cut, TimeRange } from '../../src/contract/types.ts';
+import type { RenderOutputOptions, RenderResult, RenderSource } from '../../src/render/protocol.ts';
+
+// The page's API (test/browser/pages/render.ts), mirrored here: the page belongs to the DOM
+// project and cannot be imported by Node code, not even for types.
+
+/** A source as the page takes it: a served URL instead of a Blob. */
+export interface PageSource extends Omit<RenderSource, 'blob'> {
+  url: string;
+}
+
+/** What `window.renderTest.render` takes. */
+export interface PageRenderOptions {
+  cuts: Cut[];
+  removedRanges: TimeRange[];
+  sources: PageSource[];
+  audioSourceIds?: string[];
+  output?: RenderOutputOptions;
+  abortAfterMs?: number;
+  returnFile?: boolean;
+  heapEveryMs?: number;
+}
+
+/** What it returns. */
+export interface PageRenderSummary {
+  result?: RenderResult;
+  error?: { name: string; message: string };
+  progress: number[];
+  sinkAborted: string | null;
+  sinkClosed: boolean;
+  writes: number;
+  fileBase64?: string;
+  video?: { duration: number; width: number; height: number } | { error: string };
+  heap: number[];
+  wallMs: number;
+}
+
+declare global {
+  interface Window {
+    renderTest: { render(o: PageRenderOptions): Promise<PageRenderSummary> };
+  }
+}
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const RENDER_PAGE = '/test/browser/pages/render.html';
+
+/** Builds the page into `outDir` (default .cache/render-site) and links `fixtureDir` as /fixture. */
+export async function buildRenderSite(fixtureDir: string, outDir = join(ROOT, '.cache/render-site')): Promise<string> {
+  await build({
+    configFile: false,
+    root: ROOT,
+    logLevel: 'warn',
+    base: '/',
+    publicDir: false,
+    worker: { format: 'es' },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      target: 'es2023',
+      sourcemap: false,
+      rollupOptions: { input: { render: join(ROOT, 'test/browser/pages/render.html') } },
+    },
+  });
+  if (!existsSync(join(ROOT, 'wasm/ffmpeg-core/ffmpeg-core.wasm'))) throw new Error('wasm/ffmpeg-core is missing: run node scripts/copy-assets.mjs');
+  symlinkSync(join(ROOT, 'wasm'), join(outDir, 'wasm'));
+  rmSync(join(outDir, 'fixture'), { force: true });
+  symlinkSync(fixtureDir, join(outDir, 'fixture'));
+  return outDir;
+}

@@ -1,0 +1,102 @@
+/**
+ * The typed protocol of the render worker (workers/render.worker.ts) and the input of
+ * {@link renderEdit} (src/render/render.ts). Callers in a page use {@link createRenderClient}
+ * (src/render/client.ts), which turns an AbortSignal into the worker's `abort(requestId)`.
+ *
+ * @module
+ */
+import type { Cut, TimeRange } from '../contract/types.ts';
+
+/** One recorded file the render may read. */
+export interface RenderSource {
+  id: string;
+  kind: 'video' | 'audio';
+  blob: Blob;
+  /** Where the source's t = 0 falls on the reference timeline, ms (src/analysis/sync.ts). */
+  offsetMs: number;
+  /** Clock drift against the reference, ppm. */
+  driftPpm: number;
+  /** Length of its media in its own time, ms. */
+  durationMs: number;
+}
+
+/** What to produce. Size and frame rate default to the main camera's (the one with the most cut time). */
+export interface RenderOutputOptions {
+  width?: number;
+  height?: number;
+  fps?: number;
+  /** Default `avc` (H.264). */
+  videoCodec?: 'avc' | 'vp9' | 'av1';
+  /** Default `aac` in MP4 (encoded by ffmpeg.wasm: Chromium's WebCodecs has no AAC encoder), `opus` in WebM. */
+  audioCodec?: 'aac' | 'opus';
+  /** Default `mp4`. WebM takes VP9 or AV1 with Opus. */
+  container?: 'mp4' | 'webm';
+  /** Video bitrate, bits/s. Default: about 0.1 bit per pixel per frame. */
+  videoBitrate?: number;
+  /** Audio bitrate, bits/s. Default 128000. */
+  audioBitrate?: number;
+  /** Crossfade at every audio join, ms. Default 16. */
+  fadeMs?: number;
+}
+
+/** The serialisable part of a render request. */
+export interface RenderRequest {
+  cuts: Cut[];
+  removedRanges: TimeRange[];
+  sources: RenderSource[];
+  /** Sources whose audio is mixed into the output (else every audio source, else the cut cameras). */
+  audioSourceIds?: string[];
+  output?: RenderOutputOptions;
+}
+
+/** Receives the output file as positioned writes (an MP4 without fast start patches its header at the end). */
+export interface RenderSink {
+  write(data: Uint8Array, position: number): Promise<void> | void;
+  /** The file is complete. */
+  close(): Promise<void> | void;
+  /** The render failed or was cancelled: drop what was written. */
+  abort?(reason: string): Promise<void> | void;
+}
+
+/** Progress of a render. */
+export interface RenderProgress {
+  /** 0‥1 */
+  fraction: number;
+  stage: 'audio' | 'video' | 'finalizing' | 'done';
+  /** Output frames encoded so far. */
+  frames: number;
+}
+
+/** What a finished render reports. */
+export interface RenderResult {
+  container: 'mp4' | 'webm';
+  mimeType: string;
+  width: number;
+  height: number;
+  fps: number;
+  videoCodec: 'avc' | 'vp9' | 'av1';
+  /** The codec string the encoder was configured with, e.g. `avc1.640028`. */
+  videoCodecString: string;
+  audioCodec: 'aac' | 'opus' | null;
+  /** Which encoder made the audio. */
+  audioEncoder: 'ffmpeg.wasm' | 'webcodecs' | null;
+  frames: number;
+  durationMs: number;
+  /** The kept timeline (cut coverage minus removed ranges), ms. */
+  keptMs: number;
+  bytes: number;
+  /** Output segments (for checks): output span and source. */
+  segments: Array<{ outStartMs: number; outEndMs: number; sourceId: string }>;
+  /** Output times of the audio joins (where a removed range was skipped), ms. */
+  joinsMs: number[];
+  elapsedMs: number;
+}
+
+/** The render worker's API. `onProgress` and `sink` must be comlink proxies. */
+export interface RenderWorkerApi {
+  render(request: RenderRequest, sink: RenderSink, onProgress?: (p: RenderProgress) => void, requestId?: string): Promise<RenderResult>;
+  /** Cancels the render started with this `requestId`; it rejects with `AbortError`. */
+  abort(requestId: string): void;
+  /** Heap in use by the worker, bytes, when the browser reports it (for memory checks). */
+  heapBytes(): number | null;
+}

@@ -1,0 +1,370 @@
+/**
+ * `renderEdit`: renders the current cuts minus the removed ranges to one video file, inside
+ * the browser. Frames come from each cut's source at the synced time, decoded forward through
+ * each segment with mediabunny (WebCodecs), scaled onto an OffscreenCanvas at the output size
+ * and encoded with WebCodecs (H.264 by default; VP9/AV1 on request). Audio is the mix of the
+ * audio sources with equal-power crossfades at every join (src/render/audio-mix.ts), encoded
+ * to AAC by ffmpeg.wasm (src/render/aac-ffmpeg.ts) or to Opus by WebCodecs. mediabunny muxes
+ * to MP4 without fast start (or WebM) and streams the file to the caller's sink in chunks.
+ *
+ * @module
+ */
+import {
+  ALL_FORMATS,
+  AudioSample,
+  AudioSampleSource,
+  BlobSource,
+  BufferSource,
+  CanvasSource,
+  EncodedAudioPacketSource,
+  EncodedPacket,
+  EncodedPacketSink,
+  Input,
+  Mp4OutputFormat,
+  Output,
+  StreamTarget,
+  VideoSampleSink,
+  WebMOutputFormat,
+  canEncodeVideo,
+  type InputVideoTrack,
+  type StreamTargetChunk,
+  type VideoSample,
+} from 'mediabunny';
+import type { ClockMapping } from '../analysis/sync.ts';
+import { toSourceTime } from '../analysis/sync.ts';
+import { encodeAacWithFfmpeg, WavBlobWriter, type AacEncoderOptions } from './aac-ffmpeg.ts';
+import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
+import { frameReferenceTime, planRender, RenderPlanError, type RenderPlan } from './plan.ts';
+import type { RenderProgress, RenderRequest, RenderResult, RenderSink } from './protocol.ts';
+
+/** A render failed; the message names the field or file at fault. */
+export class RenderError extends Error {
+  override readonly name = 'RenderError';
+}
+
+/** The render was cancelled by its AbortSignal. */
+export class RenderAbortError extends Error {
+  override readonly name = 'AbortError';
+}
+
+/** Everything {@link renderEdit} takes. */
+export interface RenderEditInput extends RenderRequest {
+  sink: RenderSink;
+  onProgress?: (p: RenderProgress) => void;
+  signal?: AbortSignal;
+  /** Where the pinned ffmpeg core is served (AAC). */
+  ffmpeg?: AacEncoderOptions;
+}
+
+/** Seconds of audio the muxer is kept ahead of the video, so tracks interleave. */
+const AUDIO_LEAD_SEC = 0.5;
+/** Audio produced per step, samples (1 s). */
+const AUDIO_CHUNK = OUTPUT_SAMPLE_RATE;
+
+/**
+ * H.264 High profile at the lowest level that fits the frame size and rate
+ * (3.1 for 720p30, 4.0 for 1080p30, 4.2 for 1080p60, 5.1 above).
+ */
+export function avcCodecString(width: number, height: number, fps: number): string {
+  const mbs = Math.ceil(width / 16) * Math.ceil(height / 16);
+  const rate = mbs * fps;
+  const levels: Array<[number, number, string]> = [
+    [3600, 108_000, '1f'], // 3.1
+    [8192, 245_760, '28'], // 4.0
+    [8704, 522_240, '2a'], // 4.2
+    [22_080, 589_824, '32'], // 5.0
+    [36_864, 983_040, '33'], // 5.1
+  ];
+  for (const [maxFs, maxRate, hex] of levels) if (mbs <= maxFs && rate <= maxRate) return `avc1.6400${hex}`;
+  return 'avc1.640034';
+}
+
+/**
+ * Renders the edit and streams the file into `sink`.
+ *
+ * @example
+ * const result = await renderEdit({ cuts, removedRanges, sources, sink, onProgress: (p) => bar(p.fraction), signal });
+ */
+export async function renderEdit(input: RenderEditInput): Promise<RenderResult> {
+  const t0 = performance.now();
+  const signal = input.signal ?? new AbortController().signal;
+  const report = input.onProgress ?? (() => undefined);
+  const checkAbort = () => {
+    if (signal.aborted) throw new RenderAbortError('render cancelled');
+  };
+  const o = input.output ?? {};
+  const container = o.container ?? 'mp4';
+  if (container !== 'mp4' && container !== 'webm') throw new RenderError(`output.container must be mp4 or webm (got ${String(container)})`);
+  const videoCodec = o.videoCodec ?? (container === 'webm' ? 'vp9' : 'avc');
+  if (!['avc', 'vp9', 'av1'].includes(videoCodec)) throw new RenderError(`output.videoCodec must be avc, vp9 or av1 (got ${String(videoCodec)})`);
+  if (container === 'webm' && videoCodec === 'avc') throw new RenderError('output.videoCodec: a webm output takes vp9 or av1');
+  const audioCodec = o.audioCodec ?? (container === 'webm' ? 'opus' : 'aac');
+  if (audioCodec !== 'aac' && audioCodec !== 'opus') throw new RenderError(`output.audioCodec must be aac or opus (got ${String(audioCodec)})`);
+  if (container === 'webm' && audioCodec === 'aac') throw new RenderError('output.audioCodec: a webm output takes opus');
+
+  // Open every source once; a file mediabunny cannot read is named.
+  const byId = new Map(input.sources.map((s, i) => [s.id, { s, i }]));
+  const inputs = new Map<string, Input>();
+  const disposers: Array<() => Promise<void> | void> = [];
+  const openInput = async (id: string): Promise<Input> => {
+    const found = byId.get(id);
+    if (!found) throw new RenderError(`sources: no source "${id}"`);
+    let inp = inputs.get(id);
+    if (!inp) {
+      inp = new Input({ source: new BlobSource(found.s.blob), formats: ALL_FORMATS });
+      try {
+        await inp.getFormat();
+      } catch (e) {
+        throw new RenderError(`sources[${found.i}] (${id}): the file cannot be read (${(e as Error).message})`);
+      }
+      inputs.set(id, inp);
+    }
+    return inp;
+  };
+  const clocks = new Map<string, ClockMapping>(input.sources.map((s) => [s.id, { offsetMs: s.offsetMs, driftPpm: s.driftPpm }]));
+
+  let output: Output | null = null;
+  let sinkDone = false;
+  try {
+    // Plan at a provisional rate to find the main camera, then at the real output rate.
+    let plan: RenderPlan;
+    try {
+      plan = planRender(input.cuts, input.removedRanges, { fps: o.fps ?? 30, clocks, ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}) });
+    } catch (e) {
+      if (e instanceof RenderPlanError) throw new RenderError(e.message);
+      throw e;
+    }
+    if (plan.frameCount === 0 || plan.mainSourceId === null) throw new RenderError('cuts: nothing to render (the cuts minus the removed ranges are empty)');
+    const videoTracks = new Map<string, InputVideoTrack>();
+    for (const seg of plan.segments) {
+      if (videoTracks.has(seg.sourceId)) continue;
+      const track = await (await openInput(seg.sourceId)).getPrimaryVideoTrack();
+      const i = byId.get(seg.sourceId)!.i;
+      if (!track) throw new RenderError(`sources[${i}] (${seg.sourceId}): a cut names it but it has no video track`);
+      if (!(await track.canDecode())) throw new RenderError(`sources[${i}] (${seg.sourceId}): this browser cannot decode its video (${(await track.getCodec()) ?? 'unknown codec'})`);
+      videoTracks.set(seg.sourceId, track);
+    }
+    const main = videoTracks.get(plan.mainSourceId)!;
+    let fps = o.fps;
+    if (fps === undefined) {
+      const stats = await main.computePacketStats(120);
+      fps = stats.averagePacketRate > 0 ? Math.round(stats.averagePacketRate * 1000) / 1000 : 30;
+    }
+    if (fps !== 30 || o.fps === undefined) plan = planRender(input.cuts, input.removedRanges, { fps, clocks, ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}) });
+    const width = even(o.width ?? (await main.getDisplayWidth()));
+    const height = even(o.height ?? (await main.getDisplayHeight()));
+    if (!(width >= 16 && width <= 7680 && height >= 16 && height <= 4320)) throw new RenderError(`output.width and output.height must be from 16×16 to 7680×4320 (got ${width}×${height})`);
+    const codecString = videoCodec === 'avc' ? avcCodecString(width, height, fps) : undefined;
+    const videoBitrate = o.videoBitrate ?? Math.round(width * height * fps * 0.1);
+    if (!(await canEncodeVideo(videoCodec, { width, height, bitrate: videoBitrate, ...(codecString ? { fullCodecString: codecString } : {}) }))) {
+      // The ffmpeg.wasm libx264 fallback is not wired yet (Chromium here encodes H.264, VP9 and AV1).
+      throw new RenderError(`output.videoCodec: this browser cannot encode ${codecString ?? videoCodec} at ${width}×${height}`);
+    }
+
+    // Audio sources: the given ones, else every audio-only source, else the cut cameras.
+    const audioIds =
+      input.audioSourceIds && input.audioSourceIds.length > 0
+        ? input.audioSourceIds
+        : input.sources.some((s) => s.kind === 'audio')
+          ? input.sources.filter((s) => s.kind === 'audio').map((s) => s.id)
+          : [...videoTracks.keys()];
+    const readers: SourceAudioReader[] = [];
+    for (const id of audioIds) {
+      const track = await (await openInput(id)).getPrimaryAudioTrack();
+      if (!track) {
+        if (input.audioSourceIds?.includes(id)) throw new RenderError(`audioSourceIds: source "${id}" has no audio track`);
+        continue;
+      }
+      if (!(await track.canDecode())) throw new RenderError(`sources[${byId.get(id)!.i}] (${id}): this browser cannot decode its audio`);
+      readers.push(new SourceAudioReader(track, await track.getSampleRate(), Math.min(2, await track.getNumberOfChannels()), clocks.get(id)!));
+    }
+    disposers.push(() => Promise.all(readers.map((r) => r.dispose())).then(() => undefined));
+    const mixer = readers.length > 0 ? new AudioMixer(readers, plan.audio, plan.keptMs) : null;
+    const audioBitrate = o.audioBitrate ?? 128_000;
+
+    // Output: positioned writes straight to the sink, in chunks of 4 MiB.
+    let bytes = 0;
+    const writable = new WritableStream<StreamTargetChunk>({
+      async write(chunk) {
+        bytes = Math.max(bytes, chunk.position + chunk.data.byteLength);
+        await input.sink.write(chunk.data, chunk.position);
+      },
+    });
+    output = new Output({
+      format: container === 'mp4' ? new Mp4OutputFormat({ fastStart: false }) : new WebMOutputFormat(),
+      target: new StreamTarget(writable, { chunked: true, chunkSize: 4 * 1024 * 1024 }),
+    });
+    const canvas = new OffscreenCanvas(width, height);
+    const ctx = canvas.getContext('2d', { alpha: false });
+    if (!ctx) throw new RenderError('OffscreenCanvas 2D context is not available in this browser');
+    const videoSource = new CanvasSource(canvas, {
+      codec: videoCodec,
+      bitrate: videoBitrate,
+      keyFrameInterval: 2,
+      latencyMode: 'quality',
+      ...(codecString ? { fullCodecString: codecString } : {}),
+    });
+    output.addVideoTrack(videoSource, { frameRate: fps });
+
+    // Audio track: AAC prepared before the video (one ffmpeg.wasm run), Opus encoded along the way.
+    let audioEncoder: RenderResult['audioEncoder'] = null;
+    let pumpAudio: (untilSec: number) => Promise<void> = async () => undefined;
+    let closeAudio: () => void = () => undefined;
+    const videoWeight = mixer && audioCodec === 'aac' ? 0.8 : 1;
+    if (mixer && audioCodec === 'aac') {
+      audioEncoder = 'ffmpeg.wasm';
+      const wav = new WavBlobWriter(OUTPUT_SAMPLE_RATE, mixer.channels);
+      while (!mixer.done) {
+        checkAbort();
+        wav.append(await mixer.next(AUDIO_CHUNK * 10));
+        report({ fraction: 0.15 * (mixer.position / Math.max(1, mixer.totalSamples)), stage: 'audio', frames: 0 });
+      }
+      const adts = await encodeAacWithFfmpeg(wav.finish(), audioBitrate, signal, input.ffmpeg ?? {});
+      checkAbort();
+      report({ fraction: 0.2, stage: 'audio', frames: 0 });
+      const aacInput = new Input({ source: new BufferSource(adts), formats: ALL_FORMATS });
+      disposers.push(() => aacInput.dispose());
+      const aacTrack = await aacInput.getPrimaryAudioTrack();
+      if (!aacTrack) throw new RenderError('audio: ffmpeg.wasm produced no AAC stream');
+      const decoderConfig = await aacTrack.getDecoderConfig();
+      if (!decoderConfig) throw new RenderError('audio: the AAC stream has no decoder configuration');
+      const aacSource = new EncodedAudioPacketSource('aac');
+      output.addAudioTrack(aacSource);
+      const packets = new EncodedPacketSink(aacTrack).packets();
+      disposers.push(async () => void (await packets.return()));
+      // ffmpeg's AAC encoder primes with 1024 samples: shift them before 0 so audio and video start together.
+      const priming = 1024 / OUTPUT_SAMPLE_RATE;
+      let first = true;
+      let pending: EncodedPacket | null = null;
+      let finished = false;
+      pumpAudio = async (untilSec) => {
+        while (!finished) {
+          if (!pending) {
+            const n = await packets.next();
+            if (n.done) {
+              finished = true;
+              break;
+            }
+            pending = n.value;
+          }
+          const ts = pending.timestamp - priming;
+          if (ts > untilSec) break;
+          const packet = new EncodedPacket(pending.data, 'key', ts, pending.duration);
+          await aacSource.add(packet, first ? { decoderConfig } : undefined);
+          first = false;
+          pending = null;
+        }
+      };
+      closeAudio = () => aacSource.close();
+    } else if (mixer) {
+      audioEncoder = 'webcodecs';
+      const opusSource = new AudioSampleSource({ codec: 'opus', bitrate: audioBitrate });
+      output.addAudioTrack(opusSource);
+      pumpAudio = async (untilSec) => {
+        while (!mixer.done && mixer.position / OUTPUT_SAMPLE_RATE <= untilSec) {
+          const ts = mixer.position / OUTPUT_SAMPLE_RATE;
+          const planes = await mixer.next(AUDIO_CHUNK);
+          const n = planes[0]!.length;
+          const data = new Float32Array(n * planes.length);
+          planes.forEach((p, c) => data.set(p, c * n));
+          const sample = new AudioSample({ data, format: 'f32-planar', numberOfChannels: planes.length, sampleRate: OUTPUT_SAMPLE_RATE, timestamp: ts });
+          try {
+            await opusSource.add(sample);
+          } finally {
+            sample.close();
+          }
+        }
+      };
+      closeAudio = () => opusSource.close();
+    }
+
+    await output.start();
+    const frameSec = 1 / fps;
+    let framesDone = 0;
+    const sinks = new Map<string, VideoSampleSink>();
+    for (const seg of plan.segments) {
+      checkAbort();
+      const track = videoTracks.get(seg.sourceId)!;
+      let sink = sinks.get(seg.sourceId);
+      if (!sink) {
+        sink = new VideoSampleSink(track);
+        sinks.set(seg.sourceId, sink);
+      }
+      const clock = clocks.get(seg.sourceId)!;
+      // Decode forward through the segment: one iterator from the frame shown at its start.
+      const iterator = sink.samples(Math.max(0, seg.srcStartMs / 1000), seg.srcEndMs / 1000 + frameSec);
+      let current: VideoSample | null = null;
+      let next: VideoSample | null = null;
+      let ended = false;
+      try {
+        for (let k = seg.firstFrame; k < seg.firstFrame + seg.frameCount; k++) {
+          checkAbort();
+          const srcSec = toSourceTime(frameReferenceTime(seg, k, fps), clock) / 1000;
+          // Advance to the last decoded frame at or before the wanted instant (half a millisecond of slack).
+          for (;;) {
+            if (!next && !ended) {
+              const r = await iterator.next();
+              if (r.done) ended = true;
+              else next = r.value;
+            }
+            if (next && next.timestamp <= srcSec + 0.0005) {
+              current?.close();
+              current = next;
+              next = null;
+            } else break;
+          }
+          ctx.fillStyle = '#000';
+          ctx.fillRect(0, 0, width, height);
+          // Before the source's first frame (it started recording later) the output stays black.
+          if (current && srcSec >= 0) current.drawWithFit(ctx, { fit: 'contain' });
+          await pumpAudio((k * frameSec) + AUDIO_LEAD_SEC);
+          await videoSource.add(k * frameSec, frameSec);
+          framesDone++;
+          if (framesDone % 10 === 0) report({ fraction: (1 - videoWeight) + videoWeight * 0.98 * (framesDone / plan.frameCount), stage: 'video', frames: framesDone });
+        }
+      } finally {
+        current?.close();
+        next?.close();
+        await iterator.return();
+      }
+    }
+    await pumpAudio(Infinity);
+    videoSource.close();
+    closeAudio();
+    report({ fraction: 0.99, stage: 'finalizing', frames: framesDone });
+    await output.finalize();
+    sinkDone = true;
+    await input.sink.close();
+    report({ fraction: 1, stage: 'done', frames: framesDone });
+    return {
+      container,
+      mimeType: container === 'mp4' ? 'video/mp4' : 'video/webm',
+      width,
+      height,
+      fps,
+      videoCodec,
+      videoCodecString: codecString ?? videoCodec,
+      audioCodec: mixer ? audioCodec : null,
+      audioEncoder,
+      frames: framesDone,
+      durationMs: plan.durationMs,
+      keptMs: plan.keptMs,
+      bytes,
+      segments: plan.segments.map((s) => ({ outStartMs: s.outStartMs, outEndMs: s.outEndMs, sourceId: s.sourceId })),
+      joinsMs: plan.audio.slice(1).map((r) => r.outStartMs),
+      elapsedMs: performance.now() - t0,
+    };
+  } catch (e) {
+    if (output && output.state !== 'finalized' && output.state !== 'canceled') await output.cancel().catch(() => undefined);
+    if (!sinkDone) await input.sink.abort?.(e instanceof Error ? e.message : String(e));
+    if (signal.aborted) throw new RenderAbortError('render cancelled');
+    throw e;
+  } finally {
+    for (const d of disposers) await Promise.resolve(d()).catch(() => undefined);
+    for (const inp of inputs.values()) inp.dispose();
+  }
+}
+
+function even(n: number): number {
+  return 2 * Math.round(n / 2);
+}

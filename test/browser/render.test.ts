@@ -1,0 +1,171 @@
+/**
+ * The render worker in a real Chromium: the tiny fixture's three cameras, a cut list switching
+ * among them every few seconds and two removed ranges, rendered to H.264 + AAC MP4 in the
+ * worker. The output must play in a <video>, last the kept timeline ± 1 frame (Chromium and
+ * Debian's ffprobe), show at the middle of each segment the camera marker the cut names, and
+ * have no click at the joins (decoded by Debian's ffmpeg).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildRenderSite, RENDER_PAGE, ROOT, type PageRenderOptions, type PageRenderSummary } from '../../bench/render/render-site.ts';
+import type { Cut, TimeRange } from '../../src/contract/types.ts';
+import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
+import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
+import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
+
+let chromium: LaunchedChromium;
+let server: StaticServer;
+let page: Page;
+let truth: Truth;
+const OUT = join(ROOT, '.cache/render-out');
+
+beforeAll(async () => {
+  const fx = await ensureFixture('tiny');
+  truth = fx.truth;
+  const site = await buildRenderSite(fx.dir);
+  server = await serveStatic(site, 0, RENDER_PAGE.slice(1));
+  chromium = await launchChromium();
+  page = await chromium.context.newPage();
+  await page.goto(`${server.origin}${RENDER_PAGE}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  mkdirSync(OUT, { recursive: true });
+}, FIXTURE_TIMEOUT_MS);
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close();
+});
+
+const cameras = () => truth.sources.filter((s) => s.kind === 'video').slice(0, 3);
+
+function sources(): PageRenderOptions['sources'] {
+  return cameras().map((s) => ({ id: s.label, kind: 'video' as const, url: `/fixture/${s.file}`, offsetMs: s.offsetMs, driftPpm: s.driftPpm, durationMs: s.durationMs }));
+}
+
+/** A cut every 2.4 s cycling through the three cameras, over the span all three recorded. */
+function edit(): { cuts: Cut[]; removedRanges: TimeRange[] } {
+  const cams = cameras();
+  const start = Math.ceil(Math.max(...cams.map((c) => c.offsetMs)) / 100) * 100 + 200;
+  const end = Math.floor(Math.min(...cams.map((c) => c.endRefMs)) / 100) * 100 - 200;
+  const cuts: Cut[] = [];
+  let k = 0;
+  for (let t = start; t < end; t += 2400, k++) cuts.push({ sourceId: cams[k % 3]!.label, startMs: t, endMs: Math.min(end, t + 2400) });
+  // One removed range inside a cut, one across a camera switch.
+  const a = start + 3600;
+  const b = start + 7200 - 500;
+  return { cuts, removedRanges: [{ startMs: a, endMs: a + 700 }, { startMs: b, endMs: b + 1100 }] };
+}
+
+async function render(o: Partial<PageRenderOptions> = {}): Promise<PageRenderSummary> {
+  return page.evaluate((opts) => window.renderTest.render(opts), { ...edit(), sources: sources(), ...o } as PageRenderOptions);
+}
+
+function ffprobe(path: string): { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string; nb_frames?: string; duration?: string; width?: number; height?: number; profile?: string; sample_rate?: string }> } {
+  const r = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-show_format', '-show_streams', '-of', 'json', path]);
+  if (r.status !== 0) throw new Error(`ffprobe ${path}: ${r.stderr.toString()}`);
+  return JSON.parse(r.stdout.toString());
+}
+
+/** Largest |second difference| within ±`ms` of `atMs`, over the 99.9th percentile of the whole signal's. */
+function clickScore(x: Float32Array, rate: number, atMs: number, ms = 3): number {
+  const d2 = new Float32Array(x.length);
+  for (let i = 1; i + 1 < x.length; i++) d2[i] = Math.abs(x[i + 1]! - 2 * x[i]! + x[i - 1]!);
+  const sorted = Float32Array.from(d2).sort();
+  const p = sorted[Math.floor(sorted.length * 0.999)]! + 1e-6;
+  const c = Math.round((atMs / 1000) * rate);
+  const w = Math.round((ms / 1000) * rate);
+  let m = 0;
+  for (let i = Math.max(1, c - w); i < Math.min(x.length - 1, c + w); i++) m = Math.max(m, d2[i]!);
+  return m / p;
+}
+
+describe('render of the tiny fixture', () => {
+  let summary: PageRenderSummary;
+  let file: string;
+
+  beforeAll(async () => {
+    summary = await render();
+    if (summary.error) throw new Error(`${summary.error.name}: ${summary.error.message}`);
+    file = join(OUT, 'tiny.mp4');
+    writeFileSync(file, Buffer.from(summary.fileBase64!, 'base64'));
+    const r = summary.result!;
+    console.log(`render: ${r.frames} frames ${r.width}×${r.height}@${r.fps} ${r.videoCodecString} + ${r.audioCodec} (${r.audioEncoder}), ${r.bytes} bytes, ${r.elapsedMs.toFixed(0)} ms (${((r.frames / r.elapsedMs) * 1000).toFixed(1)} fps), ${summary.writes} sink writes`);
+  }, 180_000);
+
+  test('the output plays in a <video> and lasts the kept timeline ± 1 frame', () => {
+    const r = summary.result!;
+    const frameMs = 1000 / r.fps;
+    expect(r.container).toBe('mp4');
+    expect(r.videoCodec).toBe('avc');
+    expect(r.audioCodec).toBe('aac');
+    expect(summary.sinkClosed).toBe(true);
+    expect(summary.sinkAborted).toBeNull();
+    expect(Math.abs(r.durationMs - r.keptMs)).toBeLessThanOrEqual(frameMs);
+    expect(summary.video).toMatchObject({ width: 640, height: 360 });
+    const v = summary.video as { duration: number };
+    expect(Math.abs(v.duration * 1000 - r.keptMs)).toBeLessThanOrEqual(frameMs);
+    const { cuts, removedRanges } = edit();
+    const covered = cuts.reduce((s, c) => s + c.endMs - c.startMs, 0) - removedRanges.reduce((s, x) => s + x.endMs - x.startMs, 0);
+    expect(Math.abs(r.keptMs - covered)).toBeLessThan(1e-6);
+  });
+
+  test('progress runs from 0 to 1', () => {
+    const p = summary.progress;
+    expect(p.length).toBeGreaterThan(5);
+    for (let i = 1; i < p.length; i++) expect(p[i]!).toBeGreaterThanOrEqual(p[i - 1]!);
+    expect(p.at(-1)).toBe(1);
+  });
+
+  test('ffprobe agrees: H.264 High + AAC, frame count and duration within 1 frame', () => {
+    const r = summary.result!;
+    const info = ffprobe(file);
+    const v = info.streams.find((s) => s.codec_type === 'video')!;
+    const a = info.streams.find((s) => s.codec_type === 'audio')!;
+    expect(v).toMatchObject({ codec_name: 'h264', profile: 'High', width: 640, height: 360 });
+    expect(a).toMatchObject({ codec_name: 'aac', sample_rate: '48000' });
+    expect(Number(v.nb_frames)).toBe(r.frames);
+    expect(Math.abs(Number(v.duration) * 1000 - r.keptMs)).toBeLessThanOrEqual(1000 / r.fps);
+    expect(Math.abs(Number(a.duration) * 1000 - r.keptMs)).toBeLessThanOrEqual(1000 / r.fps);
+  });
+
+  test('the middle frame of every segment shows the marker of the camera its cut names', () => {
+    const r = summary.result!;
+    const markerOf = new Map(cameras().map((c) => [c.label, c.markerIndex]));
+    const seen: string[] = [];
+    for (const s of r.segments) {
+      const mid = (s.outStartMs + s.outEndMs) / 2000;
+      const { width, height, rgb } = decodeRgbFrame(file, mid, 320);
+      const marker = readMarker(rgb, width, height, truth.marker);
+      expect(marker, `segment ${s.sourceId} at ${mid.toFixed(2)} s`).toBe(markerOf.get(s.sourceId));
+      seen.push(s.sourceId);
+    }
+    expect(new Set(seen).size).toBe(3);
+  });
+
+  test('no click at the joins: the crossfaded output is smooth where the no-fade control clicks', async () => {
+    const r = summary.result!;
+    expect(r.joinsMs.length).toBe(2);
+    const x = decodeAudio(file, 48_000);
+    expect(Math.abs((x.length / 48) - r.keptMs)).toBeLessThan(1000 / r.fps);
+    const control = await render({ output: { fadeMs: 0 } });
+    expect(control.error).toBeUndefined();
+    const cfile = join(OUT, 'tiny-nofade.mp4');
+    writeFileSync(cfile, Buffer.from(control.fileBase64!, 'base64'));
+    const y = decodeAudio(cfile, 48_000);
+    // AAC's encoder delay is compensated in the file, so output time t is sample t·48 (± a few).
+    const faded = r.joinsMs.map((j) => clickScore(x, 48_000, j));
+    const hard = r.joinsMs.map((j) => clickScore(y, 48_000, j));
+    console.log(`click score at joins: crossfaded ${faded.map((v) => v.toFixed(2)).join(', ')}; no fade ${hard.map((v) => v.toFixed(2)).join(', ')}`);
+    for (const f of faded) expect(f).toBeLessThan(1);
+  });
+
+  test('a render is cancelled by its AbortSignal and the sink is told', async () => {
+    const s = await render({ abortAfterMs: 1500, returnFile: false });
+    expect(s.error).toMatchObject({ name: 'AbortError' });
+    expect(s.sinkClosed).toBe(false);
+    expect(s.sinkAborted).not.toBeNull();
+  });
+});
