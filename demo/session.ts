@@ -26,7 +26,8 @@ export interface DemoSession {
 
 /** Starts the demo and publishes it as `window.multicam`. */
 export async function openDemoSession(): Promise<DemoSession> {
-  const instance = await startMulticam({ basePath: '/api' });
+  // The demo runs the pipeline in this page (engine runner + webhook delivery).
+  const instance = await startMulticam({ basePath: '/api', engine: true });
   let accountId = localStorage.getItem(ACCOUNT_KEY);
   let apiKey = localStorage.getItem(API_KEY);
   if (accountId === null || apiKey === null) {

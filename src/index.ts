@@ -106,3 +106,27 @@ export type {
 
 // Storage (for workers reading stored files)
 export type { EventRecord } from './store/db.ts';
+
+// Webhooks: Standard Webhooks signing, the durable outbox dispatcher, in-page subscription
+export { signWebhook, signatureHeader, signatureV1, decodeSigningSecret, SigningSecretError } from './webhooks/sign.ts';
+export type { WebhookSignatureHeaders } from './webhooks/sign.ts';
+export { WebhookDispatcher, WEBHOOK_REQUEST_HEADERS } from './webhooks/dispatcher.ts';
+export type { WebhookDispatcherOptions } from './webhooks/dispatcher.ts';
+export { startWebhookDelivery } from './webhooks/delivery.ts';
+export type { WebhookDelivery, WebhookDeliveryOptions } from './webhooks/delivery.ts';
+export { subscribeToEvents } from './webhooks/subscribe.ts';
+export type { SubscribedEvent, EventSubscription } from './webhooks/subscribe.ts';
+export { announceEvents, EVENTS_CHANNEL } from './webhooks/channel.ts';
+export { DEFAULT_RETRY_SCHEDULE } from './webhooks/schedule.ts';
+export type { RetrySchedule } from './webhooks/schedule.ts';
+
+// Silence removal and cut generation (pure)
+export { planEdit, checkCutList, resolveSilence } from './analysis/edit.ts';
+
+// Media (probe and decode in a worker) and audio sync (pure)
+export { createMediaClient } from './media/client.ts';
+export type { MediaCallOptions, MediaClient } from './media/client.ts';
+export { UnreadableMediaError, NoAudioTrackError, MediaAbortError } from './media/errors.ts';
+export type { MediaProbe, MediaWorkerApi, DecodedAudio } from './media/protocol.ts';
+export { alignSources, toSourceTime, toReferenceTime, SyncError } from './analysis/sync.ts';
+export type { SourceAlignment, SyncSignal, ClockMapping } from './analysis/sync.ts';

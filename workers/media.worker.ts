@@ -13,7 +13,11 @@ const service = createMediaService();
 const api: MediaWorkerApi = {
   probe: (blob, options) => service.probe(blob, options),
   async decodeAudio(blob, options, onProgress) {
-    const out = await service.decodeAudio(blob, options, onProgress);
+    // Progress goes back on the callback's own MessageChannel, the result on the worker's port:
+    // without waiting for the last report, it could arrive after the result.
+    let last: void | Promise<void> = undefined;
+    const out = await service.decodeAudio(blob, options, onProgress ? (p) => void (last = onProgress(p)) : undefined);
+    await Promise.resolve(last).catch(() => undefined);
     return transfer(out, [out.samples.buffer]);
   },
   abort: (requestId) => service.abort(requestId),

@@ -72,6 +72,6 @@ export async function buildRenderSite(fixtureDir: string, outDir = join(ROOT, '.
   if (!existsSync(join(ROOT, 'wasm/ffmpeg-core/ffmpeg-core.wasm'))) throw new Error('wasm/ffmpeg-core is missing: run node scripts/copy-assets.mjs');
   symlinkSync(join(ROOT, 'wasm'), join(outDir, 'wasm'));
   rmSync(join(outDir, 'fixture'), { force: true });
-  symlinkSync(fixtureDir, join(outDir, 'fixture'));
+  symlinkSync(resolve(fixtureDir), join(outDir, 'fixture'));
   return outDir;
 }

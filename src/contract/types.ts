@@ -71,6 +71,8 @@ export interface JobSource {
   offsetMs?: number;
   /** Clock drift of this source against the reference, in parts per million (set by syncing). */
   driftPpm?: number;
+  /** Video frame rate in frames per second, when probing found it (edit exports use the main camera's). */
+  frameRate?: number;
 }
 
 export interface Track {

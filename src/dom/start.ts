@@ -7,6 +7,8 @@
  */
 import { createService, type MulticamService } from '../service.ts';
 import { createQueueEngine } from '../pipeline/queue-engine.ts';
+import { startEngineRunner, type EngineRunner } from '../pipeline/runner.ts';
+import { startWebhookDelivery, type WebhookDelivery } from '../webhooks/delivery.ts';
 import { normaliseBasePath, registerServiceWorker } from './register.ts';
 
 /** Options of {@link startMulticam}. */
@@ -17,6 +19,12 @@ export interface StartMulticamOptions {
   dbName?: string;
   /** Where the built service worker is served; default `/sw.js`. */
   scriptPath?: string;
+  /**
+   * Run the pipeline in this page: the engine runner (one per browser profile, through a Web
+   * Lock, so every tab may ask) and webhook delivery. Default false: a page that only calls
+   * the API leaves processing to a page that opts in (the demo does).
+   */
+  engine?: boolean;
 }
 
 /** A running instance: the worker answers `fetch`, the page holds the library API. */
@@ -30,7 +38,11 @@ export interface MulticamInstance {
   readonly service: MulticamService;
   /** Accounts, API keys, quotas and signing secrets. */
   readonly accounts: MulticamService['accounts'];
-  /** Closes the page's database connection (the worker keeps answering). */
+  /** The engine runner when started with `engine: true`, else null. */
+  readonly engine: EngineRunner | null;
+  /** Webhook delivery when started with `engine: true`, else null. */
+  readonly webhooks: WebhookDelivery | null;
+  /** Closes the page's database connection and stops the engine (the worker keeps answering). */
   close(): void;
 }
 
@@ -57,13 +69,21 @@ export async function startMulticam(options: StartMulticamOptions = {}): Promise
   // needs an engine, and the queue engine is the one that is right in any context.
   const engine = createQueueEngine(dbOption);
   const service = await createService({ basePath, engine, ...dbOption });
+  const runner = options.engine ? startEngineRunner({ reporter: service.reporter, ...dbOption }) : null;
+  const webhooks = options.engine
+    ? await startWebhookDelivery({ ...dbOption, signingSecrets: (accountId) => service.accounts.signingSecrets(accountId) })
+    : null;
   return {
     basePath,
     baseUrl: new URL(basePath, location.origin).href,
     registration,
     service,
     accounts: service.accounts,
+    engine: runner,
+    webhooks,
     close() {
+      void runner?.stop();
+      void webhooks?.close();
       service.close();
       engine.close();
     },

@@ -118,6 +118,7 @@ async function decodeInput(
   let mix = new Float32Array(0);
   let nextInputFrame = 0; // input-rate frames written so far (timeline position)
   let lastReport = 0;
+  const maxFrame = Math.ceil((durationSec + 1) * inRate);
   for await (const sample of sink.samples()) {
     try {
       if (signal.aborted) throw new MediaAbortError(`${label}: audio decoding was cancelled`);
@@ -135,13 +136,15 @@ async function decodeInput(
       }
       if (channels > 1) for (let i = 0; i < frames; i++) m[i]! /= channels;
       // Place the slice at its timestamp: pad a late start (or a gap) with silence, drop what
-      // lies before media time 0 (codec priming) or overlaps what is already written.
-      const startFrame = Math.round(sample.timestamp * inRate);
+      // lies before media time 0 (codec priming) or overlaps what is already written. A frame or
+      // two of rounding jitter is ignored (the next slice is compared with its own timestamp, so
+      // nothing accumulates); a gap never extends past the container's duration.
+      const startFrame = Math.min(Math.round(sample.timestamp * inRate), maxFrame);
       let slice = m;
-      if (startFrame > nextInputFrame) {
+      if (startFrame > nextInputFrame + 2) {
         pushInput(new Float32Array(startFrame - nextInputFrame));
         nextInputFrame = startFrame;
-      } else if (startFrame < nextInputFrame) {
+      } else if (startFrame < nextInputFrame - 2) {
         const skip = Math.min(frames, nextInputFrame - startFrame);
         slice = m.subarray(skip);
       }
@@ -161,7 +164,7 @@ async function decodeInput(
   return { engine: 'mediabunny', samples: out.finish(), sampleRate };
 
   function pushInput(x: Float32Array): void {
-    // A copy is needed only without a resampler: the scratch buffers are reused.
+    // `out` copies what it is given, so the reused scratch buffers are safe to pass.
     out.write(resampler ? resampler.push(x) : x);
   }
 }

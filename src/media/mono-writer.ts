@@ -4,6 +4,7 @@
  *
  * @module
  */
+/** Appends Float32 slices into one buffer that grows by half when full. */
 export class MonoWriter {
   private buf: Float32Array;
   private length = 0;

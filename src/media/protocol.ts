@@ -99,7 +99,11 @@ export interface FfmpegRunInfo {
  */
 export interface MediaWorkerApi {
   probe(blob: Blob, options: ProbeOptions): Promise<MediaProbe & { ffmpeg?: FfmpegRunInfo }>;
-  decodeAudio(blob: Blob, options: DecodeAudioOptions, onProgress?: (p: MediaProgress) => void): Promise<DecodedAudio>;
+  /**
+   * Across comlink the progress callback returns a promise (a proxied call); the worker awaits
+   * the last one before resolving, so every report arrives before the result.
+   */
+  decodeAudio(blob: Blob, options: DecodeAudioOptions, onProgress?: (p: MediaProgress) => void | Promise<void>): Promise<DecodedAudio>;
   /** Cancels the call started with this `requestId`; it rejects with `AbortError`. */
   abort(requestId: string): void;
   /** Stops the ffmpeg.wasm worker, if one was started, to free its memory. */

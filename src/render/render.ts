@@ -1,7 +1,7 @@
 /**
  * `renderEdit`: renders the current cuts minus the removed ranges to one video file, inside
  * the browser. Frames come from each cut's source at the synced time, decoded forward through
- * each segment with mediabunny (WebCodecs), scaled onto an OffscreenCanvas at the output size
+ * each segment with mediabunny (WebCodecs), re-timed as they are when already the output size, else scaled onto an OffscreenCanvas,
  * and encoded with WebCodecs (H.264 by default; VP9/AV1 on request). Audio is the mix of the
  * audio sources with equal-power crossfades at every join (src/render/audio-mix.ts), encoded
  * to AAC by ffmpeg.wasm (src/render/aac-ffmpeg.ts) or to Opus by WebCodecs. mediabunny muxes
@@ -15,7 +15,6 @@ import {
   AudioSampleSource,
   BlobSource,
   BufferSource,
-  CanvasSource,
   EncodedAudioPacketSource,
   EncodedPacket,
   EncodedPacketSink,
@@ -23,12 +22,13 @@ import {
   Mp4OutputFormat,
   Output,
   StreamTarget,
+  VideoSample,
   VideoSampleSink,
+  VideoSampleSource,
   WebMOutputFormat,
   canEncodeVideo,
   type InputVideoTrack,
   type StreamTargetChunk,
-  type VideoSample,
 } from 'mediabunny';
 import type { ClockMapping } from '../analysis/sync.ts';
 import { toSourceTime } from '../analysis/sync.ts';
@@ -197,7 +197,7 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     const canvas = new OffscreenCanvas(width, height);
     const ctx = canvas.getContext('2d', { alpha: false });
     if (!ctx) throw new RenderError('OffscreenCanvas 2D context is not available in this browser');
-    const videoSource = new CanvasSource(canvas, {
+    const videoSource = new VideoSampleSource({
       codec: videoCodec,
       bitrate: videoBitrate,
       keyFrameInterval: 2,
@@ -313,12 +313,25 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
               next = null;
             } else break;
           }
-          ctx.fillStyle = '#000';
-          ctx.fillRect(0, 0, width, height);
-          // Before the source's first frame (it started recording later) the output stays black.
-          if (current && srcSec >= 0) current.drawWithFit(ctx, { fit: 'contain' });
-          await pumpAudio((k * frameSec) + AUDIO_LEAD_SEC);
-          await videoSource.add(k * frameSec, frameSec);
+          await pumpAudio(k * frameSec + AUDIO_LEAD_SEC);
+          let frame: VideoSample;
+          if (current && srcSec >= 0 && current.displayWidth === width && current.displayHeight === height && current.rotation === 0 && !current.flip) {
+            // Already the output size: re-time the decoded frame itself (no copy through a canvas).
+            frame = current.clone();
+            frame.setTimestamp(k * frameSec);
+            frame.setDuration(frameSec);
+          } else {
+            ctx.fillStyle = '#000';
+            ctx.fillRect(0, 0, width, height);
+            // Before the source's first frame (it started recording later) the output stays black.
+            if (current && srcSec >= 0) current.drawWithFit(ctx, { fit: 'contain' });
+            frame = new VideoSample(canvas, { timestamp: k * frameSec, duration: frameSec });
+          }
+          try {
+            await videoSource.add(frame);
+          } finally {
+            frame.close();
+          }
           framesDone++;
           if (framesDone % 10 === 0) report({ fraction: (1 - videoWeight) + videoWeight * 0.98 * (framesDone / plan.frameCount), stage: 'video', frames: framesDone });
         }

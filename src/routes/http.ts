@@ -10,10 +10,16 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
+/** DOMException names of IndexedDB failures that mean the storage, not the request, is at fault. */
+const STORAGE_ERRORS = new Set(['QuotaExceededError', 'InvalidStateError', 'UnknownError', 'VersionError', 'AbortError']);
+
 /** The Error-shape response of any thrown value; never leaks a stack. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof ApiError) return json(error.status, error.body, error.headers);
   const message = error instanceof Error ? error.message : String(error);
+  const name = error instanceof Error || (typeof DOMException !== 'undefined' && error instanceof DOMException) ? (error as Error).name : '';
+  // Storage that is full or gone (quota, a closed or blocked database) is 503, as the spec says.
+  if (STORAGE_ERRORS.has(name)) return json(503, { error: `storage is not available (${name}: ${message}); try again later` }, { 'Retry-After': '30' });
   return json(500, { error: `internal error: ${message}` });
 }
 

@@ -225,8 +225,10 @@ export function parseRange(header: string | null, size: number): { start: number
     return { start: Math.max(0, size - suffix), end: size };
   }
   const start = Number(a);
+  // last < first makes the range invalid, and an invalid Range header is ignored (RFC 9110 §14.2).
+  if (b !== '' && Number(b) < start) return null;
   const last = b === '' ? size - 1 : Math.min(Number(b), size - 1);
-  if (start >= size || (b !== '' && Number(b) < start)) return 'unsatisfiable';
+  if (start >= size) return 'unsatisfiable';
   return { start, end: last + 1 };
 }
 

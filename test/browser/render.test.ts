@@ -53,17 +53,26 @@ function edit(): { cuts: Cut[]; removedRanges: TimeRange[] } {
   const cuts: Cut[] = [];
   let k = 0;
   for (let t = start; t < end; t += 2400, k++) cuts.push({ sourceId: cams[k % 3]!.label, startMs: t, endMs: Math.min(end, t + 2400) });
-  // One removed range inside a cut, one across a camera switch.
-  const a = start + 3600;
-  const b = start + 7200 - 500;
-  return { cuts, removedRanges: [{ startMs: a, endMs: a + 700 }, { startMs: b, endMs: b + 1100 }] };
+  // Two removed ranges whose both edges fall in speech (a splice there clicks unless faded):
+  // the first inside a cut, the second from its first candidate after a camera switch.
+  const speaking = (t: number) => truth.turns.some((u) => u.startMs <= t - 150 && u.endMs >= t + 150);
+  const removedRanges: TimeRange[] = [];
+  for (const [from, len] of [[start + 2600, 700], [start + 6400, 1100]] as const) {
+    for (let a = from; a < end - len - 500; a += 50) {
+      if (speaking(a) && speaking(a + len)) {
+        removedRanges.push({ startMs: a, endMs: a + len });
+        break;
+      }
+    }
+  }
+  return { cuts, removedRanges };
 }
 
 async function render(o: Partial<PageRenderOptions> = {}): Promise<PageRenderSummary> {
   return page.evaluate((opts) => window.renderTest.render(opts), { ...edit(), sources: sources(), ...o } as PageRenderOptions);
 }
 
-function ffprobe(path: string): { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string; nb_frames?: string; duration?: string; width?: number; height?: number; profile?: string; sample_rate?: string }> } {
+function ffprobe(path: string): { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string; nb_frames?: string; nb_read_frames?: string; duration?: string; width?: number; height?: number; profile?: string; sample_rate?: string }> } {
   const r = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-show_format', '-show_streams', '-of', 'json', path]);
   if (r.status !== 0) throw new Error(`ffprobe ${path}: ${r.stderr.toString()}`);
   return JSON.parse(r.stdout.toString());
@@ -126,7 +135,7 @@ describe('render of the tiny fixture', () => {
     const a = info.streams.find((s) => s.codec_type === 'audio')!;
     expect(v).toMatchObject({ codec_name: 'h264', profile: 'High', width: 640, height: 360 });
     expect(a).toMatchObject({ codec_name: 'aac', sample_rate: '48000' });
-    expect(Number(v.nb_frames)).toBe(r.frames);
+    expect(Number(v.nb_read_frames)).toBe(r.frames);
     expect(Math.abs(Number(v.duration) * 1000 - r.keptMs)).toBeLessThanOrEqual(1000 / r.fps);
     expect(Math.abs(Number(a.duration) * 1000 - r.keptMs)).toBeLessThanOrEqual(1000 / r.fps);
   });
@@ -148,6 +157,7 @@ describe('render of the tiny fixture', () => {
   test('no click at the joins: the crossfaded output is smooth where the no-fade control clicks', async () => {
     const r = summary.result!;
     expect(r.joinsMs.length).toBe(2);
+    expect(edit().removedRanges.length).toBe(2);
     const x = decodeAudio(file, 48_000);
     expect(Math.abs((x.length / 48) - r.keptMs)).toBeLessThan(1000 / r.fps);
     const control = await render({ output: { fadeMs: 0 } });
@@ -160,6 +170,8 @@ describe('render of the tiny fixture', () => {
     const hard = r.joinsMs.map((j) => clickScore(y, 48_000, j));
     console.log(`click score at joins: crossfaded ${faded.map((v) => v.toFixed(2)).join(', ')}; no fade ${hard.map((v) => v.toFixed(2)).join(', ')}`);
     for (const f of faded) expect(f).toBeLessThan(1);
+    // The detector does see a hard splice: the control clicks well above the crossfaded output.
+    expect(Math.max(...hard)).toBeGreaterThan(2 * Math.max(...faded));
   });
 
   test('a render is cancelled by its AbortSignal and the sink is told', async () => {
@@ -167,5 +179,34 @@ describe('render of the tiny fixture', () => {
     expect(s.error).toMatchObject({ name: 'AbortError' });
     expect(s.sinkClosed).toBe(false);
     expect(s.sinkAborted).not.toBeNull();
+  });
+});
+
+describe('other outputs', () => {
+  test('WebM: VP9 + Opus (WebCodecs), resized to 320×180, plays and lasts the kept timeline', async () => {
+    const s = await render({ output: { container: 'webm', width: 320, height: 180 } });
+    if (s.error) throw new Error(`${s.error.name}: ${s.error.message}`);
+    const r = s.result!;
+    expect(r).toMatchObject({ container: 'webm', videoCodec: 'vp9', audioCodec: 'opus', audioEncoder: 'webcodecs', width: 320, height: 180 });
+    expect(s.video).toMatchObject({ width: 320, height: 180 });
+    const file = join(OUT, 'tiny.webm');
+    writeFileSync(file, Buffer.from(s.fileBase64!, 'base64'));
+    const info = ffprobe(file);
+    expect(info.streams.map((x) => x.codec_name).sort()).toEqual(['opus', 'vp9']);
+    expect(Math.abs(Number(info.format.duration) * 1000 - r.keptMs)).toBeLessThanOrEqual(1000 / r.fps);
+    const v = info.streams.find((x) => x.codec_type === 'video')!;
+    expect(Number(v.nb_read_frames)).toBe(r.frames);
+    // The marker survives the downscale: read it from the middle of the second segment.
+    const seg = r.segments[1]!;
+    const { width, height, rgb } = decodeRgbFrame(file, (seg.outStartMs + seg.outEndMs) / 2000, 320);
+    expect(readMarker(rgb, width, height, truth.marker)).toBe(cameras().find((c) => c.label === seg.sourceId)!.markerIndex);
+  });
+
+  test('errors name the field at fault', async () => {
+    const bad = await render({ output: { container: 'webm', videoCodec: 'avc' } });
+    expect(bad.error).toMatchObject({ name: 'RenderError' });
+    expect(bad.error!.message).toContain('output.videoCodec');
+    const unknown = await render({ cuts: [{ sourceId: 'nope', startMs: 6000, endMs: 8000 }], returnFile: false });
+    expect(unknown.error!.message).toContain('cuts[0].sourceId');
   });
 });

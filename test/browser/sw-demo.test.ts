@@ -31,6 +31,17 @@ test('the demo page runs the service worker and lists jobs through it', async ()
   expect(await page.isVisible('#no-jobs')).toBe(true);
 });
 
+test('the demo page runs the engine: it holds the engine Web Lock', async () => {
+  const held = await page.evaluate(async () => {
+    const multicam = (window as unknown as { multicam: { instance: { engine: { started: Promise<void>; active: boolean } | null } } }).multicam;
+    await multicam.instance.engine?.started;
+    const state = await navigator.locks.query();
+    return { active: multicam.instance.engine?.active ?? false, locks: (state.held ?? []).map((lock) => lock.name) };
+  });
+  expect(held.active).toBe(true);
+  expect(held.locks).toContain('multicam-engine');
+});
+
 test('window.multicam.createApiKey() returns a working key', async () => {
   const status = await page.evaluate(async () => {
     const multicam = (window as unknown as { multicam: { createApiKey(): Promise<{ apiKey: string }> } }).multicam;

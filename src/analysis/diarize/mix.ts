@@ -23,7 +23,7 @@ import { MIN_TOTAL_SPEECH_MS, resultFromActivity, type DiarizationResult, type T
 import { spectralCluster } from './spectral.ts';
 import { viterbiSegment } from './viterbi.ts';
 
-/** Options of {@link diarizeMix}. */
+/** Options of {@link diarizeMix}. Turn smoothing defaults here: pauses < 150 ms bridged, turns < 100 ms dropped. */
 export interface MixOptions extends TurnSmoothing {
   /** ms per VAD probability. Default 32. */
   vadFrameMs?: number;
@@ -248,7 +248,9 @@ export function diarizeMixWithDiagnostics(
   frames.forEach((t, i) => {
     activity[Math.max(0, path[i]!)]![t] = 1;
   });
-  return { result: resultFromActivity(activity, FRAME_MS, options), diagnostics };
+  // Speaker changes are already at least minTurn long; only bridge short pauses.
+  const smoothing = { minPauseMs: options.minPauseMs ?? 150, minTurnMs: options.minTurnMs ?? 100 };
+  return { result: resultFromActivity(activity, FRAME_MS, smoothing), diagnostics };
 }
 
 function modelsFromLabels(ubm: DiagGmm, feats: Float32Array, frames: readonly number[], post: FramePosteriors, labels: Int32Array, k: number): Float64Array[] {

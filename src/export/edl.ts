@@ -1,0 +1,71 @@
+/**
+ * CMX 3600 EDL: one video track as a list of cut events, for Avid Media Composer, Resolve and
+ * Premiere. By default the switched edit (every event, the live camera's reel); with `track: N`
+ * only camera N's events. Reels are the sources' labels (8 characters of A–Z, 0–9, `_`) and each
+ * event carries `* FROM CLIP NAME: <file>` so editors relink by file name. Timecode is
+ * drop-frame (`;`) at 29.97/59.94 unless `dropFrame: false`; the record side starts at 01:00:00:00
+ * (the usual program start), the source side is the file's own frames from 00:00:00:00.
+ * Pure: an {@link EditTimeline} in, a string out.
+ *
+ * @module
+ */
+import { ExportError } from './errors.ts';
+import { fromTimecode, supportsDropFrame, toTimecode } from './rate.ts';
+import { sourceRange, type EditTimeline } from './timeline.ts';
+
+/** Options of {@link writeEdl}. */
+export interface EdlOptions {
+  /** 0 or absent: the switched edit; N ≥ 1: only camera N (the job's N-th video source). */
+  track?: number;
+  /** Drop-frame timecode at 29.97/59.94; default true. */
+  dropFrame?: boolean;
+}
+
+/** EDL channel of the N-th audio source (CMX 3600 has A and A2; A3/A4 as Resolve and Premiere read them). */
+const AUDIO_CHANNELS = ['A', 'A2', 'A3', 'A4'] as const;
+
+/**
+ * The edit as a CMX 3600 EDL.
+ *
+ * @example
+ * writeEdl(timeline, { dropFrame: true });
+ * // TITLE: Ep 12
+ * // FCM: DROP FRAME
+ * //
+ * // 001  CAM_A    V     C        00:00:01;15 00:00:09;02 01:00:00;00 01:00:07;17
+ * // * FROM CLIP NAME: Cam A.mp4
+ */
+export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
+  const track = options.track ?? 0;
+  if (!Number.isInteger(track) || track < 0 || track > t.cameras.length) {
+    throw new ExportError('track', `track must be 0 (the switched edit) or a camera from 1 to ${t.cameras.length} (got ${track})`);
+  }
+  const dropFrame = (options.dropFrame ?? true) && supportsDropFrame(t.rate);
+  const tc = (frame: number): string => toTimecode(frame, t.rate, dropFrame);
+  const recordStart = fromTimecode(dropFrame ? '01:00:00;00' : '01:00:00:00', t.rate);
+  const camera = track === 0 ? null : t.cameras[track - 1]!;
+  const title = (camera ? `${t.name} - ${camera.label}` : t.name).replace(/[\r\n]+/g, ' ').slice(0, 70);
+
+  const lines = [`TITLE: ${title}`, `FCM: ${dropFrame ? 'DROP FRAME' : 'NON-DROP FRAME'}`, ''];
+  let n = 0;
+  const event = (reel: string, channel: string, r: { sourceIn: number; sourceOut: number; recordIn: number; recordOut: number }, fileName: string): void => {
+    n += 1;
+    lines.push(
+      `${String(n).padStart(3, '0')}  ${reel.padEnd(8)} ${channel.padEnd(5)} C        ${tc(r.sourceIn)} ${tc(r.sourceOut)} ${tc(recordStart + r.recordIn)} ${tc(recordStart + r.recordOut)}`,
+      `* FROM CLIP NAME: ${fileName}`,
+      '',
+    );
+  };
+  const audio = camera ? [] : t.audio.slice(0, AUDIO_CHANNELS.length);
+  for (const e of t.events) {
+    if (camera && e.sourceId !== camera.id) continue;
+    const live = t.cameras.find((c) => c.id === e.sourceId)!;
+    const r = sourceRange(live, e, t.rate);
+    if (r) event(live.reel, t.audio.length === 0 ? 'B' : 'V', r, live.fileName);
+    audio.forEach((s, i) => {
+      const a = sourceRange(s, e, t.rate);
+      if (a) event(s.reel, AUDIO_CHANNELS[i]!, a, s.fileName);
+    });
+  }
+  return `${lines.join('\n')}\n`;
+}

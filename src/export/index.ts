@@ -1,0 +1,132 @@
+/**
+ * Export a job's edit to editing software: FCPXML (Final Cut Pro, Resolve), Premiere XML
+ * (xmeml), OpenTimelineIO and CMX 3600 EDL. Pure: a job (or any object with its sources, cuts
+ * and removed ranges) in, a file (name, type, text) out; no fetch, no IndexedDB. The route
+ * `GET {base}/jobs/{id}/export` and the editor's download menu both call {@link exportEdit}.
+ *
+ * @module
+ */
+import type { Job } from '../contract/types.ts';
+import { writeEdl } from './edl.ts';
+import { ExportError } from './errors.ts';
+import { writeFcpxml } from './fcpxml.ts';
+import { writeOtio } from './otio.ts';
+import { frameRateOf, type FrameRate } from './rate.ts';
+import { buildTimeline } from './timeline.ts';
+import { writeXmeml } from './xmeml.ts';
+
+export { ExportError } from './errors.ts';
+export { writeEdl, type EdlOptions } from './edl.ts';
+export { writeFcpxml, FCPXML_VERSION, type FcpxmlOptions } from './fcpxml.ts';
+export { writeOtio } from './otio.ts';
+export { frameRateOf, fromTimecode, rationalSeconds, toTimecode, type FrameRate } from './rate.ts';
+export { buildTimeline, type EditTimeline, type ExportSource, type TimelineEvent, type TimelineInput } from './timeline.ts';
+export { writeXmeml, type XmemlOptions } from './xmeml.ts';
+
+/** The export formats, as the route's `format` parameter names them. */
+export const EXPORT_FORMATS = ['fcpxml', 'xmeml', 'otio', 'edl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** What {@link exportEdit} reads of a job (a Job from getJob fits). */
+export type ExportableJob = Pick<Job, 'id' | 'title' | 'sources' | 'cuts' | 'removed_ranges'>;
+
+/** Options of {@link exportEdit}; every field has a default. */
+export interface ExportOptions {
+  /** Frame rate (23.976, 24, 25, 29.97, 30, 50, 59.94, 60, …). Default: the main camera's probed `frameRate`, else `defaultFps`. */
+  fps?: number;
+  /** Rate when neither `fps` nor a probed rate is known. Default 30. */
+  defaultFps?: number;
+  /** Drop-frame timecode at 29.97/59.94 (EDL, xmeml, FCPXML display). Default true. */
+  dropFrame?: boolean;
+  /** EDL only: 0 the switched edit (default), N only camera N. */
+  track?: number;
+  /** Frame size written into FCPXML and xmeml formats. Default 1920×1080. */
+  width?: number;
+  height?: number;
+  /** Prefix of every media URL (e.g. `file:///Volumes/Podcast/ep12/`); default bare file names, relinked by the editor. */
+  mediaRoot?: string;
+}
+
+/** An exported file. */
+export interface ExportedFile {
+  format: ExportFormat;
+  filename: string;
+  contentType: string;
+  body: string;
+  rate: FrameRate;
+}
+
+const FILE_TYPES: Record<ExportFormat, { ext: string; contentType: string }> = {
+  fcpxml: { ext: 'fcpxml', contentType: 'application/xml; charset=utf-8' },
+  xmeml: { ext: 'xml', contentType: 'application/xml; charset=utf-8' },
+  otio: { ext: 'otio', contentType: 'application/json; charset=utf-8' },
+  edl: { ext: 'edl', contentType: 'text/plain; charset=utf-8' },
+};
+
+/** Whether `value` names an export format. */
+export function isExportFormat(value: string): value is ExportFormat {
+  return (EXPORT_FORMATS as readonly string[]).includes(value);
+}
+
+/**
+ * The frame rate of an export: `fps` if given, else the main camera's (the video source live
+ * longest) probed `frameRate`, else `defaultFps` (30).
+ */
+export function exportRate(job: ExportableJob, options: Pick<ExportOptions, 'fps' | 'defaultFps'> = {}): FrameRate {
+  if (options.fps !== undefined) return frameRateOf(options.fps, 'fps');
+  const live = new Map<string, number>();
+  for (const c of job.cuts) live.set(c.sourceId, (live.get(c.sourceId) ?? 0) + Math.max(0, c.endMs - c.startMs));
+  const main = [...live.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const probed = job.sources.find((s) => s.id === main)?.frameRate;
+  if (probed !== undefined && probed > 0) return frameRateOf(probed, `sources[${job.sources.findIndex((s) => s.id === main)}].frameRate`);
+  return frameRateOf(options.defaultFps ?? 30, 'defaultFps');
+}
+
+/** A file name without characters that file systems or headers refuse. */
+function safeFileName(name: string): string {
+  return name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim().slice(0, 120) || 'multicam';
+}
+
+/**
+ * Exports the job's current edit (cuts minus removed ranges, sources synced) in `format`.
+ * Throws {@link ExportError} naming the field at fault (`format`, `fps`, `track`, `cuts`, …).
+ *
+ * @example
+ * const { job } = await client.getJob(jobId);
+ * const file = exportEdit(job, 'fcpxml', { fps: 29.97 });
+ * const url = URL.createObjectURL(new Blob([file.body], { type: file.contentType })); // download as file.filename
+ */
+export function exportEdit(job: ExportableJob, format: string, options: ExportOptions = {}): ExportedFile {
+  if (!isExportFormat(format)) throw new ExportError('format', `format must be one of ${EXPORT_FORMATS.join(', ')} (got "${format}")`);
+  if (job.cuts.length === 0) throw new ExportError('cuts', `job ${job.id} has no cuts to export yet`);
+  const rate = exportRate(job, options);
+  const name = job.title ?? job.id;
+  const timeline = buildTimeline({
+    name,
+    sources: job.sources,
+    cuts: job.cuts,
+    removedRanges: job.removed_ranges ?? [],
+    rate,
+    ...(options.mediaRoot === undefined ? {} : { mediaRoot: options.mediaRoot }),
+  });
+  const frame = { ...(options.width === undefined ? {} : { width: options.width }), ...(options.height === undefined ? {} : { height: options.height }) };
+  const dropFrame = options.dropFrame === undefined ? {} : { dropFrame: options.dropFrame };
+  let body: string;
+  switch (format) {
+    case 'fcpxml':
+      body = writeFcpxml(timeline, { ...frame, ...dropFrame });
+      break;
+    case 'xmeml':
+      body = writeXmeml(timeline, { ...frame, ...dropFrame });
+      break;
+    case 'otio':
+      body = writeOtio(timeline);
+      break;
+    case 'edl':
+      body = writeEdl(timeline, { ...dropFrame, ...(options.track === undefined ? {} : { track: options.track }) });
+      break;
+  }
+  const { ext, contentType } = FILE_TYPES[format];
+  const suffix = format === 'edl' && (options.track ?? 0) > 0 ? ` - ${timeline.cameras[options.track! - 1]!.label}` : '';
+  return { format, filename: `${safeFileName(name + suffix)}.${ext}`, contentType, body, rate };
+}

@@ -1,0 +1,79 @@
+/**
+ * OpenTimelineIO JSON (`.otio`): a Timeline.1 whose Stack.1 holds one Video Track.1 per camera
+ * (a Clip.2 where that camera is live, a Gap.1 elsewhere) and the audio tracks (one per audio
+ * source, or the live camera's sound when the job has none). Clips point at the original files
+ * through ExternalReference.1 `target_url`; `source_range` is in the source's own frames.
+ * Times are RationalTime.1 `{ value, rate }` with the exact rate (29.97 as 30000/1001 = 29.97002997…).
+ * Pure: an {@link EditTimeline} in, a string out.
+ *
+ * @module
+ */
+import { fpsOf } from './rate.ts';
+import { mergeContinuous, sourceRange, type EditTimeline, type ExportSource, type SourceRange } from './timeline.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The edit as an OTIO document.
+ *
+ * @example
+ * const otio = JSON.parse(writeOtio(timeline)); // otio.tracks.children[0].kind === 'Video'
+ */
+export function writeOtio(t: EditTimeline): string {
+  const rate = fpsOf(t.rate);
+  const time = (value: number): Json => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
+  const range = (start: number, duration: number): Json => ({ OTIO_SCHEMA: 'TimeRange.1', duration: time(duration), start_time: time(start) });
+  const gap = (frames: number): Json => ({ OTIO_SCHEMA: 'Gap.1', metadata: {}, name: '', source_range: range(0, frames), effects: [], markers: [], enabled: true });
+  const clip = (s: ExportSource, r: SourceRange): Json => ({
+    OTIO_SCHEMA: 'Clip.2',
+    metadata: { multicam: { sourceId: s.id, reel: s.reel } },
+    name: s.label,
+    source_range: range(r.sourceIn, r.sourceOut - r.sourceIn),
+    effects: [],
+    markers: [],
+    enabled: true,
+    media_references: {
+      DEFAULT_MEDIA: {
+        OTIO_SCHEMA: 'ExternalReference.1',
+        metadata: {},
+        name: s.fileName,
+        available_range: s.durationFrames === null ? null : range(0, s.durationFrames),
+        available_image_bounds: null,
+        target_url: s.url,
+      },
+    },
+    active_media_reference_key: 'DEFAULT_MEDIA',
+  });
+  /** Clips at their record frames, gaps between them. */
+  const track = (name: string, kind: 'Video' | 'Audio', items: ReadonlyArray<{ source: ExportSource; range: SourceRange }>): Json => {
+    const children: Json[] = [];
+    let at = 0;
+    for (const { source, range: r } of items) {
+      if (r.recordIn > at) children.push(gap(r.recordIn - at));
+      children.push(clip(source, r));
+      at = r.recordOut;
+    }
+    return { OTIO_SCHEMA: 'Track.1', metadata: {}, name, source_range: null, effects: [], markers: [], enabled: true, children, kind };
+  };
+  const live = (e: EditTimeline['events'][number]): { source: ExportSource; range: SourceRange } | null => {
+    const source = t.cameras.find((c) => c.id === e.sourceId)!;
+    const r = sourceRange(source, e, t.rate);
+    return r ? { source, range: r } : null;
+  };
+  const present = <T>(x: T | null): x is T => x !== null;
+
+  const video = t.cameras.map((camera) => track(camera.label, 'Video', t.events.filter((e) => e.sourceId === camera.id).map(live).filter(present)));
+  const audio =
+    t.audio.length > 0
+      ? t.audio.map((s) => track(s.label, 'Audio', mergeContinuous(t.events.map((e) => sourceRange(s, e, t.rate)).filter(present)).map((r) => ({ source: s, range: r }))))
+      : [track('Camera audio', 'Audio', t.events.map(live).filter(present))];
+
+  const timeline = {
+    OTIO_SCHEMA: 'Timeline.1',
+    metadata: {},
+    name: t.name,
+    global_start_time: time(0),
+    tracks: { OTIO_SCHEMA: 'Stack.1', metadata: {}, name: 'tracks', source_range: null, effects: [], markers: [], enabled: true, children: [...video, ...audio] },
+  };
+  return `${JSON.stringify(timeline, null, 4)}\n`;
+}

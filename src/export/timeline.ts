@@ -1,0 +1,211 @@
+/**
+ * The edit on a frame grid: what every export format writes. Pure: the job's cuts, removed
+ * ranges and synced sources in, whole frames out.
+ *
+ * Frames: every cut and removed-range boundary snaps to the nearest frame of the reference
+ * timeline (so the output timeline is exactly the kept reference frames played back to back);
+ * a source's in-point is its own media frame at that reference frame, sync offset and drift
+ * applied (`toSourceTime`, src/analysis/sync.ts), and its out-point is the in-point plus the
+ * event's length (drift within one event is below a frame for any cut shorter than ~5 min at
+ * 100 ppm).
+ *
+ * @module
+ */
+import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
+import type { Cut, JobSource, TimeRange } from '../contract/types.ts';
+import { keptPieces, RenderPlanError } from '../render/plan.ts';
+import { ExportError } from './errors.ts';
+import { frameMs, type FrameRate } from './rate.ts';
+
+/** A source as the exports name it. */
+export interface ExportSource {
+  id: string;
+  label: string;
+  kind: 'video' | 'audio';
+  /** The original file's name: label plus extension (`Cam A.mp4`); editors relink by it. */
+  fileName: string;
+  /** `fileName` as a URL: percent-encoded, under `options.mediaRoot` when given. */
+  url: string;
+  /** CMX 3600 reel name: up to 8 characters of A–Z, 0–9 and `_`, unique within the job. */
+  reel: string;
+  clock: ClockMapping;
+  /** Length of the media in frames, when known. */
+  durationFrames: number | null;
+}
+
+/** One stretch of the output timeline shown from one camera. */
+export interface TimelineEvent {
+  /** The live camera. */
+  sourceId: string;
+  /** Output frames [recordIn, recordOut). */
+  recordIn: number;
+  recordOut: number;
+  /** Reference-timeline frames [referenceIn, referenceOut) (the multicam clip's time). */
+  referenceIn: number;
+  referenceOut: number;
+}
+
+/** A source's media frames for a stretch of the timeline (trimmed to where the source has media). */
+export interface SourceRange {
+  sourceId: string;
+  recordIn: number;
+  recordOut: number;
+  referenceIn: number;
+  sourceIn: number;
+  sourceOut: number;
+}
+
+/** The edit on a frame grid. */
+export interface EditTimeline {
+  name: string;
+  rate: FrameRate;
+  /** Output length in frames. */
+  durationFrames: number;
+  /** Every source, in job order. */
+  sources: ExportSource[];
+  /** Video sources (cameras), in job order: track N is `cameras[N-1]`. */
+  cameras: ExportSource[];
+  /** Audio-only sources, in job order. */
+  audio: ExportSource[];
+  /** The switched edit, in output order; consecutive events differ in camera or are not contiguous in reference time. */
+  events: TimelineEvent[];
+}
+
+/** What {@link buildTimeline} needs from a job. */
+export interface TimelineInput {
+  name: string;
+  sources: readonly JobSource[];
+  cuts: readonly Cut[];
+  removedRanges: readonly TimeRange[];
+  rate: FrameRate;
+  /** Prefix of every media URL (e.g. `file:///Users/me/podcast/`); default none (bare file names). */
+  mediaRoot?: string;
+}
+
+/** CMX 3600 reel names: 8 characters of A–Z, 0–9 and `_` (what Avid and Resolve accept). */
+export function reelNames(labels: readonly string[]): string[] {
+  const used = new Set<string>();
+  return labels.map((label, i) => {
+    const base = (label.toUpperCase().replace(/[^A-Z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || `SRC${i + 1}`).slice(0, 8);
+    let reel = base;
+    for (let n = 2; used.has(reel); n++) reel = `${base.slice(0, 8 - String(n).length)}${n}`;
+    used.add(reel);
+    return reel;
+  });
+}
+
+/** Percent-encodes each path segment (spaces and `#` are not allowed in a URL). */
+export function mediaUrl(fileName: string, mediaRoot = ''): string {
+  const encoded = fileName.split('/').map(encodeURIComponent).join('/');
+  if (mediaRoot === '') return encoded;
+  return mediaRoot.endsWith('/') ? mediaRoot + encoded : `${mediaRoot}/${encoded}`;
+}
+
+/** The source's media frame shown at reference frame `referenceFrame`. */
+export function sourceFrameAt(source: Pick<ExportSource, 'clock'>, referenceFrame: number, rate: FrameRate): number {
+  const ms = frameMs(rate);
+  // With no drift this is referenceFrame + round(−offset/frame) exactly (Math.round(n + y) = n + Math.round(y)).
+  return Math.round(toSourceTime(referenceFrame * ms, source.clock) / ms);
+}
+
+/**
+ * The media of `source` for a stretch of the timeline, trimmed to where the source has frames
+ * (from 0 to its duration when known); null when it has none there.
+ */
+export function sourceRange(source: ExportSource, stretch: Pick<TimelineEvent, 'recordIn' | 'recordOut' | 'referenceIn'>, rate: FrameRate): SourceRange | null {
+  let sourceIn = sourceFrameAt(source, stretch.referenceIn, rate);
+  let { recordIn, referenceIn } = stretch;
+  let recordOut = stretch.recordOut;
+  if (sourceIn < 0) {
+    recordIn -= sourceIn;
+    referenceIn -= sourceIn;
+    sourceIn = 0;
+  }
+  let sourceOut = sourceIn + (recordOut - recordIn);
+  if (source.durationFrames !== null && sourceOut > source.durationFrames) {
+    recordOut -= sourceOut - source.durationFrames;
+    sourceOut = source.durationFrames;
+  }
+  if (recordOut <= recordIn) return null;
+  return { sourceId: source.id, recordIn, recordOut, referenceIn, sourceIn, sourceOut };
+}
+
+/** Joins ranges that continue each other in output and source time (one clip instead of several). */
+export function mergeContinuous(ranges: readonly SourceRange[]): SourceRange[] {
+  const out: SourceRange[] = [];
+  for (const r of ranges) {
+    const last = out[out.length - 1];
+    if (last && last.sourceId === r.sourceId && last.recordOut === r.recordIn && last.sourceOut === r.sourceIn) {
+      out[out.length - 1] = { ...last, recordOut: r.recordOut, sourceOut: r.sourceOut };
+    } else {
+      out.push({ ...r });
+    }
+  }
+  return out;
+}
+
+/**
+ * The edit on the frame grid of `rate`: the cuts minus the removed ranges, snapped to
+ * reference frames, with every source's file name, reel and clock.
+ *
+ * @example
+ * const t = buildTimeline({ name: 'Ep 12', sources, cuts, removedRanges: [], rate: { num: 25, den: 1 } });
+ * t.events[0]; // { sourceId: 'src_a', recordIn: 0, recordOut: 300, referenceIn: 50, referenceOut: 350 }
+ */
+export function buildTimeline(input: TimelineInput): EditTimeline {
+  const ms = frameMs(input.rate);
+  const known = new Set(input.sources.map((s) => s.id));
+  input.cuts.forEach((c, i) => {
+    if (!known.has(c.sourceId)) throw new ExportError(`cuts[${i}].sourceId`, `cuts[${i}].sourceId ${c.sourceId} is not a source of the job`);
+  });
+  const reels = reelNames(input.sources.map((s) => s.label));
+  const sources: ExportSource[] = input.sources.map((s, i) => {
+    const fileName = `${s.label.replace(/[/\\:]/g, '_')}.${s.ext}`;
+    return {
+      id: s.id,
+      label: s.label,
+      kind: s.kind,
+      fileName,
+      url: mediaUrl(fileName, input.mediaRoot),
+      reel: reels[i]!,
+      clock: { offsetMs: s.offsetMs ?? 0, driftPpm: s.driftPpm ?? 0 },
+      durationFrames: s.durationMs === undefined ? null : Math.floor(s.durationMs / ms + 1e-6),
+    };
+  });
+  const kind = new Map(sources.map((s) => [s.id, s.kind]));
+  input.cuts.forEach((c, i) => {
+    if (kind.get(c.sourceId) !== 'video') throw new ExportError(`cuts[${i}].sourceId`, `cuts[${i}].sourceId ${c.sourceId} is an audio source; cuts show cameras`);
+  });
+
+  let pieces: Array<{ sourceId: string; startMs: number; endMs: number }>;
+  try {
+    pieces = keptPieces(input.cuts, input.removedRanges);
+  } catch (error) {
+    if (error instanceof RenderPlanError) throw new ExportError(error.field, error.message);
+    throw error;
+  }
+  const events: TimelineEvent[] = [];
+  let record = 0;
+  for (const p of pieces) {
+    const referenceIn = Math.round(p.startMs / ms);
+    const referenceOut = Math.round(p.endMs / ms);
+    if (referenceOut <= referenceIn) continue; // shorter than half a frame: gone on the frame grid
+    const last = events[events.length - 1];
+    if (last && last.sourceId === p.sourceId && last.referenceOut === referenceIn) {
+      last.referenceOut = referenceOut;
+      last.recordOut += referenceOut - referenceIn;
+    } else {
+      events.push({ sourceId: p.sourceId, recordIn: record, recordOut: record + referenceOut - referenceIn, referenceIn, referenceOut });
+    }
+    record += referenceOut - referenceIn;
+  }
+  return {
+    name: input.name,
+    rate: input.rate,
+    durationFrames: record,
+    sources,
+    cameras: sources.filter((s) => s.kind === 'video'),
+    audio: sources.filter((s) => s.kind === 'audio'),
+    events,
+  };
+}

@@ -1,0 +1,317 @@
+/**
+ * The engine runner: the page side of the pipeline. In a page that embeds the library it takes
+ * the engine Web Lock (one engine per browser profile and database, whatever the number of
+ * tabs), then runs the work the service worker's queue engine writes to the `work` store,
+ * one stage at a time, in web workers (media, analysis, vision, render), and reports every
+ * result through the stage reporter.
+ *
+ * Durability: a work record stays in the store while its stage runs and is removed only once
+ * the stage has finished (just before the result is reported, so the reporter's automatic
+ * retry can queue the stage again). On start the runner also queues every job left in a
+ * running status (syncing, diarizing, rendering) or in mapping without a camera map, so a
+ * reload or crash never loses a stage; it runs again from the start.
+ *
+ * @module
+ */
+import { wrap, type Remote } from 'comlink';
+import { createMediaClient, type MediaClient } from '../media/client.ts';
+import { createRenderClient, type RenderClient } from '../render/client.ts';
+import { DB_NAME, openDatabase, type Database, type JobRecord } from '../store/db.ts';
+import { listEventsForJob } from '../store/events.ts';
+import { getJobRecord } from '../store/jobs.ts';
+import { addWork } from '../store/work.ts';
+import type { VisionWorkerApi } from '../vision/protocol.ts';
+import { announceEvents } from '../webhooks/channel.ts';
+import type { EngineStage, EngineWork } from './engine.ts';
+import { ENGINE_CHANNEL, ENGINE_LOCK, type EngineMessage } from './queue-engine.ts';
+import type { StageFailure, StageReporter } from './reporter.ts';
+import { isAbort, type StageAssets, type StageResult, type StageRun, type StageWorkers } from './stages/context.ts';
+import { runDiarizing } from './stages/diarizing.ts';
+import { runMapping } from './stages/mapping.ts';
+import type { AnalysisWorkerApi } from './stages/protocol.ts';
+import { runRendering } from './stages/rendering.ts';
+import { runSyncing } from './stages/syncing.ts';
+
+/** Options of {@link startEngineRunner}. */
+export interface EngineRunnerOptions {
+  /** The stage reporter of a service on the same database (`service.reporter`). */
+  reporter: StageReporter;
+  /** IndexedDB database name; default the store's. */
+  dbName?: string;
+  /** Where the VAD model and onnxruntime's wasm are served; default `/models/…` and `/wasm/ort/` on this origin. */
+  assets?: Partial<StageAssets>;
+  /** Called with the ids of events recorded by stage reports; default `announceEvents` (wakes webhook delivery). */
+  announce?: (ids: readonly string[]) => void;
+}
+
+/** One finished stage run, for logs and tests. */
+export interface StageRunRecord {
+  jobId: string;
+  stage: EngineStage;
+  startedAt: number;
+  elapsedMs: number;
+  outcome: 'succeeded' | 'failed' | 'cancelled' | 'stopped';
+  /** The failure reported, when it failed. */
+  failure?: StageFailure;
+}
+
+/** The running engine; see the module comment. */
+export interface EngineRunner {
+  /** Resolves once this context holds the engine lock and has queued the work left behind. */
+  readonly started: Promise<void>;
+  /** Whether this context runs the engine (false while another tab holds the lock). */
+  readonly active: boolean;
+  /** Finished stage runs, oldest first. */
+  readonly history: readonly StageRunRecord[];
+  /** Stops the running stage (its work stays queued for the next engine), frees the workers and the lock. */
+  stop(): Promise<void>;
+}
+
+/** The Web Lock name for a database: {@link ENGINE_LOCK}, suffixed for databases other than the default. */
+export function engineLockName(dbName: string): string {
+  return dbName === DB_NAME ? ENGINE_LOCK : `${ENGINE_LOCK}:${dbName}`;
+}
+
+const STAGES: { [S in EngineStage]: (run: StageRun) => Promise<StageResult<S>> } = {
+  syncing: runSyncing,
+  diarizing: runDiarizing,
+  mapping: runMapping,
+  rendering: runRendering,
+};
+
+/** Whether the job still needs `stage` run (a stale work item is dropped). */
+function needsStage(job: JobRecord, stage: EngineStage): boolean {
+  if (stage === 'mapping') return job.status === 'mapping' && job.cameraMap === null;
+  return job.status === stage;
+}
+
+/** Jobs left mid-stage by a reload or crash, as work. */
+function leftBehind(jobs: readonly JobRecord[]): EngineWork[] {
+  const out: EngineWork[] = [];
+  for (const job of jobs) {
+    if (job.status === 'syncing' || job.status === 'diarizing' || job.status === 'rendering') out.push({ jobId: job.id, stage: job.status });
+    else if (job.status === 'mapping' && job.cameraMap === null && job.mappedBy === null) out.push({ jobId: job.id, stage: 'mapping' });
+  }
+  return out;
+}
+
+function lazyWorkers(): StageWorkers & { dispose(): Promise<void> } {
+  let media: MediaClient | undefined;
+  let analysis: { worker: Worker; remote: Remote<AnalysisWorkerApi> } | undefined;
+  let vision: { worker: Worker; remote: Remote<VisionWorkerApi> } | undefined;
+  let render: RenderClient | undefined;
+  return {
+    media: () => (media ??= createMediaClient()),
+    analysis() {
+      if (!analysis) {
+        const worker = new Worker(new URL('./stages/analysis.worker.ts', import.meta.url), { type: 'module' });
+        analysis = { worker, remote: wrap<AnalysisWorkerApi>(worker) };
+      }
+      return analysis.remote;
+    },
+    vision() {
+      if (!vision) {
+        const worker = new Worker(new URL('../../workers/vision.worker.ts', import.meta.url), { type: 'module' });
+        vision = { worker, remote: wrap<VisionWorkerApi>(worker) };
+      }
+      return vision.remote;
+    },
+    render: () => (render ??= createRenderClient()),
+    async dispose() {
+      await media?.dispose();
+      analysis?.worker.terminate();
+      vision?.worker.terminate();
+      render?.dispose();
+      media = analysis = vision = render = undefined;
+    },
+  };
+}
+
+/**
+ * Starts the engine in this page: waits for the engine lock, then runs queued work until
+ * {@link EngineRunner.stop}.
+ *
+ * @example
+ * const multicam = await startMulticam();
+ * const engine = startEngineRunner({ reporter: multicam.service.reporter });
+ * addEventListener('pagehide', () => void engine.stop());
+ */
+export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
+  const dbName = options.dbName ?? DB_NAME;
+  const announce = options.announce ?? announceEvents;
+  const origin = self.location.origin;
+  const assets: StageAssets = {
+    vadModelUrl: options.assets?.vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', origin).href,
+    ortWasmPath: options.assets?.ortWasmPath ?? new URL('/wasm/ort/', origin).href,
+  };
+  const reporter = options.reporter;
+  const history: StageRunRecord[] = [];
+  const workers = lazyWorkers();
+  const announced = new Set<string>();
+  const lockRequest = new AbortController();
+  let active = false;
+  let stopping = false;
+  let db: Database | undefined;
+  let channel: BroadcastChannel | undefined;
+  let current: { jobId: string; controller: AbortController } | undefined;
+  let looping = false;
+  let again = false;
+  let release: (() => void) | undefined;
+  let markStarted: () => void = () => undefined;
+  let failStart: (error: unknown) => void = () => undefined;
+  const started = new Promise<void>((resolve, reject) => {
+    markStarted = resolve;
+    failStart = reject;
+  });
+
+  async function announceNew(jobId: string): Promise<void> {
+    if (!db) return;
+    const ids = (await listEventsForJob(db, jobId)).filter((e) => e.delivery.state === 'pending' && !announced.has(e.id)).map((e) => e.id);
+    for (const id of ids) announced.add(id);
+    if (ids.length > 0) announce(ids);
+  }
+
+  /** The oldest queued work that still applies, with the keys of its records; stale records are dropped. */
+  async function nextWork(open: Database): Promise<{ work: EngineWork; keys: number[]; job: JobRecord } | null> {
+    const tx = open.transaction('work');
+    const [records, keys] = await Promise.all([tx.store.getAll(), tx.store.getAllKeys(), tx.done]);
+    const stale: number[] = [];
+    let found: { work: EngineWork; keys: number[]; job: JobRecord } | null = null;
+    for (const [i, record] of records.entries()) {
+      const key = keys[i]!;
+      if (found) {
+        if (record.jobId === found.work.jobId && record.stage === found.work.stage) found.keys.push(key);
+        continue;
+      }
+      const job = await getJobRecord(open, record.jobId);
+      if (!job || !needsStage(job, record.stage)) stale.push(key);
+      else found = { work: { jobId: record.jobId, stage: record.stage }, keys: [key], job };
+    }
+    if (stale.length > 0) await deleteWork(open, stale);
+    return found;
+  }
+
+  async function deleteWork(open: Database, keys: readonly number[]): Promise<void> {
+    const tx = open.transaction('work', 'readwrite');
+    await Promise.all([...keys.map((key) => tx.store.delete(key)), tx.done]);
+  }
+
+  async function runOne(open: Database, next: { work: EngineWork; keys: number[]; job: JobRecord }): Promise<void> {
+    const { work, keys, job } = next;
+    const controller = new AbortController();
+    current = { jobId: work.jobId, controller };
+    const startedAt = Date.now();
+    let lastProgress = -1;
+    let progressWrite: Promise<void> = Promise.resolve();
+    const onProgress = (fraction: number): void => {
+      // Throttled: a write per whole percent is plenty for polling clients.
+      if (work.stage !== 'rendering' || fraction - lastProgress < 0.01) return;
+      lastProgress = fraction;
+      progressWrite = progressWrite.then(() => reporter.setProgress(work.jobId, fraction)).catch(() => undefined);
+    };
+    let result: StageResult<EngineStage> | 'aborted';
+    try {
+      result = await STAGES[work.stage]({ db: open, job, workers, assets, signal: controller.signal, onProgress });
+      if (controller.signal.aborted) result = 'aborted';
+    } catch (error) {
+      if (controller.signal.aborted || isAbort(error)) result = 'aborted';
+      else result = { ok: false, failure: { message: `the ${work.stage} stage failed: ${error instanceof Error ? error.message : String(error)}` } };
+    } finally {
+      current = undefined;
+    }
+    await progressWrite;
+    const elapsedMs = Date.now() - startedAt;
+    if (result === 'aborted') {
+      // Stopped (reload, pagehide): the work stays queued. Cancelled (deleteJob): it is gone.
+      if (stopping) history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'stopped' });
+      else {
+        await deleteWork(open, keys);
+        history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'cancelled' });
+      }
+      return;
+    }
+    // Removed before reporting: a retry the reporter queues must not be merged into these records.
+    await deleteWork(open, keys);
+    if (result.ok) {
+      await reporter.stageSucceeded(work.jobId, work.stage, result.output);
+      history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'succeeded' });
+    } else {
+      await reporter.stageFailed(work.jobId, work.stage, result.failure);
+      history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'failed', failure: result.failure });
+    }
+    await announceNew(work.jobId);
+  }
+
+  /** Runs queued work until none is left; a wake-up during the loop makes it look again. */
+  async function pump(): Promise<void> {
+    if (looping) {
+      again = true;
+      return;
+    }
+    looping = true;
+    try {
+      do {
+        again = false;
+        while (!stopping && db) {
+          const next = await nextWork(db);
+          if (!next) break;
+          await runOne(db, next);
+        }
+      } while (again && !stopping);
+    } catch (error) {
+      console.error('[multicam engine]', error);
+    } finally {
+      looping = false;
+    }
+  }
+
+  async function activate(): Promise<void> {
+    db = await openDatabase(dbName);
+    channel = new BroadcastChannel(ENGINE_CHANNEL);
+    channel.onmessage = (event: MessageEvent<EngineMessage>) => {
+      const message = event.data;
+      if (message.dbName !== dbName) return;
+      if (message.type === 'cancel') {
+        if (current?.jobId === message.jobId) current.controller.abort(new DOMException('the job was deleted', 'AbortError'));
+      } else void pump();
+    };
+    const now = Date.now();
+    for (const work of leftBehind(await db.getAll('jobs'))) await addWork(db, work, now);
+    active = true;
+  }
+
+  void navigator.locks
+    .request(engineLockName(dbName), { signal: lockRequest.signal }, async () => {
+      if (stopping) return;
+      try {
+        await activate();
+      } catch (error) {
+        failStart(error);
+        return;
+      }
+      markStarted();
+      void pump();
+      // Hold the lock until stop().
+      await new Promise<void>((resolve) => (release = resolve));
+    })
+    .catch((error: unknown) => failStart(error));
+
+  return {
+    started,
+    get active() {
+      return active;
+    },
+    history,
+    async stop() {
+      stopping = true;
+      lockRequest.abort();
+      current?.controller.abort(new DOMException('the engine stopped', 'AbortError'));
+      while (looping) await new Promise((resolve) => setTimeout(resolve, 20));
+      channel?.close();
+      await workers.dispose();
+      db?.close();
+      active = false;
+      release?.();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * What every stage of the engine runner gets, and what it gives back.
+ *
+ * @module
+ */
+import type { Remote } from 'comlink';
+import type { MediaClient } from '../../media/client.ts';
+import type { RenderClient } from '../../render/client.ts';
+import type { VisionWorkerApi } from '../../vision/protocol.ts';
+import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from '../../media/errors.ts';
+import type { Database, JobRecord, SourceRecord } from '../../store/db.ts';
+import type { EngineStage } from '../engine.ts';
+import type { StageFailure, StageOutputs } from '../reporter.ts';
+import type { AnalysisWorkerApi } from './protocol.ts';
+
+/** The workers a stage may use; created on first use and kept for the next stage. */
+export interface StageWorkers {
+  media(): MediaClient;
+  analysis(): Remote<AnalysisWorkerApi>;
+  vision(): Remote<VisionWorkerApi>;
+  render(): RenderClient;
+}
+
+/** Where runtime assets are served (absolute URLs, the app's own origin). */
+export interface StageAssets {
+  /** The Silero VAD model, e.g. `https://host/models/silero_vad_v6.onnx`. */
+  vadModelUrl: string;
+  /** onnxruntime-web's wasm folder, e.g. `https://host/wasm/ort/`. */
+  ortWasmPath: string;
+}
+
+/** The input of a stage run. */
+export interface StageRun {
+  db: Database;
+  /** The job as it was when the stage started. */
+  job: JobRecord;
+  workers: StageWorkers;
+  assets: StageAssets;
+  /** Aborted when the job is deleted or the engine stops. */
+  signal: AbortSignal;
+  /** Progress 0..1 (stored only while rendering). */
+  onProgress(fraction: number): void;
+}
+
+/** What a stage ends with: its output for the reporter, or how it failed. */
+export type StageResult<S extends EngineStage> = { ok: true; output: StageOutputs[S] } | { ok: false; failure: StageFailure };
+
+/** A stage implementation. */
+export type StageRunner<S extends EngineStage> = (run: StageRun) => Promise<StageResult<S>>;
+
+/** A stage was cancelled: the runner reports nothing. */
+export function isAbort(error: unknown): boolean {
+  return error instanceof MediaAbortError || (error instanceof Error && error.name === 'AbortError');
+}
+
+/** A source's name for messages: its label, with its id when labels repeat. */
+export function sourceName(job: JobRecord, source: SourceRecord): string {
+  const same = job.sources.filter((s) => s.label === source.label).length;
+  return same > 1 ? `"${source.label}" (${source.id})` : `"${source.label}"`;
+}
+
+/**
+ * Turns a media error about one source into the stage failure the job shows. Unreadable files
+ * and sources without audio fail at once (`permanent`): retrying the same file cannot help.
+ */
+export function mediaFailure(job: JobRecord, source: SourceRecord, error: unknown): StageFailure {
+  const name = sourceName(job, source);
+  const raw = error instanceof Error ? error.message : String(error);
+  // The media layer starts its messages with the label; ours names the source already.
+  const detail = raw.startsWith(`${source.label}: `) ? raw.slice(source.label.length + 2) : raw;
+  if (error instanceof UnreadableMediaError) return { message: `source ${name} cannot be read (damaged or unsupported file): ${detail}`, permanent: true };
+  if (error instanceof NoAudioTrackError) return { message: `source ${name} has no audio track, so it cannot be synced: ${detail}`, permanent: true };
+  return { message: `source ${name} could not be processed: ${detail}` };
+}
+
+/** Replaces source ids in a message with the sources' labels. */
+export function withLabels(job: JobRecord, message: string): string {
+  let out = message;
+  for (const source of job.sources) out = out.split(`source ${source.id}`).join(`source ${sourceName(job, source)}`);
+  return out;
+}

@@ -1,0 +1,251 @@
+/**
+ * The engine runner in a real Chromium (issue 5): files of the tiny fixture are uploaded
+ * through the signed URLs of a page running `startMulticam({ engine: true })`; startProcessing
+ * then runs syncing for real (media worker, analysis worker) and the offsets must match
+ * truth.json. Also: a reload mid-sync resumes, a damaged file fails at once naming its source,
+ * and mov/webm/mkv/wav/mp3 inputs sync.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { CreateJobResponse, PutUpload } from '../../src/contract/types.ts';
+import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
+import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SITE = join(ROOT, '.cache/engine-site');
+/** Inputs made from the fixture with Debian's ffmpeg (kept between runs). */
+const FORMATS = join(ROOT, '.cache/engine-formats');
+const PAGE = '/test/browser/pages/engine.html';
+/** One video frame of the fixture (30 fps). */
+const FRAME_MS = 1000 / 30;
+
+let chromium: LaunchedChromium;
+let server: StaticServer;
+let page: Page;
+let truth: Truth;
+let apiKey: string;
+let dbName: string;
+
+interface JobView {
+  job: {
+    status: string;
+    turns: Array<{ speaker: string; startMs: number; endMs: number }>;
+    speakers?: string[];
+    camera_map: { cameras: Array<{ sourceId: string }> } | null;
+    error_message: string | null;
+    failed_at_status: string | null;
+    sources: Array<{ id: string; label: string; durationMs?: number; offsetMs?: number; driftPpm?: number }>;
+  };
+  audioUrl: string | null;
+}
+type History = Array<{ jobId: string; stage: string; outcome: string; elapsedMs: number; failure?: { message: string } }>;
+
+async function buildSite(fixtureDir: string): Promise<void> {
+  await build({
+    configFile: false,
+    root: ROOT,
+    logLevel: 'warn',
+    base: '/',
+    publicDir: false,
+    worker: { format: 'es' },
+    build: {
+      outDir: SITE,
+      emptyOutDir: true,
+      target: 'es2023',
+      sourcemap: false,
+      rollupOptions: {
+        input: { engine: join(ROOT, PAGE.slice(1)), sw: join(ROOT, 'src/sw/sw.ts') },
+        output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+      },
+    },
+  });
+  for (const dir of ['wasm', 'models']) symlinkSync(join(ROOT, dir), join(SITE, dir));
+  symlinkSync(fixtureDir, join(SITE, 'fixture'));
+  symlinkSync(FORMATS, join(SITE, 'formats'));
+}
+
+/** mov, webm, mkv, wav, mp3 versions of fixture files, and a damaged mp4. */
+function makeFormats(dir: string): void {
+  mkdirSync(FORMATS, { recursive: true });
+  const ff = (out: string, args: string[]): void => {
+    if (!existsSync(join(FORMATS, out))) execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, join(FORMATS, out)]);
+  };
+  ff('cam1.mov', ['-i', join(dir, 'cam1.mp4'), '-c', 'copy']);
+  ff('cam2.webm', ['-i', join(dir, 'cam2.mp4'), '-vf', 'scale=160:90', '-c:v', 'libvpx', '-deadline', 'realtime', '-b:v', '100k', '-c:a', 'libopus']);
+  ff('cam3.mkv', ['-i', join(dir, 'cam3.mp4'), '-c', 'copy']);
+  ff('mic.wav', ['-i', join(dir, truth.reference.file), '-c:a', 'pcm_s16le']);
+  // Starts 1.5 s into the reference: its offset is 1500 ms.
+  ff('mic44.mp3', ['-ss', '1.5', '-i', join(dir, truth.reference.file), '-ar', '44100', '-c:a', 'libmp3lame', '-b:a', '96k']);
+  // Damaged: an upload cut off at 40% of an MP4 whose index (moov) is at the end, as a camera writes it.
+  ff('cam2-moov-last.mp4', ['-i', join(dir, 'cam2.mp4'), '-c', 'copy']);
+  const damaged = join(FORMATS, 'damaged.mp4');
+  if (!existsSync(damaged)) {
+    const mp4 = readFileSync(join(FORMATS, 'cam2-moov-last.mp4'));
+    writeFileSync(damaged, mp4.subarray(0, Math.floor(mp4.length * 0.4)));
+  }
+}
+
+const call = <T>(fn: string, ...args: unknown[]): Promise<T> =>
+  page.evaluate(([name, a]) => ((window as unknown as { engineTest: Record<string, (...x: unknown[]) => unknown> }).engineTest as Record<string, (...x: unknown[]) => unknown>)[name as string]!(...(a as unknown[])), [fn, args] as const) as Promise<T>;
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+  return call('api', apiKey, method, path, body);
+}
+
+async function openPage(createAccount: boolean): Promise<void> {
+  await page.goto(`${server.origin}${PAGE}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  const started = await call<{ apiKey: string | null }>('start', dbName, createAccount);
+  if (started.apiKey) apiKey = started.apiKey;
+}
+
+/** Creates a job of `files` (paths on the test server), uploads them, starts processing. */
+async function createAndStart(files: Array<{ url: string; label: string; kind?: 'video' | 'audio'; ext: string }>): Promise<{ jobId: string; ids: string[] }> {
+  const sizes = await Promise.all(files.map((f) => page.evaluate(async (u) => (await (await fetch(u)).blob()).size, f.url)));
+  const created = await api<CreateJobResponse>('POST', '/jobs', {
+    sources: files.map((f, i) => ({ label: f.label, kind: f.kind ?? 'video', ext: f.ext, fileSize: sizes[i] })),
+  });
+  expect(created.status, JSON.stringify(created.json)).toBe(200);
+  const ids = Object.keys(created.json.uploads);
+  for (const [i, id] of ids.entries()) {
+    const upload = created.json.uploads[id] as PutUpload;
+    expect(upload.method).toBe('put');
+    const put = await call<{ status: number; text: string }>('upload', upload.url, files[i]!.url);
+    expect(put.status, put.text).toBe(200);
+  }
+  const started = await api<{ status: string }>('POST', `/jobs/${created.json.jobId}/process`);
+  expect(started.status, JSON.stringify(started.json)).toBe(200);
+  expect(started.json.status).toBe('syncing');
+  return { jobId: created.json.jobId, ids };
+}
+
+/** Polls getJob until `done` holds (or the time is up). */
+async function waitForJob(jobId: string, done: (v: JobView) => boolean, timeoutMs: number): Promise<JobView> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api<JobView>('GET', `/jobs/${jobId}`);
+    expect(res.status).toBe(200);
+    if (done(res.json) || Date.now() > until) return res.json;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const pastSyncing = (v: JobView): boolean => v.job.status !== 'syncing';
+
+/** Our offsets against truth: both put the earliest of the job's sources at 0. */
+function offsetErrors(view: JobView, expected: Record<string, number>): number[] {
+  const min = Math.min(...Object.values(expected));
+  return view.job.sources.map((s) => Math.abs((s.offsetMs ?? NaN) - ((expected[s.id] ?? NaN) - min)));
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+beforeAll(async () => {
+  const fixture = await ensureFixture('tiny');
+  truth = fixture.truth;
+  makeFormats(fixture.dir);
+  await buildSite(fixture.dir);
+  server = await serveStatic(SITE);
+  chromium = await launchChromium();
+  page = await chromium.context.newPage();
+  page.on('pageerror', (e) => console.error('[engine page]', e));
+  dbName = `multicam-engine-test-${process.pid}-${Date.now()}`;
+  await openPage(true);
+}, FIXTURE_TIMEOUT_MS + 120_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close();
+});
+
+test('uploaded fixture files sync to truth.json and the job goes on to speaker detection', async () => {
+  const cams = truth.sources.slice(0, 3);
+  const { jobId, ids } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })));
+  const synced = await waitForJob(jobId, pastSyncing, 60_000);
+  expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
+  const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
+  const errors = offsetErrors(synced, expected);
+  console.log('[engine] offset errors (ms):', errors.map((e) => e.toFixed(2)).join(', '), 'history:', JSON.stringify(await call<History>('history')));
+  for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
+  expect(median(errors)).toBeLessThanOrEqual(1);
+  for (const [i, s] of synced.job.sources.entries()) expect(Math.abs(s.durationMs! - cams[i]!.durationMs)).toBeLessThan(100);
+
+  // Speaker detection on the first camera's audio (no audio sources): turns, and the mix as audioUrl.
+  const after = await waitForJob(jobId, (v) => !['syncing', 'diarizing'].includes(v.job.status), 90_000);
+  console.log('[engine] after diarizing:', after.job.status, after.job.error_message, 'turns:', after.job.turns.length, 'speakers:', after.job.speakers);
+  expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
+  expect(after.job.turns.length).toBeGreaterThan(0);
+  expect(after.audioUrl).not.toBeNull();
+  const wav = await page.evaluate(async (u) => {
+    const r = await fetch(u);
+    const b = new Uint8Array(await r.arrayBuffer());
+    return { status: r.status, head: String.fromCharCode(...b.subarray(0, 4), ...b.subarray(8, 12)), bytes: b.length };
+  }, after.audioUrl!);
+  expect(wav).toMatchObject({ status: 200, head: 'RIFFWAVE' });
+  // 16 kHz, 16-bit mono over the reference timeline (to where the last of the job's sources ends).
+  const first = Math.min(...cams.map((c) => c.offsetMs));
+  const timelineMs = Math.max(...cams.map((c) => c.offsetMs - first + c.durationMs));
+  expect(Math.abs((wav.bytes - 44) / 32 - timelineMs)).toBeLessThan(50);
+
+  // The camera map is computed from sampled frames (or the job moved on without one).
+  const mapped = await waitForJob(jobId, (v) => v.job.camera_map !== null || v.job.status !== 'mapping', 60_000);
+  console.log('[engine] camera map:', JSON.stringify(mapped.job.camera_map), 'history:', JSON.stringify(await call<History>('history')));
+  expect(mapped.job.camera_map).not.toBeNull();
+  expect(mapped.job.camera_map!.cameras.map((c) => c.sourceId).sort()).toEqual([...ids].sort());
+}, 150_000);
+
+test('a reload mid-sync resumes: the job still completes syncing', async () => {
+  const cams = truth.sources.slice(3, 6);
+  const { jobId, ids } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })));
+  // Reload at once: the syncing stage (about 2 s) is running or queued.
+  const before = await call<History>('history');
+  expect(before.some((h) => h.jobId === jobId)).toBe(false);
+  await openPage(false);
+  const synced = await waitForJob(jobId, pastSyncing, 60_000);
+  const history = await call<History>('history');
+  console.log('[engine] after reload:', synced.job.status, 'history:', JSON.stringify(history));
+  expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
+  // The reloaded page's engine ran the stage the first page never finished.
+  expect(history.some((h) => h.jobId === jobId && h.stage === 'syncing' && h.outcome === 'succeeded')).toBe(true);
+  const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
+  for (const e of offsetErrors(synced, expected)) expect(e).toBeLessThanOrEqual(FRAME_MS);
+}, 120_000);
+
+test('a damaged file fails the job at once at syncing, naming the source', async () => {
+  const { jobId } = await createAndStart([
+    { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera', ext: 'mp4' },
+    { url: '/formats/damaged.mp4', label: 'Broken camera', ext: 'mp4' },
+  ]);
+  const failed = await waitForJob(jobId, pastSyncing, 60_000);
+  expect(failed.job.status).toBe('failed');
+  expect(failed.job.failed_at_status).toBe('syncing');
+  expect(failed.job.error_message).toContain('Broken camera');
+  const summary = await api<{ nextAction: { type: string }; error: unknown }>('GET', `/jobs/${jobId}?view=summary`);
+  expect(summary.json.nextAction.type).toBe('contact_support');
+  // At once: one syncing run, no automatic retry.
+  const runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
+  expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:failed']);
+}, 90_000);
+
+test('mov, webm, mkv, wav and mp3 sources sync', async () => {
+  const [c1, c2, c3] = truth.sources as [Truth['sources'][number], Truth['sources'][number], Truth['sources'][number]];
+  const { jobId, ids } = await createAndStart([
+    { url: '/formats/cam1.mov', label: 'cam1 mov', ext: 'mov' },
+    { url: '/formats/cam2.webm', label: 'cam2 webm', ext: 'webm' },
+    { url: '/formats/cam3.mkv', label: 'cam3 mkv', ext: 'mkv' },
+    { url: '/formats/mic.wav', label: 'mic wav', kind: 'audio', ext: 'wav' },
+    { url: '/formats/mic44.mp3', label: 'mic mp3', kind: 'audio', ext: 'mp3' },
+  ]);
+  const synced = await waitForJob(jobId, pastSyncing, 90_000);
+  expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
+  // The reference recording starts at reference time 0; the mp3 was cut 1.5 s later.
+  const expected = Object.fromEntries(ids.map((id, i) => [id, [c1.offsetMs, c2.offsetMs, c3.offsetMs, 0, 1500][i]!]));
+  const errors = offsetErrors(synced, expected);
+  console.log('[engine] formats offset errors (ms):', errors.map((e) => e.toFixed(2)).join(', '));
+  for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
+}, 120_000);
