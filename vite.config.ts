@@ -1,6 +1,6 @@
 import { defineConfig } from 'vite';
 import { resolve } from 'node:path';
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
 
 const root = import.meta.dirname;
 
@@ -13,7 +13,14 @@ export default defineConfig(({ mode }) => {
     settings: resolve(root, 'demo/settings.html'),
     sw: resolve(root, 'src/sw/sw.ts'),
   };
-  if (test) input['harness'] = resolve(root, 'test/browser/pages/harness.html');
+  if (test) {
+    // Every test page (harness.html, and the pages other browser tests drive) is an entry,
+    // served at /test/browser/pages/<name>.html.
+    const pages = resolve(root, 'test/browser/pages');
+    for (const file of readdirSync(pages)) {
+      if (file.endsWith('.html')) input[`test-${file.slice(0, -'.html'.length)}`] = resolve(pages, file);
+    }
+  }
   const outDir = resolve(root, test ? 'dist-test' : 'dist');
   return {
     root,

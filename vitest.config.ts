@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'node',
-          include: ['test/node/**/*.test.ts', 'test/contract/**/*.node.test.ts'],
+          include: ['test/node/**/*.test.ts', 'test/contract/**/*.node.test.ts', 'test/reliability/**/*.node.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
         },
@@ -15,7 +15,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           // Node-side tests that drive Debian's Chromium through tools/chromium.ts.
-          include: ['test/browser/**/*.test.ts', 'test/contract/**/*.browser.test.ts'],
+          include: ['test/browser/**/*.test.ts', 'test/contract/**/*.browser.test.ts', 'test/reliability/**/*.browser.test.ts'],
           environment: 'node',
           fileParallelism: false,
           testTimeout: 180_000,

@@ -10,10 +10,16 @@ import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import type { Page } from 'playwright-core';
 import type { CameraMotionArrays, VisionSamplingOptions } from '../../src/vision/protocol.ts';
+import type { CameraMap, Turn } from '../../src/contract/types.ts';
 
 /** What test/browser/pages/camera.ts puts on `window.camera`. */
 export interface CameraPageApi {
   motion(url: string, options?: VisionSamplingOptions & { jobKey?: string }): Promise<CameraMotionArrays>;
+  map(
+    cameras: Array<{ sourceId: string; url: string; offsetMs: number; driftPpm: number }>,
+    turns: Turn[],
+    options?: VisionSamplingOptions & { minSpeechMs?: number },
+  ): Promise<CameraMap>;
   cancel(jobKey: string): Promise<void>;
   dispose(): void;
 }

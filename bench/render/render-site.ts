@@ -27,6 +27,7 @@ export interface PageRenderOptions {
   abortAfterMs?: number;
   returnFile?: boolean;
   heapEveryMs?: number;
+  sequentialSink?: boolean;
 }
 
 /** What it returns. */
@@ -37,6 +38,7 @@ export interface PageRenderSummary {
   sinkAborted: string | null;
   sinkClosed: boolean;
   writes: number;
+  outOfOrderWrites: number;
   fileBase64?: string;
   video?: { duration: number; width: number; height: number } | { error: string };
   heap: number[];

@@ -26,6 +26,7 @@ import type {
   SubmitSpeakerMappingResponse,
   UpdateCutsRequest,
 } from '../contract/types.ts';
+import type { ExportFormat } from '../export/index.ts';
 
 function headersOf(response: Response): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -41,6 +42,25 @@ export interface ClientOptions {
   apiKey: string;
   /** A fetch implementation; default the global `fetch`. */
   fetch?: typeof fetch;
+}
+
+/** Query options of {@link MulticamClient.exportEdit}. */
+export interface ExportEditOptions {
+  /** EDL only: 0 the switched edit (default), N only camera N. */
+  track?: number;
+  /** Frame rate (23.976, 25, 29.97, …); default the main camera's, else 30. */
+  fps?: number;
+  /** Drop-frame (`df`, default at 29.97/59.94) or non-drop (`ndf`) timecode. */
+  timecode?: 'df' | 'ndf';
+}
+
+/** An exported edit as the service sent it. */
+export interface ExportedEdit {
+  /** The file name from Content-Disposition (e.g. `Ep 12.fcpxml`). */
+  filename: string;
+  contentType: string;
+  /** The document (XML, OTIO JSON or EDL text). */
+  body: string;
 }
 
 /** createJob's response plus whether it was an idempotent replay. */
@@ -162,6 +182,36 @@ export class MulticamClient {
 
   retryJob(jobId: string, request: RetryRequest = {}): Promise<JobStatusResponse> {
     return this.call('POST', this.job(jobId, '/retry'), request);
+  }
+
+  /**
+   * exportEdit (extension): the job's edit as FCPXML, Premiere XML (`xmeml`), OpenTimelineIO or
+   * CMX 3600 EDL, for Final Cut Pro, Resolve, Premiere or Avid.
+   *
+   * @example
+   * const { filename, body } = await client.exportEdit(jobId, 'edl', { fps: 29.97, timecode: 'df' });
+   */
+  async exportEdit(jobId: string, format: ExportFormat, options: ExportEditOptions = {}): Promise<ExportedEdit> {
+    const query = new URLSearchParams({ format });
+    if (options.track !== undefined) query.set('track', String(options.track));
+    if (options.fps !== undefined) query.set('fps', String(options.fps));
+    if (options.timecode !== undefined) query.set('timecode', options.timecode);
+    const response = await this.fetchImpl(`${this.baseUrl}${this.job(jobId, `/export?${query}`)}`, { method: 'GET', headers: { authorization: `Bearer ${this.apiKey}` } });
+    const text = await response.text();
+    if (!response.ok) {
+      let parsed: ErrorBody;
+      try {
+        parsed = JSON.parse(text) as ErrorBody;
+      } catch {
+        parsed = { error: text || `HTTP ${response.status}` };
+      }
+      throw ApiError.fromResponse(response.status, parsed, headersOf(response));
+    }
+    const disposition = response.headers.get('content-disposition') ?? '';
+    const utf8 = /filename\*=UTF-8''([^;]+)/i.exec(disposition);
+    const plain = /filename="([^"]*)"/i.exec(disposition);
+    const filename = utf8 ? decodeURIComponent(utf8[1]!) : (plain?.[1] ?? `${jobId}.${format}`);
+    return { filename, contentType: response.headers.get('content-type') ?? '', body: text };
   }
 
   /** PUTs bytes to a presigned URL (whole file or one part); no Authorization header is sent. */

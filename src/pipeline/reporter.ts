@@ -5,7 +5,7 @@
  * @module
  */
 import { decideAutoMap } from '../analysis/automap.ts';
-import type { CameraMap, PipelineStage, Turn } from '../contract/types.ts';
+import type { CameraMap, PipelineStage, TimeRange, Turn } from '../contract/types.ts';
 import type { ServiceContext } from '../routes/context.ts';
 import { eventOutputUrl, reviewUrl } from '../routes/links.ts';
 import { updateAccount } from '../store/accounts.ts';
@@ -28,6 +28,8 @@ export interface DiarizingOutput {
   speakers?: string[];
   /** The mixed audio used for speaker detection (served as `audioUrl`). */
   audio?: Blob;
+  /** Quiet stretches of that audio (reference ms, `findQuietRanges`), kept on the job for planEdit's silence removal. */
+  quietRanges?: TimeRange[];
 }
 
 /** Output of `mapping`: the camera map proposal, or null when none could be computed. */
@@ -179,6 +181,7 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
       const now = ctx.now();
       job.turns = output.turns;
       job.speakers = output.speakers ?? talkTimes(output.turns).map((t) => t.speaker);
+      if (output.quietRanges) job.quietRanges = output.quietRanges;
       if (audioFileId !== null) {
         replacedAudio = job.audioFileId;
         job.audioFileId = audioFileId;

@@ -63,6 +63,8 @@ export interface EngineRunner {
   readonly active: boolean;
   /** Finished stage runs, oldest first. */
   readonly history: readonly StageRunRecord[];
+  /** The stage running now, if any. */
+  readonly running: EngineWork | null;
   /** Stops the running stage (its work stays queued for the next engine), frees the workers and the lock. */
   stop(): Promise<void>;
 }
@@ -153,7 +155,7 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
   let stopping = false;
   let db: Database | undefined;
   let channel: BroadcastChannel | undefined;
-  let current: { jobId: string; controller: AbortController } | undefined;
+  let current: { jobId: string; stage: EngineStage; controller: AbortController } | undefined;
   let looping = false;
   let again = false;
   let release: (() => void) | undefined;
@@ -199,7 +201,7 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
   async function runOne(open: Database, next: { work: EngineWork; keys: number[]; job: JobRecord }): Promise<void> {
     const { work, keys, job } = next;
     const controller = new AbortController();
-    current = { jobId: work.jobId, controller };
+    current = { jobId: work.jobId, stage: work.stage, controller };
     const startedAt = Date.now();
     let lastProgress = -1;
     let progressWrite: Promise<void> = Promise.resolve();
@@ -302,6 +304,9 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
       return active;
     },
     history,
+    get running() {
+      return current ? { jobId: current.jobId, stage: current.stage } : null;
+    },
     async stop() {
       stopping = true;
       lockRequest.abort();

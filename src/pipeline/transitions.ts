@@ -53,6 +53,7 @@ export function generateCutsInPlace(job: JobRecord, tracks: Track[]): void {
     cameraMap: job.cameraMap,
     presetId: job.presetId,
     silence: job.silence,
+    ...(job.quietRanges ? { quietRanges: job.quietRanges } : {}),
   });
   job.tracks = tracks;
   job.cuts = plan.cuts;

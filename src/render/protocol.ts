@@ -51,6 +51,11 @@ export interface RenderRequest {
 
 /** Receives the output file as positioned writes (an MP4 without fast start patches its header at the end). */
 export interface RenderSink {
+  /**
+   * True when the sink can only append (e.g. a store that writes a stream): the MP4 is then
+   * written fragmented (fMP4), strictly in order, instead of patching its header at the end.
+   */
+  readonly sequential?: boolean;
   write(data: Uint8Array, position: number): Promise<void> | void;
   /** The file is complete. */
   close(): Promise<void> | void;
@@ -62,7 +67,7 @@ export interface RenderSink {
 export interface RenderProgress {
   /** 0‥1 */
   fraction: number;
-  stage: 'audio' | 'video' | 'finalizing' | 'done';
+  stage: 'starting' | 'audio' | 'video' | 'finalizing' | 'done';
   /** Output frames encoded so far. */
   frames: number;
 }

@@ -126,6 +126,7 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
   let output: Output | null = null;
   let sinkDone = false;
   try {
+    report({ fraction: 0, stage: 'starting', frames: 0 });
     // Plan at a provisional rate to find the main camera, then at the real output rate.
     let plan: RenderPlan;
     try {
@@ -190,8 +191,10 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
         await input.sink.write(chunk.data, chunk.position);
       },
     });
+    // Read through `await`: across comlink the sink is a proxy and its properties are promises.
+    const sequential = (await (input.sink.sequential as unknown)) === true;
     output = new Output({
-      format: container === 'mp4' ? new Mp4OutputFormat({ fastStart: false }) : new WebMOutputFormat(),
+      format: container === 'mp4' ? new Mp4OutputFormat({ fastStart: sequential ? 'fragmented' : false }) : new WebMOutputFormat(),
       target: new StreamTarget(writable, { chunked: true, chunkSize: 4 * 1024 * 1024 }),
     });
     const canvas = new OffscreenCanvas(width, height);

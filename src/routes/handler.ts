@@ -8,6 +8,7 @@ import { ApiError } from '../contract/errors.ts';
 import { accountForApiKey } from '../store/accounts.ts';
 import { getJobRecord } from '../store/jobs.ts';
 import type { ServiceContext } from './context.ts';
+import { exportJobEdit } from './export.ts';
 import { errorResponse, json } from './http.ts';
 import * as jobs from './jobs.ts';
 import * as uploads from './uploads.ts';
@@ -53,6 +54,7 @@ const ROUTES: Route[] = [
   { pattern: new RegExp(`^/jobs/${ID}/render$`), methods: { POST: authed((ctx, a, _r, [id]) => jobs.startRender(ctx, a, id!)) } },
   { pattern: new RegExp(`^/jobs/${ID}/approve$`), methods: { POST: authed((ctx, a, _r, [id]) => jobs.approveJob(ctx, a, id!)) } },
   { pattern: new RegExp(`^/jobs/${ID}/retry$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.retryJob(ctx, a, id!, r)) } },
+  { pattern: new RegExp(`^/jobs/${ID}/export$`), methods: { GET: authed((ctx, a, r, [id]) => exportJobEdit(ctx, a, id!, r)) } },
   { pattern: /^\/uploads\/complete$/, methods: { POST: authed((ctx, a, r) => uploads.completeMultipartUpload(ctx, a, r)) } },
   { pattern: /^\/uploads\/abort$/, methods: { POST: authed((ctx, a, r) => uploads.abortMultipartUpload(ctx, a, r)) } },
   {
@@ -74,8 +76,8 @@ const ROUTES: Route[] = [
   },
 ];
 
-/** What the hosted editor may do with a review token: read the job, map, recut, edit cuts, render, approve. */
-const REVIEW_PATHS = new RegExp(`^/jobs/${ID}(/(tracks|recut|cuts|render|approve))?$`);
+/** What the hosted editor may do with a review token: read the job, map, recut, edit cuts, render, approve, export the edit. */
+const REVIEW_PATHS = new RegExp(`^/jobs/${ID}(/(tracks|recut|cuts|render|approve|export))?$`);
 
 /** True when `url`'s path is the base path or under it (any origin). */
 export function isUnderBase(basePath: string, url: URL): boolean {
@@ -135,7 +137,7 @@ export function createHandler(ctx: ServiceContext): (request: Request) => Promis
         const caller = await authenticate(ctx, request);
         if (caller.reviewJobId !== null && !(REVIEW_PATHS.test(path) && method !== 'DELETE' && params[0] === caller.reviewJobId)) {
           // A review link opens one job in the editor; anything else needs an API key.
-          throw new ApiError(401, 'a review token only grants reading, mapping, editing, rendering and approving its own job');
+          throw new ApiError(401, 'a review token only grants reading, mapping, editing, rendering, approving and exporting its own job');
         }
         const result = await operation.run(ctx, caller.accountId, request, params);
         return result instanceof Response ? result : json(200, result.body, result.headers);

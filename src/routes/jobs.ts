@@ -371,7 +371,7 @@ export async function recutJob(ctx: ServiceContext, accountId: string, jobId: st
   const result = await updateJob(ctx.db, jobId, (job) => {
     requireEditable(job, 'recutJob');
     const resolved = silence ?? job.silence;
-    const plan = planEdit({ turns: job.turns, tracks: job.tracks, sources: job.sources, cameraMap: job.cameraMap, presetId, silence: resolved });
+    const plan = planEdit({ turns: job.turns, tracks: job.tracks, sources: job.sources, cameraMap: job.cameraMap, presetId, silence: resolved, ...(job.quietRanges ? { quietRanges: job.quietRanges } : {}) });
     applyTrigger(job, 'recut', ctx.now());
     job.presetId = presetId;
     job.silence = resolved;

@@ -96,6 +96,8 @@ export interface JobRecord {
   outputFileId: string | null;
   renderedAt: number | null;
   audioFileId: string | null;
+  /** Quiet stretches of the speaker-detection audio (reference ms) from the engine; planEdit removes silence only inside them. Absent on jobs from before. */
+  quietRanges?: TimeRange[];
   /** When the job entered mapping (speaker detection done); null before. */
   mappingSince: number | null;
   /** Whether the `mapping` event was sent since the job entered mapping. */
@@ -248,5 +250,9 @@ export async function openDatabase(name: string = DB_NAME, factory: IDBFactory =
     const tx = wrap(request.transaction as IDBTransaction) as unknown as IDBPTransaction<MulticamDB, StoreNames<MulticamDB>[], 'versionchange'>;
     upgrade(db, event.oldVersion, tx);
   });
-  return (await wrap(request)) as unknown as Database;
+  const db = (await wrap(request)) as unknown as Database;
+  // A newer version opened elsewhere (another tab, a worker after an update) must not be
+  // blocked by this connection: close it and let the newer code take over.
+  db.addEventListener('versionchange', () => db.close());
+  return db;
 }

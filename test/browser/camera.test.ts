@@ -114,6 +114,25 @@ describe('vision worker (WebCodecs) against ffmpeg', () => {
     expect(web.sceneCut.reduce((s, x) => s + x, 0)).toBeGreaterThanOrEqual(2);
   });
 
+  test('the whole map in the worker: every camera of the 20 s set sampled with WebCodecs', async () => {
+    const cameras = truth.sources
+      .filter((s) => s.kind === 'video')
+      .map((s) => ({ sourceId: s.file, url: session.addMedia(join(dir, s.file)), offsetMs: s.offsetMs, driftPpm: s.driftPpm }));
+    const map = await session.page.evaluate(
+      ([c, t]) => (window as unknown as { camera: CameraPageApi }).camera.map(c, t, { everyS: 0, minSpeechMs: 1000 }),
+      [cameras, truth.turns] as const,
+    );
+    expect(map.version).toBe(1);
+    for (const e of truth.expectedCameraMap.cameras) {
+      const c = map.cameras.find((x) => x.sourceId === e.file)!;
+      if (e.kind === 'closeup') expect(c, e.file).toMatchObject({ kind: 'closeup', speakers: e.speakers });
+      if (e.reason === 'no_motion') expect(c.reason, e.file).toBe('no_motion');
+      if (e.kind === 'multi') expect(c.kind, e.file).toBe('multi');
+      // Never sure of a wrong answer.
+      if (c.confidence === 'high') expect([c.kind, c.speakers], e.file).toEqual([e.kind, e.speakers]);
+    }
+  });
+
   test('a run can be cancelled', async () => {
     const cam = source('wide');
     const url = session.addMedia(join(dir, cam.file));

@@ -216,6 +216,26 @@ test('a reload mid-sync resumes: the job still completes syncing', async () => {
   for (const e of offsetErrors(synced, expected)) expect(e).toBeLessThanOrEqual(FRAME_MS);
 }, 120_000);
 
+test('one engine per profile: a second tab waits for the engine lock', async () => {
+  const second = await chromium.context.newPage();
+  try {
+    await second.goto(`${server.origin}${PAGE}`);
+    await second.waitForSelector('body[data-ready="1"]');
+    // start() in the second tab does not wait for the lock it cannot get; it only registers.
+    await second.evaluate((db) => {
+      void (window as unknown as { engineTest: { start(d: string, c: boolean): Promise<unknown> } }).engineTest.start(db, false);
+    }, dbName);
+    await second.waitForFunction(() => (window as unknown as { engineTest: { opened(): boolean } }).engineTest.opened(), undefined, { timeout: 20_000 });
+    // Give the engine lock request time to be granted, were it free.
+    await new Promise((r) => setTimeout(r, 1500));
+    const secondActive = await second.evaluate(() => (window as unknown as { engineTest: { active(): boolean } }).engineTest.active());
+    expect(secondActive).toBe(false);
+    expect(await call<boolean>('active')).toBe(true);
+  } finally {
+    await second.close();
+  }
+});
+
 test('a damaged file fails the job at once at syncing, naming the source', async () => {
   const { jobId } = await createAndStart([
     { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera', ext: 'mp4' },
@@ -249,3 +269,23 @@ test('mov, webm, mkv, wav and mp3 sources sync', async () => {
   console.log('[engine] formats offset errors (ms):', errors.map((e) => e.toFixed(2)).join(', '));
   for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
 }, 120_000);
+
+test('deleteJob cancels the running stage: nothing is reported, the engine moves on', async () => {
+  const cams = truth.sources.slice(0, 3);
+  const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })));
+  const until = Date.now() + 60_000;
+  while ((await call<{ jobId: string } | null>('running'))?.jobId !== jobId) {
+    expect(Date.now(), 'the syncing stage never started').toBeLessThan(until);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const deleted = await api<unknown>('DELETE', `/jobs/${jobId}`);
+  expect(deleted.status).toBeLessThan(300);
+  let runs: History = [];
+  while (runs.length === 0) {
+    expect(Date.now(), 'the stage did not stop').toBeLessThan(until);
+    await new Promise((r) => setTimeout(r, 50));
+    runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
+  }
+  expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:cancelled']);
+  expect((await api<unknown>('GET', `/jobs/${jobId}`)).status).toBe(404);
+}, 90_000);

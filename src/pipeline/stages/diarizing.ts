@@ -94,5 +94,5 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
       },
     };
   }
-  return { ok: true, output: { turns: response.result.turns, speakers: response.result.speakers, audio } };
+  return { ok: true, output: { turns: response.result.turns, speakers: response.result.speakers, audio, quietRanges: response.quietRanges } };
 };

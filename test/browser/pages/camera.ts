@@ -7,6 +7,8 @@
  */
 import { wrap, proxy, type Remote } from 'comlink';
 import type { CameraMotionArrays, VisionSamplingOptions, VisionWorkerApi } from '../../../src/vision/protocol.ts';
+import { samplesToReference } from '../../../src/analysis/camera/features.ts';
+import type { CameraMap, Turn } from '../../../src/contract/types.ts';
 
 let worker: Worker | undefined;
 let api: Remote<VisionWorkerApi> | undefined;
@@ -39,6 +41,21 @@ async function motion(url: string, options: VisionSamplingOptions & { jobKey?: s
   };
 }
 
+/** Samples cameras in the worker, maps them to reference time and computes the map in the worker too. */
+async function map(
+  cameras: Array<{ sourceId: string; url: string; offsetMs: number; driftPpm: number }>,
+  turns: Turn[],
+  options: VisionSamplingOptions & { minSpeechMs?: number } = {},
+): Promise<CameraMap> {
+  const { minSpeechMs, ...sampling } = options;
+  const sampled = [];
+  for (const c of cameras) {
+    const { samples } = await vision().cameraMotion(c.url, sampling);
+    sampled.push({ sourceId: c.sourceId, samples: samplesToReference(samples, c.offsetMs, c.driftPpm) });
+  }
+  return vision().cameraMap({ cameras: sampled, turns, ...(minSpeechMs !== undefined ? { minSpeechMs } : {}) });
+}
+
 /** Cancels a run started with `options.jobKey`; the pending `motion` call then rejects. */
 async function cancel(jobKey: string): Promise<void> {
   await vision().cancel(jobKey);
@@ -52,8 +69,8 @@ function dispose(): void {
 
 declare global {
   interface Window {
-    camera: { motion: typeof motion; cancel: typeof cancel; dispose: typeof dispose };
+    camera: { motion: typeof motion; map: typeof map; cancel: typeof cancel; dispose: typeof dispose };
   }
 }
-window.camera = { motion, cancel, dispose };
+window.camera = { motion, map, cancel, dispose };
 document.body.dataset['ready'] = '1';

@@ -54,6 +54,16 @@ const engineTest = {
     return [...(running().engine?.history ?? [])];
   },
 
+  /** The stage running now. */
+  running(): { jobId: string; stage: string } | null {
+    return running().engine?.running ?? null;
+  },
+
+  /** Whether startMulticam has returned in this page (the engine may still wait for its lock). */
+  opened(): boolean {
+    return instance !== undefined;
+  },
+
   /** Whether this page holds the engine lock. */
   active(): boolean {
     return running().engine?.active ?? false;

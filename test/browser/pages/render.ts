@@ -24,6 +24,8 @@ export interface PageRenderOptions {
   returnFile?: boolean;
   /** Sample the worker heap every this many ms. */
   heapEveryMs?: number;
+  /** Give the render an append-only sink. */
+  sequentialSink?: boolean;
 }
 
 export interface PageRenderSummary {
@@ -33,6 +35,7 @@ export interface PageRenderSummary {
   sinkAborted: string | null;
   sinkClosed: boolean;
   writes: number;
+  outOfOrderWrites: number;
   fileBase64?: string;
   video?: { duration: number; width: number; height: number } | { error: string };
   heap: number[];
@@ -41,14 +44,20 @@ export interface PageRenderSummary {
 
 /** Collects positioned writes; keeps only what the test needs (the bytes, or just their count). */
 class MemorySink implements RenderSink {
+  /** Writes that did not land at the current end of the file. */
+  outOfOrder = 0;
   parts: Array<{ position: number; data: Uint8Array }> = [];
   end = 0;
   writes = 0;
   closed = false;
   aborted: string | null = null;
-  constructor(private readonly keep: boolean) {}
+  constructor(
+    private readonly keep: boolean,
+    readonly sequential: boolean,
+  ) {}
   write(data: Uint8Array, position: number): void {
     this.writes++;
+    if (position !== this.end) this.outOfOrder++;
     this.end = Math.max(this.end, position + data.byteLength);
     if (this.keep) this.parts.push({ position, data: data.slice() });
   }
@@ -107,7 +116,7 @@ const api = {
     const progress: number[] = [];
     const heap: number[] = [];
     const keep = o.returnFile ?? true;
-    const sink = new MemorySink(keep);
+    const sink = new MemorySink(keep, o.sequentialSink ?? false);
     const controller = new AbortController();
     const sources: RenderSource[] = [];
     for (const s of o.sources) {
@@ -118,7 +127,7 @@ const api = {
     const t0 = performance.now();
     if (o.abortAfterMs !== undefined) setTimeout(() => controller.abort(), o.abortAfterMs);
     const heapTimer = o.heapEveryMs ? setInterval(() => void renderer.heapBytes().then((h) => h !== null && heap.push(h)), o.heapEveryMs) : null;
-    const summary: PageRenderSummary = { progress, sinkAborted: null, sinkClosed: false, writes: 0, heap, wallMs: 0 };
+    const summary: PageRenderSummary = { progress, sinkAborted: null, sinkClosed: false, writes: 0, outOfOrderWrites: 0, heap, wallMs: 0 };
     try {
       summary.result = await renderer.render(request, {
         sink,
@@ -134,6 +143,7 @@ const api = {
     summary.sinkAborted = sink.aborted;
     summary.sinkClosed = sink.closed;
     summary.writes = sink.writes;
+    summary.outOfOrderWrites = sink.outOfOrder;
     if (summary.result && keep) {
       const bytes = sink.bytes();
       summary.video = await playable(bytes, summary.result.mimeType);

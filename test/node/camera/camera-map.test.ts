@@ -62,6 +62,13 @@ describe('computeCameraMap on synthetic motion', () => {
     expect(map.unassignedSpeakers.sort()).toEqual([B, C].sort());
   });
 
+  test('sample arrays of different lengths are refused, naming the camera and field', () => {
+    const s = syntheticSamples({ kind: 'static' }, turns, { durationMs: 60_000 });
+    expect(() => computeCameraMap({ cameras: [{ sourceId: 'x', samples: { ...s, left: s.left.slice(1) } }], turns })).toThrow(
+      /cameras\[0\]\.samples\.left/,
+    );
+  });
+
   test('a camera with no samples at all cannot be analysed', () => {
     const map = computeCameraMap({ cameras: [{ sourceId: 'x', samples: null }], turns });
     expect(map.cameras[0]).toMatchObject({ kind: 'unknown', confidence: 'none', speakers: [], reason: 'no_motion' });

@@ -16,7 +16,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   let cleanReference: Turn[];
   beforeAll(async () => {
     vad = await createNodeVad(1);
-    conv = assembleConversation({ speakers: 3, seconds: 45, seed: 11 });
+    conv = assembleConversation({ speakers: 3, seconds: 45, seed: 11, overlapRate: 0.35 });
     // Every mic hears the two others at −16 dB: their VAD fires on the bleed too.
     mics = withBleed(conv.tracks, 0.15);
     probs = [];
@@ -42,7 +42,8 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     // Against the assembled truth, misses are mostly Silero calling breaths and weak
     // syllables non-speech; against clean-mic VAD the bleed rule itself must be near exact.
     expect(score.der).toBeLessThan(0.3);
-    expect(diarizationErrorRate(cleanReference, r.turns, { collarMs: 250 }).der).toBeLessThan(0.05);
+    // 6.5 % measured on this overlap-heavy conversation (35 % of turns start over the previous one).
+    expect(diarizationErrorRate(cleanReference, r.turns).der).toBeLessThan(0.08);
     // The mapping found by the scorer sends each reader to the label of their own mic.
     for (const [reader, label] of Object.entries(score.mapping)) {
       expect(r.channelOfSpeaker?.[label]).toBe(conv.speakerIds.indexOf(reader));

@@ -1,0 +1,70 @@
+/**
+ * exportEdit: `GET {base}/jobs/{id}/export?format=fcpxml|xmeml|otio|edl[&track=N][&fps=F][&timecode=df|ndf]`,
+ * an additive extension of the contract. The job's current edit as a file for Final Cut Pro,
+ * Resolve, Premiere or Avid (src/export). Same auth and 404 rules as getJob; 409 INVALID_STATUS
+ * before the job has cuts (status other than ready, rendering, complete, approved), 409 NO_CUTS
+ * when it has none; 400 naming the query parameter at fault.
+ *
+ * @module
+ */
+import { ApiError } from '../contract/errors.ts';
+import type { JobStatus } from '../contract/types.ts';
+import { EXPORT_FORMATS, ExportError, exportEdit, isExportFormat, type ExportOptions } from '../export/index.ts';
+import type { ServiceContext } from './context.ts';
+import { ownedJob } from './jobs.ts';
+
+/** Statuses in which a job has an edit to export. */
+const EXPORTABLE: ReadonlySet<JobStatus> = new Set(['ready', 'rendering', 'complete', 'approved']);
+
+/** A query parameter as a number, or 400 naming it. */
+function numberParam(params: URLSearchParams, name: string, check: (n: number) => boolean, want: string): number | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || !check(n)) throw ApiError.badRequest(`${name} must be ${want} (got "${raw}")`);
+  return n;
+}
+
+/** `attachment; filename="…"` with an ASCII fallback and the UTF-8 name (RFC 6266). */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+/** exportEdit: GET /jobs/{id}/export. */
+export async function exportJobEdit(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<Response> {
+  const job = await ownedJob(ctx, accountId, jobId);
+  const params = new URL(request.url).searchParams;
+  const format = params.get('format');
+  if (format === null || !isExportFormat(format)) {
+    throw ApiError.badRequest(`format must be one of ${EXPORT_FORMATS.join(', ')} (got ${format === null ? 'none' : `"${format}"`})`);
+  }
+  const options: ExportOptions = {};
+  const fps = numberParam(params, 'fps', (n) => n >= 1 && n <= 240, 'a frame rate from 1 to 240 such as 23.976, 25 or 29.97');
+  if (fps !== undefined) options.fps = fps;
+  const track = numberParam(params, 'track', (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0 (0: the switched edit, N: camera N)');
+  if (track !== undefined) {
+    if (format !== 'edl') throw ApiError.badRequest(`track applies to format=edl only (got format=${format})`);
+    options.track = track;
+  }
+  const timecode = params.get('timecode');
+  if (timecode !== null) {
+    if (timecode !== 'df' && timecode !== 'ndf') throw ApiError.badRequest(`timecode must be df or ndf (got "${timecode}")`);
+    options.dropFrame = timecode === 'df';
+  }
+  if (!EXPORTABLE.has(job.status)) {
+    throw ApiError.withCode('INVALID_STATUS', `job ${jobId} has no edit to export yet (status ${job.status}); export works once the job is ready`, { status: job.status });
+  }
+  if (job.cuts.length === 0) throw ApiError.withCode('NO_CUTS', `job ${jobId} has no cuts to export`);
+  let file;
+  try {
+    file = exportEdit({ id: job.id, title: job.title, sources: job.sources, cuts: job.cuts, removed_ranges: job.removedRanges }, format, options);
+  } catch (error) {
+    if (error instanceof ExportError) throw ApiError.badRequest(`${error.field}: ${error.message}`);
+    throw error;
+  }
+  return new Response(file.body, {
+    status: 200,
+    headers: { 'content-type': file.contentType, 'content-disposition': contentDisposition(file.filename), 'cache-control': 'no-store' },
+  });
+}
