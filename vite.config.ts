@@ -11,6 +11,8 @@ export default defineConfig(({ mode }) => {
   const input: Record<string, string> = {
     index: resolve(root, 'demo/index.html'),
     settings: resolve(root, 'demo/settings.html'),
+    // The review editor: reviewUrl is `<origin>/review/?token=…`, served as review/index.html.
+    review: resolve(root, 'review/index.html'),
     sw: resolve(root, 'src/sw/sw.ts'),
   };
   if (test) {
@@ -21,7 +23,8 @@ export default defineConfig(({ mode }) => {
       if (file.endsWith('.html')) input[`test-${file.slice(0, -'.html'.length)}`] = resolve(pages, file);
     }
   }
-  const outDir = resolve(root, test ? 'dist-test' : 'dist');
+  // MULTICAM_OUT_DIR: the CLI builds its own copy (.cache/cli-app) so it never rewrites dist/ under a running test.
+  const outDir = process.env['MULTICAM_OUT_DIR'] ? resolve(process.env['MULTICAM_OUT_DIR']) : resolve(root, test ? 'dist-test' : 'dist');
   return {
     root,
     plugins: [
@@ -31,6 +34,10 @@ export default defineConfig(({ mode }) => {
         closeBundle() {
           for (const dir of ['wasm', 'models']) {
             if (existsSync(resolve(root, dir))) cpSync(resolve(root, dir), resolve(outDir, dir), { recursive: true });
+          }
+          // The demo's built-in sample (scripts/make-sample.ts), when it has been made: /sample/.
+          if (!test && existsSync(resolve(root, '.cache/sample/manifest.json'))) {
+            cpSync(resolve(root, '.cache/sample'), resolve(outDir, 'sample'), { recursive: true });
           }
         },
       },

@@ -1,19 +1,138 @@
 /**
- * The demo index page: registers the service worker, lists the demo account's jobs through
- * it (`GET /api/jobs`), and creates API keys.
+ * The demo index page: the whole service with no backend. A person drops camera and mic
+ * files (or picks the built-in sample, or the files given to `npm run demo`), picks options,
+ * starts the job and watches every stage; the page lists the events outbox with each
+ * webhook's delivery state, links the review editor and offers the rendered video.
+ *
+ * `window.multicamDemo` exposes the same actions to the command line (`multicam edit`
+ * drives this page in a headless Chromium) and to the tests.
  *
  * @module
  */
-import type { JobListItem } from '../src/contract/types.ts';
+import { MulticamClient } from '../src/client/client.ts';
+import type { GetJobResponse, JobListItem, JobSummary, PresetId } from '../src/contract/types.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { readAllEvents, type OutboxEvent } from '../src/webhooks/outbox.ts';
+import { subscribeToEvents } from '../src/webhooks/subscribe.ts';
+import { createAndStartJob, isSettled, kindOf, proposedTracks, type ChosenFile, type JobOptions } from './job.ts';
+import type { SampleManifest } from './sample/manifest.ts';
 import { el, openDemoSession, showError, type DemoSession } from './session.ts';
 
-const status = document.getElementById('status') as HTMLParagraphElement;
-const refresh = document.getElementById('refresh') as HTMLButtonElement;
-const table = document.getElementById('jobs') as HTMLTableElement;
-const noJobs = document.getElementById('no-jobs') as HTMLParagraphElement;
-const newKey = document.getElementById('new-key') as HTMLButtonElement;
-const newKeyValue = document.getElementById('new-key-value') as HTMLElement;
-const log = document.getElementById('log') as HTMLPreElement;
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const status = $<HTMLParagraphElement>('status');
+const log = $<HTMLPreElement>('log');
+
+let chosen: ChosenFile[] = [];
+let currentJobId: string | null = null;
+let lastSummary: JobSummary | null = null;
+let lastStatus = '';
+const reviewUrls = new Map<string, string>();
+
+function formatBytes(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(0)} kB`;
+}
+
+function showChosen(files: ChosenFile[]): void {
+  chosen = files;
+  const table = $<HTMLTableElement>('chosen');
+  (table.tBodies[0] as HTMLTableSectionElement).replaceChildren(
+    ...files.map((f) => {
+      const row = el('tr');
+      for (const text of [f.name, f.label, f.kind, formatBytes(f.file.size)]) row.append(el('td', text));
+      return row;
+    }),
+  );
+  table.hidden = files.length === 0;
+  $<HTMLButtonElement>('start').disabled = files.filter((f) => f.kind === 'video').length < 2;
+}
+
+/** Files from an input or a drop; kinds from the MIME type or extension. */
+function fromFileList(list: Iterable<File>, kind?: 'video' | 'audio'): ChosenFile[] {
+  return [...list].map((file) => ({ file, name: file.name, label: file.name.replace(/\.[^.]+$/, ''), kind: kind ?? kindOf(file) }));
+}
+
+function addFiles(files: ChosenFile[]): void {
+  // Videos first: the contract keeps the request's order and the page shows it that way.
+  const all = [...chosen, ...files];
+  showChosen([...all.filter((f) => f.kind === 'video'), ...all.filter((f) => f.kind === 'audio')]);
+}
+
+/** Fetches a manifest's files as a person's dropped files would arrive (Blob-backed Files). */
+async function loadManifest(folder: string): Promise<ChosenFile[]> {
+  const manifest = (await (await fetch(`${folder}/manifest.json`)).json()) as SampleManifest;
+  return Promise.all(
+    manifest.files.map(async (f) => {
+      const response = await fetch(`${folder}/${f.file}`);
+      if (!response.ok) throw new Error(`${folder}/${f.file}: HTTP ${response.status}`);
+      const blob = await response.blob();
+      return { file: new File([blob], f.file, { type: blob.type }), name: f.file, label: f.label, kind: f.kind };
+    }),
+  );
+}
+
+async function manifestTitle(folder: string): Promise<string | null> {
+  const response = await fetch(`${folder}/manifest.json`);
+  if (!response.ok) return null;
+  const manifest = (await response.json()) as SampleManifest;
+  return `${manifest.title} — ${manifest.files.length} files`;
+}
+
+function readOptions(): JobOptions {
+  return {
+    review: $<HTMLInputElement>('opt-review').checked,
+    autoMap: $<HTMLSelectElement>('opt-automap').value as JobOptions['autoMap'],
+    silence: $<HTMLSelectElement>('opt-silence').value as JobOptions['silence'],
+  };
+}
+
+function renderEvents(events: OutboxEvent[], accountId: string): void {
+  const mine = events.filter((e) => e.accountId === accountId).sort((a, b) => b.createdAt - a.createdAt);
+  const table = $<HTMLTableElement>('events');
+  (table.tBodies[0] as HTMLTableSectionElement).replaceChildren(
+    ...mine.map((e) => {
+      const row = el('tr', undefined, { 'data-type': e.type });
+      const log = e.delivery.log.map((l) => `#${l.attempt} ${l.status ?? l.error ?? ''} ${l.durationMs} ms`).join('; ');
+      const delivery = e.callbackUrl === null ? `${e.delivery.state} (no callbackUrl: in-page only)` : `${e.delivery.state} → ${e.callbackUrl}`;
+      for (const text of [e.type, e.jobId.slice(0, 8), new Date(e.createdAt).toLocaleTimeString(), delivery, `${e.delivery.attempts}${log ? `: ${log}` : ''}`]) row.append(el('td', text));
+      return row;
+    }),
+  );
+  table.hidden = mine.length === 0;
+  $('no-events').hidden = mine.length !== 0;
+}
+
+function showSummary(summary: JobSummary): void {
+  lastSummary = summary;
+  $('job').hidden = false;
+  $('job-id').textContent = summary.id;
+  $('job-status').textContent = summary.status;
+  document.body.dataset['jobStatus'] = summary.status;
+  const progress = $<HTMLProgressElement>('job-progress');
+  if (summary.progress === null) progress.removeAttribute('value');
+  else progress.value = summary.progress;
+  $('job-percent').textContent = summary.progress === null ? '' : `${Math.round(summary.progress * 100)} %`;
+  $('job-next').textContent = `Next: ${summary.nextAction.type} — ${summary.nextAction.message}`;
+  const error = $('job-error');
+  error.hidden = summary.error === null;
+  error.textContent = summary.error === null ? '' : `Failed at ${summary.failedAtStatus ?? '?'}: ${summary.error}`;
+  if (summary.status !== lastStatus) {
+    lastStatus = summary.status;
+    $('stages').append(el('li', `${new Date().toLocaleTimeString()} ${summary.status}`, { 'data-status': summary.status }));
+  }
+  $('accept-proposal').hidden = summary.status !== 'mapping';
+  $('render').hidden = summary.status !== 'ready';
+  $('preset-row').hidden = summary.status !== 'ready' && summary.status !== 'complete';
+  const review = (summary.nextAction.type === 'map_speakers' || summary.nextAction.type === 'review_or_render' ? summary.nextAction.url : null) ?? reviewUrls.get(summary.id) ?? null;
+  const reviewLink = $<HTMLAnchorElement>('review-link');
+  reviewLink.hidden = review === null;
+  if (review !== null) reviewLink.href = review;
+  const download = $<HTMLAnchorElement>('download');
+  download.hidden = summary.outputUrl === null;
+  if (summary.outputUrl !== null) {
+    download.href = summary.outputUrl;
+    download.download = `multicam-${summary.id.slice(0, 8)}.mp4`;
+  }
+}
 
 async function listJobs(session: DemoSession): Promise<void> {
   const response = await session.listJobs();
@@ -21,8 +140,8 @@ async function listJobs(session: DemoSession): Promise<void> {
   log.textContent = `GET ${session.instance.basePath}/jobs → ${response.status} (served by ${servedBy})`;
   const body = (await response.json()) as { jobs?: JobListItem[]; error?: string };
   if (!response.ok || !body.jobs) throw new Error(body.error ?? `listJobs answered ${response.status}`);
-  const tbody = table.tBodies[0] as HTMLTableSectionElement;
-  tbody.replaceChildren(
+  const table = $<HTMLTableElement>('jobs');
+  (table.tBodies[0] as HTMLTableSectionElement).replaceChildren(
     ...body.jobs.map((job) => {
       const row = el('tr');
       for (const text of [job.id, job.title, job.status, job.created_at]) row.append(el('td', String(text ?? '')));
@@ -30,21 +149,157 @@ async function listJobs(session: DemoSession): Promise<void> {
     }),
   );
   table.hidden = body.jobs.length === 0;
-  noJobs.hidden = body.jobs.length !== 0;
+  $('no-jobs').hidden = body.jobs.length !== 0;
+}
+
+/** What `window.multicamDemo` offers the command line and the tests. */
+export interface DemoApi {
+  /** Chooses files already set on the page's file inputs (the CLI sets them from disk). */
+  useInputs(): number;
+  useSample(): Promise<number>;
+  start(options?: Partial<JobOptions>): Promise<string>;
+  summary(): Promise<JobSummary>;
+  job(): Promise<GetJobResponse>;
+  acceptProposal(): Promise<{ from: 'cameraMap' | 'guess'; tracks: number }>;
+  recut(presetId: PresetId): Promise<void>;
+  render(): Promise<void>;
+  /** `length` bytes of the output from `offset`, base64, through a Range request; '' past the end. */
+  readOutput(offset: number, length: number): Promise<{ base64: string; total: number }>;
 }
 
 try {
   const session = await openDemoSession();
+  const client = new MulticamClient({ baseUrl: session.instance.baseUrl, apiKey: session.apiKey });
   status.textContent = `Running: the service worker answers ${session.instance.baseUrl} (account ${session.accountId}).`;
+  const db = await openDatabase();
+  const refreshEvents = async (): Promise<void> => renderEvents(await readAllEvents(db), session.accountId);
+  // Events arrive in the page as they are recorded (the same bodies as the webhooks).
+  const subscription = subscribeToEvents(
+    async (event) => {
+      const url = event.payload['reviewUrl'];
+      if (typeof url === 'string') reviewUrls.set(event.jobId, url);
+      await refreshEvents();
+    },
+    { db, name: 'demo-page', accountId: session.accountId, pollIntervalMs: 5000 },
+  );
+  await subscription.ready;
+  await refreshEvents();
+
+  const requireJob = (): string => {
+    if (currentJobId === null) throw new Error('no job started yet');
+    return currentJobId;
+  };
+  const poll = async (): Promise<void> => {
+    if (currentJobId === null) return;
+    showSummary(await client.getJobSummary(currentJobId));
+    await refreshEvents();
+  };
+  const api: DemoApi = {
+    useInputs() {
+      chosen = [];
+      addFiles([...fromFileList($<HTMLInputElement>('video-files').files ?? [], 'video'), ...fromFileList($<HTMLInputElement>('audio-files').files ?? [], 'audio')]);
+      return chosen.length;
+    },
+    async useSample() {
+      showChosen(await loadManifest('/sample'));
+      return chosen.length;
+    },
+    async start(options = {}) {
+      const opts = { ...readOptions(), ...options };
+      $('stages').replaceChildren();
+      lastStatus = '';
+      const up = $('upload-progress');
+      currentJobId = await createAndStartJob(client, chosen, opts, (sent, total, label) => {
+        up.textContent = `Uploaded ${formatBytes(sent)} of ${formatBytes(total)} (${label})`;
+      });
+      await poll();
+      return currentJobId;
+    },
+    async summary() {
+      const summary = await client.getJobSummary(requireJob());
+      showSummary(summary);
+      return summary;
+    },
+    job: () => client.getJob(requireJob()),
+    async acceptProposal() {
+      const jobId = requireJob();
+      const { job } = await client.getJob(jobId);
+      const proposal = proposedTracks(job as typeof job & { speakers?: string[] });
+      await client.submitSpeakerMapping(jobId, { tracks: proposal.tracks });
+      await poll();
+      return { from: proposal.from, tracks: proposal.tracks.length };
+    },
+    async recut(presetId) {
+      await client.recutJob(requireJob(), { presetId, silence: { mode: readOptions().silence } });
+      await poll();
+    },
+    async render() {
+      await client.startRender(requireJob());
+      await poll();
+    },
+    async readOutput(offset, length) {
+      const url = lastSummary?.outputUrl ?? (await client.getJobSummary(requireJob())).outputUrl;
+      if (!url) throw new Error('the job has no output_url yet');
+      const response = await fetch(url, { headers: { range: `bytes=${offset}-${offset + length - 1}` } });
+      if (response.status === 416) return { base64: '', total: offset };
+      if (!response.ok) throw new Error(`GET output_url → HTTP ${response.status}`);
+      const range = /\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const total = range ? Number(range[1]) : bytes.length;
+      // A 200 (no Range support) would carry the whole file: hand back only the asked slice.
+      const slice = response.status === 206 ? bytes : bytes.subarray(offset, offset + length);
+      let binary = '';
+      for (let i = 0; i < slice.length; i += 0x8000) binary += String.fromCharCode(...slice.subarray(i, i + 0x8000));
+      return { base64: btoa(binary), total };
+    },
+  };
+  (window as unknown as { multicamDemo: DemoApi }).multicamDemo = api;
+
+  // Wiring of the page's controls to the same actions.
+  const report = (e: unknown): void => showError(status, e);
+  const drop = $('drop');
+  drop.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    drop.classList.add('over');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    addFiles(fromFileList(e.dataTransfer?.files ?? []));
+  });
+  $('video-files').addEventListener('change', () => api.useInputs());
+  $('audio-files').addEventListener('change', () => api.useInputs());
+  const useSample = $<HTMLButtonElement>('use-sample');
+  const sampleTitle = await manifestTitle('/sample');
+  useSample.disabled = sampleTitle === null;
+  $('sample-title').textContent = sampleTitle ?? 'not built: run npm run demo (it makes the sample)';
+  useSample.addEventListener('click', () => void api.useSample().catch(report));
+  const givenTitle = await manifestTitle('/sample/given');
+  if (givenTitle !== null) {
+    $('given-row').hidden = false;
+    $('given-title').textContent = givenTitle;
+    $('use-given').addEventListener('click', () => void loadManifest('/sample/given').then(showChosen).catch(report));
+  }
+  $('start').addEventListener('click', () => void api.start().catch(report));
+  $('accept-proposal').addEventListener('click', () => void api.acceptProposal().catch(report));
+  $('render').addEventListener('click', () => void api.render().catch(report));
+  $('recut').addEventListener('click', () => void api.recut($<HTMLSelectElement>('opt-preset').value as PresetId).catch(report));
+  const refresh = $<HTMLButtonElement>('refresh');
+  const newKey = $<HTMLButtonElement>('new-key');
   refresh.disabled = false;
   newKey.disabled = false;
-  refresh.addEventListener('click', () => listJobs(session).catch((e: unknown) => showError(status, e)));
+  refresh.addEventListener('click', () => listJobs(session).catch(report));
   newKey.addEventListener('click', () => {
     session
       .createApiKey()
-      .then(({ apiKey }) => (newKeyValue.textContent = apiKey))
-      .catch((e: unknown) => showError(status, e));
+      .then(({ apiKey }) => ($('new-key-value').textContent = apiKey))
+      .catch(report);
   });
+  // The summary is polled once a second while a job is not settled.
+  setInterval(() => {
+    if (currentJobId !== null && (lastSummary === null || !isSettled(lastSummary) || lastSummary.id !== currentJobId)) void poll().catch(report);
+  }, 1000);
   await listJobs(session);
   document.body.dataset['ready'] = '1';
 } catch (error) {

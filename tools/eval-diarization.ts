@@ -5,7 +5,10 @@
  *   - deterministic conversations assembled from the LibriSpeech voices (both modes),
  *   - engineer D's generated fixtures when `tools/fixtures` can build them (both modes).
  *
- * Usage: npx tsx tools/eval-diarization.ts [--only libri|sample|fixtures] [--quick]
+ * Usage: npx tsx tools/eval-diarization.ts [--only libri|sample|fixtures] [--quick] [--no-seg]
+ *
+ * With /work/shared/models/pyannote-segmentation-3.0.int8.onnx present, single-mix is also
+ * scored with its overlap detection (rows marked mix+seg).
  *
  * @module
  */
@@ -19,7 +22,7 @@ import type { SileroVad } from '../src/models/silero-vad.ts';
 import { assembleConversation, withBleed } from './diarization/assemble.ts';
 import { loadMono16k } from './diarization/audio.ts';
 import { readRttm } from './diarization/rttm.ts';
-import { createNodeVad } from './diarization/vad-node.ts';
+import { createNodeSegmentation, createNodeVad } from './diarization/vad-node.ts';
 
 const SAMPLE_WAV = '/work/shared/data/pyannote/sample.wav';
 const SAMPLE_RTTM = '/work/shared/data/pyannote/sample.rttm';
@@ -27,7 +30,7 @@ const SAMPLE_RTTM = '/work/shared/data/pyannote/sample.rttm';
 /** One scored case. */
 export interface EvalRow {
   name: string;
-  mode: 'mix' | 'per-mic';
+  mode: 'mix' | 'mix+seg' | 'per-mic';
   seconds: number;
   trueSpeakers: number;
   foundSpeakers: number;
@@ -77,6 +80,14 @@ async function main(): Promise<void> {
   const quick = args.includes('--quick');
   const mixOptions: MixOptions = {};
   const vad: SileroVad = await createNodeVad(1);
+  // The optional model slot: pyannote segmentation-3.0 from ../shared/models when present.
+  const seg = args.includes('--no-seg') ? undefined : await createNodeSegmentation(1);
+  const withSeg = async (name: string, samples: Float32Array, probs: Float32Array, truth: Turn[]): Promise<void> => {
+    if (!seg) return;
+    const overlap = await seg.overlapProbabilities(samples);
+    const { result } = diarizeMixWithDiagnostics(samples, 16000, probs, { ...mixOptions, overlap });
+    run(score(name, 'mix+seg', samples.length / 16000, truth, result, 'overlap from segmentation-3.0'));
+  };
   const rows: EvalRow[] = [];
   const run = (r: EvalRow): void => {
     rows.push(r);
@@ -88,6 +99,7 @@ async function main(): Promise<void> {
     const probs = await vad.speechProbabilities(audio.samples);
     const { result, diagnostics } = diarizeMixWithDiagnostics(audio.samples, 16000, probs, mixOptions);
     run(score('sample.wav', 'mix', audio.samples.length / 16000, readRttm(SAMPLE_RTTM), result, `eigengap k=${diagnostics.eigengapCount}`));
+    await withSeg('sample.wav', audio.samples, probs, readRttm(SAMPLE_RTTM));
   }
 
   if (!only || only === 'libri') {
@@ -100,6 +112,7 @@ async function main(): Promise<void> {
       const probs = await vad.speechProbabilities(c.mix);
       const { result, diagnostics } = diarizeMixWithDiagnostics(c.mix, 16000, probs, mixOptions);
       run(score(c.name, 'mix', secs, c.truth, result, `eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`));
+      await withSeg(c.name, c.mix, probs, c.truth);
       const mics = withBleed(c.tracks);
       const micProbs: Float32Array[] = [];
       for (const m of mics) micProbs.push(await vad.speechProbabilities(m));
@@ -114,11 +127,14 @@ async function main(): Promise<void> {
 
   console.log('');
   summary(rows, 'mix', 'sample');
+  summary(rows, 'mix+seg', 'sample');
   summary(rows, 'mix', 'libri');
+  summary(rows, 'mix+seg', 'libri');
   summary(rows, 'per-mic', 'libri');
   summary(rows, 'mix', 'fixture');
   summary(rows, 'per-mic', 'fixture');
   await vad.dispose();
+  await seg?.dispose();
 }
 
 await main();

@@ -52,6 +52,8 @@ export interface ExportEditOptions {
   fps?: number;
   /** Drop-frame (`df`, default at 29.97/59.94) or non-drop (`ndf`) timecode. */
   timecode?: 'df' | 'ndf';
+  /** Folder URL the media paths are written under (e.g. `file:///Volumes/Podcast/ep12/`); default bare file names. */
+  mediaRoot?: string;
 }
 
 /** An exported edit as the service sent it. */
@@ -196,6 +198,7 @@ export class MulticamClient {
     if (options.track !== undefined) query.set('track', String(options.track));
     if (options.fps !== undefined) query.set('fps', String(options.fps));
     if (options.timecode !== undefined) query.set('timecode', options.timecode);
+    if (options.mediaRoot !== undefined) query.set('mediaRoot', options.mediaRoot);
     const response = await this.fetchImpl(`${this.baseUrl}${this.job(jobId, `/export?${query}`)}`, { method: 'GET', headers: { authorization: `Bearer ${this.apiKey}` } });
     const text = await response.text();
     if (!response.ok) {

@@ -32,8 +32,11 @@ const AUDIO_CHANNELS = ['A', 'A2', 'A3', 'A4'] as const;
  * // TITLE: Ep 12
  * // FCM: DROP FRAME
  * //
- * // 001  CAM_A    V     C        00:00:01;15 00:00:09;02 01:00:00;00 01:00:07;17
+ * // 001  CAM_A    V     C        00:00:00;00 00:00:05;00 01:00:00;00 01:00:05;00
  * // * FROM CLIP NAME: Cam A.mp4
+ * //
+ * // 002  MIC      A     C        00:00:00;00 00:00:04;21 01:00:00;09 01:00:05;00
+ * // * FROM CLIP NAME: Mic.wav
  */
 export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
   const track = options.track ?? 0;

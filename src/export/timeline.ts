@@ -6,8 +6,8 @@
  * timeline (so the output timeline is exactly the kept reference frames played back to back);
  * a source's in-point is its own media frame at that reference frame, sync offset and drift
  * applied (`toSourceTime`, src/analysis/sync.ts), and its out-point is the in-point plus the
- * event's length (drift within one event is below a frame for any cut shorter than ~5 min at
- * 100 ppm).
+ * event's length (drift within one event is not corrected: 100 ppm adds 6 ms per minute, under
+ * one frame at 30 fps for events shorter than ~5 minutes).
  *
  * @module
  */
@@ -98,7 +98,13 @@ export function reelNames(labels: readonly string[]): string[] {
 export function mediaUrl(fileName: string, mediaRoot = ''): string {
   const encoded = fileName.split('/').map(encodeURIComponent).join('/');
   if (mediaRoot === '') return encoded;
-  return mediaRoot.endsWith('/') ? mediaRoot + encoded : `${mediaRoot}/${encoded}`;
+  let root = mediaRoot;
+  try {
+    root = new URL(mediaRoot).href; // percent-encodes spaces in the folder path
+  } catch {
+    // not an absolute URL: a relative folder, used as given
+  }
+  return root.endsWith('/') ? root + encoded : `${root}/${encoded}`;
 }
 
 /** The source's media frame shown at reference frame `referenceFrame`. */

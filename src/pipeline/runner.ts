@@ -53,6 +53,8 @@ export interface StageRunRecord {
   outcome: 'succeeded' | 'failed' | 'cancelled' | 'stopped';
   /** The failure reported, when it failed. */
   failure?: StageFailure;
+  /** Figures the stage gave (e.g. VAD time), when it succeeded. */
+  metrics?: Record<string, number | string>;
 }
 
 /** The running engine; see the module comment. */
@@ -236,7 +238,7 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
     await deleteWork(open, keys);
     if (result.ok) {
       await reporter.stageSucceeded(work.jobId, work.stage, result.output);
-      history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'succeeded' });
+      history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'succeeded', ...(result.metrics ? { metrics: result.metrics } : {}) });
     } else {
       await reporter.stageFailed(work.jobId, work.stage, result.failure);
       history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'failed', failure: result.failure });

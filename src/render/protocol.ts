@@ -31,6 +31,11 @@ export interface RenderOutputOptions {
   audioCodec?: 'aac' | 'opus';
   /** Default `mp4`. WebM takes VP9 or AV1 with Opus. */
   container?: 'mp4' | 'webm';
+  /**
+   * Who encodes the video. `auto` (default): WebCodecs, or ffmpeg.wasm's libx264 (H.264 only)
+   * when the browser has no encoder for the codec and size. `ffmpeg.wasm` forces the fallback.
+   */
+  videoEncoder?: 'auto' | 'webcodecs' | 'ffmpeg.wasm';
   /** Video bitrate, bits/s. Default: about 0.1 bit per pixel per frame. */
   videoBitrate?: number;
   /** Audio bitrate, bits/s. Default 128000. */
@@ -80,6 +85,8 @@ export interface RenderResult {
   height: number;
   fps: number;
   videoCodec: 'avc' | 'vp9' | 'av1';
+  /** Which encoder made the video. */
+  videoEncoder: 'webcodecs' | 'ffmpeg.wasm';
   /** The codec string the encoder was configured with, e.g. `avc1.640028`. */
   videoCodecString: string;
   audioCodec: 'aac' | 'opus' | null;

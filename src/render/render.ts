@@ -2,7 +2,8 @@
  * `renderEdit`: renders the current cuts minus the removed ranges to one video file, inside
  * the browser. Frames come from each cut's source at the synced time, decoded forward through
  * each segment with mediabunny (WebCodecs), re-timed as they are when already the output size, else scaled onto an OffscreenCanvas,
- * and encoded with WebCodecs (H.264 by default; VP9/AV1 on request). Audio is the mix of the
+ * and encoded with WebCodecs (H.264 by default; VP9/AV1 on request), or by ffmpeg.wasm's libx264
+ * where the browser has no H.264 encoder (src/render/x264-ffmpeg.ts). Audio is the mix of the
  * audio sources with equal-power crossfades at every join (src/render/audio-mix.ts), encoded
  * to AAC by ffmpeg.wasm (src/render/aac-ffmpeg.ts) or to Opus by WebCodecs. mediabunny muxes
  * to MP4 without fast start (or WebM) and streams the file to the caller's sink in chunks.
@@ -18,6 +19,7 @@ import {
   EncodedAudioPacketSource,
   EncodedPacket,
   EncodedPacketSink,
+  EncodedVideoPacketSource,
   Input,
   Mp4OutputFormat,
   Output,
@@ -34,6 +36,7 @@ import type { ClockMapping } from '../analysis/sync.ts';
 import { toSourceTime } from '../analysis/sync.ts';
 import { encodeAacWithFfmpeg, WavBlobWriter, type AacEncoderOptions } from './aac-ffmpeg.ts';
 import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
+import { FfmpegH264Encoder } from './x264-ffmpeg.ts';
 import { frameReferenceTime, planRender, RenderPlanError, type RenderPlan } from './plan.ts';
 import type { RenderProgress, RenderRequest, RenderResult, RenderSink } from './protocol.ts';
 
@@ -102,6 +105,15 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
   if (audioCodec !== 'aac' && audioCodec !== 'opus') throw new RenderError(`output.audioCodec must be aac or opus (got ${String(audioCodec)})`);
   if (container === 'webm' && audioCodec === 'aac') throw new RenderError('output.audioCodec: a webm output takes opus');
 
+  input.sources.forEach((src, i) => {
+    if (!(src.blob instanceof Blob)) throw new RenderError(`sources[${i}].blob must be a Blob`);
+    if (!Number.isFinite(src.offsetMs)) throw new RenderError(`sources[${i}].offsetMs must be a finite number (got ${src.offsetMs})`);
+    if (!(Number.isFinite(src.driftPpm) && Math.abs(src.driftPpm) < 10_000)) throw new RenderError(`sources[${i}].driftPpm must be a number from -10000 to 10000 (got ${src.driftPpm})`);
+  });
+  input.audioSourceIds?.forEach((id, i) => {
+    if (!input.sources.some((src) => src.id === id)) throw new RenderError(`audioSourceIds[${i}]: no source "${id}"`);
+  });
+
   // Open every source once; a file mediabunny cannot read is named.
   const byId = new Map(input.sources.map((s, i) => [s.id, { s, i }]));
   const inputs = new Map<string, Input>();
@@ -151,16 +163,20 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       const stats = await main.computePacketStats(120);
       fps = stats.averagePacketRate > 0 ? Math.round(stats.averagePacketRate * 1000) / 1000 : 30;
     }
-    if (fps !== 30 || o.fps === undefined) plan = planRender(input.cuts, input.removedRanges, { fps, clocks, ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}) });
+    if (fps !== (o.fps ?? 30)) plan = planRender(input.cuts, input.removedRanges, { fps, clocks, ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}) });
     const width = even(o.width ?? (await main.getDisplayWidth()));
     const height = even(o.height ?? (await main.getDisplayHeight()));
     if (!(width >= 16 && width <= 7680 && height >= 16 && height <= 4320)) throw new RenderError(`output.width and output.height must be from 16×16 to 7680×4320 (got ${width}×${height})`);
     const codecString = videoCodec === 'avc' ? avcCodecString(width, height, fps) : undefined;
     const videoBitrate = o.videoBitrate ?? Math.round(width * height * fps * 0.1);
-    if (!(await canEncodeVideo(videoCodec, { width, height, bitrate: videoBitrate, ...(codecString ? { fullCodecString: codecString } : {}) }))) {
-      // The ffmpeg.wasm libx264 fallback is not wired yet (Chromium here encodes H.264, VP9 and AV1).
-      throw new RenderError(`output.videoCodec: this browser cannot encode ${codecString ?? videoCodec} at ${width}×${height}`);
+    const videoEncoderChoice = o.videoEncoder ?? 'auto';
+    if (!['auto', 'webcodecs', 'ffmpeg.wasm'].includes(videoEncoderChoice)) throw new RenderError(`output.videoEncoder must be auto, webcodecs or ffmpeg.wasm (got ${String(videoEncoderChoice)})`);
+    let useFfmpegVideo = videoEncoderChoice === 'ffmpeg.wasm';
+    if (!useFfmpegVideo && !(await canEncodeVideo(videoCodec, { width, height, bitrate: videoBitrate, ...(codecString ? { fullCodecString: codecString } : {}) }))) {
+      if (videoEncoderChoice === 'auto' && videoCodec === 'avc') useFfmpegVideo = true;
+      else throw new RenderError(`output.videoCodec: this browser cannot encode ${codecString ?? videoCodec} at ${width}×${height}`);
     }
+    if (useFfmpegVideo && videoCodec !== 'avc') throw new RenderError('output.videoEncoder: the ffmpeg.wasm fallback encodes avc (H.264) only');
 
     // Audio sources: the given ones, else every audio-only source, else the cut cameras.
     const audioIds =
@@ -198,16 +214,67 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       target: new StreamTarget(writable, { chunked: true, chunkSize: 4 * 1024 * 1024 }),
     });
     const canvas = new OffscreenCanvas(width, height);
-    const ctx = canvas.getContext('2d', { alpha: false });
+    const ctx = canvas.getContext('2d', { alpha: false, willReadFrequently: useFfmpegVideo });
     if (!ctx) throw new RenderError('OffscreenCanvas 2D context is not available in this browser');
-    const videoSource = new VideoSampleSource({
-      codec: videoCodec,
-      bitrate: videoBitrate,
-      keyFrameInterval: 2,
-      latencyMode: 'quality',
-      ...(codecString ? { fullCodecString: codecString } : {}),
-    });
-    output.addVideoTrack(videoSource, { frameRate: fps });
+    const frameSec = 1 / fps;
+    let addFrame: (frame: VideoSample | null, k: number) => Promise<void>;
+    let finishVideo: () => Promise<void>;
+    let usedCodecString = codecString ?? videoCodec;
+    if (useFfmpegVideo) {
+      const x264 = new FfmpegH264Encoder(width, height, fps, videoBitrate, input.ffmpeg?.wasmBase);
+      disposers.push(() => x264.dispose());
+      const packetSource = new EncodedVideoPacketSource('avc');
+      output.addVideoTrack(packetSource, { frameRate: fps });
+      let firstPacket = true;
+      const addPackets = async (packets: Awaited<ReturnType<FfmpegH264Encoder['flush']>>) => {
+        for (const p of packets) {
+          const meta = firstPacket && x264.decoderConfig ? { decoderConfig: x264.decoderConfig } : undefined;
+          await packetSource.add(new EncodedPacket(p.data, p.key ? 'key' : 'delta', p.frame * frameSec, frameSec), meta);
+          firstPacket = false;
+        }
+        if (x264.decoderConfig) usedCodecString = x264.decoderConfig.codec;
+      };
+      addFrame = async (frame) => {
+        // libx264 takes raw RGBA: every frame goes through the canvas.
+        ctx.fillStyle = '#000';
+        ctx.fillRect(0, 0, width, height);
+        if (frame) frame.drawWithFit(ctx, { fit: 'contain' });
+        await addPackets(await x264.add(ctx.getImageData(0, 0, width, height).data, signal));
+      };
+      finishVideo = async () => {
+        await addPackets(await x264.flush(signal));
+        packetSource.close();
+      };
+    } else {
+      const videoSource = new VideoSampleSource({
+        codec: videoCodec,
+        bitrate: videoBitrate,
+        keyFrameInterval: 2,
+        latencyMode: 'quality',
+        ...(codecString ? { fullCodecString: codecString } : {}),
+      });
+      output.addVideoTrack(videoSource, { frameRate: fps });
+      addFrame = async (current, k) => {
+        let frame: VideoSample;
+        if (current && current.displayWidth === width && current.displayHeight === height && current.rotation === 0 && !current.flip) {
+          // Already the output size: re-time the decoded frame itself (no copy through a canvas).
+          frame = current.clone();
+          frame.setTimestamp(k * frameSec);
+          frame.setDuration(frameSec);
+        } else {
+          ctx.fillStyle = '#000';
+          ctx.fillRect(0, 0, width, height);
+          if (current) current.drawWithFit(ctx, { fit: 'contain' });
+          frame = new VideoSample(canvas, { timestamp: k * frameSec, duration: frameSec });
+        }
+        try {
+          await videoSource.add(frame);
+        } finally {
+          frame.close();
+        }
+      };
+      finishVideo = async () => videoSource.close();
+    }
 
     // Audio track: AAC prepared before the video (one ffmpeg.wasm run), Opus encoded along the way.
     let audioEncoder: RenderResult['audioEncoder'] = null;
@@ -282,7 +349,6 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     }
 
     await output.start();
-    const frameSec = 1 / fps;
     let framesDone = 0;
     const sinks = new Map<string, VideoSampleSink>();
     for (const seg of plan.segments) {
@@ -317,24 +383,8 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
             } else break;
           }
           await pumpAudio(k * frameSec + AUDIO_LEAD_SEC);
-          let frame: VideoSample;
-          if (current && srcSec >= 0 && current.displayWidth === width && current.displayHeight === height && current.rotation === 0 && !current.flip) {
-            // Already the output size: re-time the decoded frame itself (no copy through a canvas).
-            frame = current.clone();
-            frame.setTimestamp(k * frameSec);
-            frame.setDuration(frameSec);
-          } else {
-            ctx.fillStyle = '#000';
-            ctx.fillRect(0, 0, width, height);
-            // Before the source's first frame (it started recording later) the output stays black.
-            if (current && srcSec >= 0) current.drawWithFit(ctx, { fit: 'contain' });
-            frame = new VideoSample(canvas, { timestamp: k * frameSec, duration: frameSec });
-          }
-          try {
-            await videoSource.add(frame);
-          } finally {
-            frame.close();
-          }
+          // Before the source's first frame (it started recording later) the output is black.
+          await addFrame(current && srcSec >= 0 ? current : null, k);
           framesDone++;
           if (framesDone % 10 === 0) report({ fraction: (1 - videoWeight) + videoWeight * 0.98 * (framesDone / plan.frameCount), stage: 'video', frames: framesDone });
         }
@@ -344,8 +394,8 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
         await iterator.return();
       }
     }
+    await finishVideo();
     await pumpAudio(Infinity);
-    videoSource.close();
     closeAudio();
     report({ fraction: 0.99, stage: 'finalizing', frames: framesDone });
     await output.finalize();
@@ -359,7 +409,8 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       height,
       fps,
       videoCodec,
-      videoCodecString: codecString ?? videoCodec,
+      videoEncoder: useFfmpegVideo ? 'ffmpeg.wasm' : 'webcodecs',
+      videoCodecString: usedCodecString,
       audioCodec: mixer ? audioCodec : null,
       audioEncoder,
       frames: framesDone,

@@ -1,5 +1,5 @@
 /**
- * exportEdit: `GET {base}/jobs/{id}/export?format=fcpxml|xmeml|otio|edl[&track=N][&fps=F][&timecode=df|ndf]`,
+ * exportEdit: `GET {base}/jobs/{id}/export?format=fcpxml|xmeml|otio|edl[&track=N][&fps=F][&timecode=df|ndf][&mediaRoot=URL]`,
  * an additive extension of the contract. The job's current edit as a file for Final Cut Pro,
  * Resolve, Premiere or Avid (src/export). Same auth and 404 rules as getJob; 409 INVALID_STATUS
  * before the job has cuts (status other than ready, rendering, complete, approved), 409 NO_CUTS
@@ -51,6 +51,18 @@ export async function exportJobEdit(ctx: ServiceContext, accountId: string, jobI
   if (timecode !== null) {
     if (timecode !== 'df' && timecode !== 'ndf') throw ApiError.badRequest(`timecode must be df or ndf (got "${timecode}")`);
     options.dropFrame = timecode === 'df';
+  }
+  const mediaRoot = params.get('mediaRoot');
+  if (mediaRoot !== null && mediaRoot !== '') {
+    // Only URLs an editor can open as a folder of media: file:, http:, https:.
+    let ok = false;
+    try {
+      ok = ['file:', 'http:', 'https:'].includes(new URL(mediaRoot).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw ApiError.badRequest(`mediaRoot must be an absolute file:, http: or https: URL such as file:///Volumes/Podcast/ep12/ (got "${mediaRoot}")`);
+    options.mediaRoot = mediaRoot;
   }
   if (!EXPORTABLE.has(job.status)) {
     throw ApiError.withCode('INVALID_STATUS', `job ${jobId} has no edit to export yet (status ${job.status}); export works once the job is ready`, { status: job.status });

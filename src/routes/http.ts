@@ -23,10 +23,65 @@ export function errorResponse(error: unknown): Response {
   return json(500, { error: `internal error: ${message}` });
 }
 
-/** The parsed JSON body; `undefined` for an empty body; 400 for malformed JSON. */
+/**
+ * Largest JSON request body, in bytes. The biggest legitimate body (updateCuts on a long
+ * episode) is a few hundred KB; anything larger is refused before it is read into memory.
+ */
+export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
+/** Deepest nesting of arrays and objects in a JSON body; the contract needs 4, recursion elsewhere must stay bounded. */
+export const MAX_JSON_DEPTH = 64;
+
+const tooLarge = (): ApiError => new ApiError(413, `the request body is over ${MAX_JSON_BODY_BYTES} bytes`);
+
+/** Reads the body as text, stopping (and cancelling the stream) once it passes the limit. */
+async function readBoundedText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > MAX_JSON_BODY_BYTES) throw tooLarge();
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_JSON_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Deepest bracket nesting outside strings (a linear scan, so a hostile body cannot exhaust the stack later). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}
+
+/** The parsed JSON body; `undefined` for an empty body; 400 for malformed or too deeply nested JSON, 413 over {@link MAX_JSON_BODY_BYTES}. */
 export async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
+  const text = await readBoundedText(request);
   if (text.trim() === '') return undefined;
+  if (nestingDepth(text) > MAX_JSON_DEPTH) throw ApiError.badRequest(`the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -73,7 +73,13 @@ export async function updateJob<T>(db: Database, jobId: string, step: (job: JobR
   return outcome.result;
 }
 
-/** Removes the job record (its files are deleted by the caller). */
+/**
+ * Removes the job record and its webhook outbox in one transaction (its files are deleted by
+ * the caller). Events carry the job's data (reviewUrl, cuts, output URL), so they go too: an
+ * event not yet delivered is about a job that no longer exists.
+ */
 export async function deleteJobRecord(db: Database, jobId: string): Promise<void> {
-  await db.delete('jobs', jobId);
+  const tx = db.transaction(['jobs', 'events'], 'readwrite');
+  const eventIds = await tx.objectStore('events').index('by-job').getAllKeys(jobId);
+  await Promise.all([tx.objectStore('jobs').delete(jobId), ...eventIds.map((id) => tx.objectStore('events').delete(id)), tx.done]);
 }

@@ -6,7 +6,7 @@
  * and mov/webm/mkv/wav/mp3 inputs sync.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
@@ -30,6 +30,8 @@ let page: Page;
 let truth: Truth;
 let apiKey: string;
 let dbName: string;
+/** The first test's job, left in mapping for the render test. */
+let mappedJob: { jobId: string; ids: string[]; speakers: string[] } | undefined;
 
 interface JobView {
   job: {
@@ -37,6 +39,7 @@ interface JobView {
     turns: Array<{ speaker: string; startMs: number; endMs: number }>;
     speakers?: string[];
     camera_map: { cameras: Array<{ sourceId: string }> } | null;
+    output_url: string | null;
     error_message: string | null;
     failed_at_status: string | null;
     sources: Array<{ id: string; label: string; durationMs?: number; offsetMs?: number; driftPpm?: number }>;
@@ -81,6 +84,8 @@ function makeFormats(dir: string): void {
   ff('mic.wav', ['-i', join(dir, truth.reference.file), '-c:a', 'pcm_s16le']);
   // Starts 1.5 s into the reference: its offset is 1500 ms.
   ff('mic44.mp3', ['-ss', '1.5', '-i', join(dir, truth.reference.file), '-ar', '44100', '-c:a', 'libmp3lame', '-b:a', '96k']);
+  // A camera that recorded no sound: silent audio track.
+  ff('silent.mp4', ['-f', 'lavfi', '-i', 'testsrc=size=160x90:rate=30', '-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', '10', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac']);
   // Damaged: an upload cut off at 40% of an MP4 whose index (moov) is at the end, as a camera writes it.
   ff('cam2-moov-last.mp4', ['-i', join(dir, 'cam2.mp4'), '-c', 'copy']);
   const damaged = join(FORMATS, 'damaged.mp4');
@@ -177,7 +182,7 @@ test('uploaded fixture files sync to truth.json and the job goes on to speaker d
 
   // Speaker detection on the first camera's audio (no audio sources): turns, and the mix as audioUrl.
   const after = await waitForJob(jobId, (v) => !['syncing', 'diarizing'].includes(v.job.status), 90_000);
-  console.log('[engine] after diarizing:', after.job.status, after.job.error_message, 'turns:', after.job.turns.length, 'speakers:', after.job.speakers);
+  console.log('[engine] after diarizing:', after.job.status, after.job.error_message, 'turns:', after.job.turns.length, JSON.stringify((await call<History>('history')).filter((h) => h.stage === 'diarizing')));
   expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
   expect(after.job.turns.length).toBeGreaterThan(0);
   expect(after.audioUrl).not.toBeNull();
@@ -197,6 +202,43 @@ test('uploaded fixture files sync to truth.json and the job goes on to speaker d
   console.log('[engine] camera map:', JSON.stringify(mapped.job.camera_map), 'history:', JSON.stringify(await call<History>('history')));
   expect(mapped.job.camera_map).not.toBeNull();
   expect(mapped.job.camera_map!.cameras.map((c) => c.sourceId).sort()).toEqual([...ids].sort());
+  mappedJob = { jobId, ids, speakers: [...new Set(after.job.turns.map((t) => t.speaker))] };
+}, 150_000);
+
+test('rendering: a mapped job renders through the render worker and completes with a playable MP4', async () => {
+  expect(mappedJob, 'the first test left a job in mapping').toBeDefined();
+  const { jobId, ids, speakers } = mappedJob!;
+  // Speaker i on camera i (the fixture's close-ups); the rest on the last camera.
+  const tracks = ids.map((sourceId, i) => ({ sourceId, speakers: i < ids.length - 1 ? speakers.slice(i, i + 1) : speakers.slice(i) }));
+  const mapped = await api<{ cuts: unknown[] }>('POST', `/jobs/${jobId}/tracks`, { tracks });
+  expect(mapped.status, JSON.stringify(mapped.json)).toBe(200);
+  const render = await api<{ status: string }>('POST', `/jobs/${jobId}/render`);
+  expect(render.status, JSON.stringify(render.json)).toBe(200);
+  const done = await waitForJob(jobId, (v) => v.job.status !== 'rendering', 110_000);
+  const runs = (await call<History>('history')).filter((h) => h.jobId === jobId && h.stage === 'rendering');
+  console.log('[engine] render:', done.job.status, done.job.error_message, JSON.stringify(runs));
+  expect(done.job.status, done.job.error_message ?? '').toBe('complete');
+  const file = await page.evaluate(async (u) => {
+    const r = await fetch(u);
+    const b = new Uint8Array(await r.arrayBuffer());
+    let base64 = '';
+    // Slices of a multiple of 3 bytes: their base64 texts join without padding in between.
+    for (let i = 0; i < b.length; i += 0x6000) base64 += btoa(String.fromCharCode(...b.subarray(i, i + 0x6000)));
+    return { status: r.status, brand: String.fromCharCode(...b.subarray(4, 8)), bytes: b.length, base64 };
+  }, done.job.output_url!);
+  expect(file).toMatchObject({ status: 200, brand: 'ftyp' });
+  expect(Buffer.from(file.base64, 'base64').length).toBe(file.bytes);
+  // Native ffprobe reads the rendered file: an H.264 video stream and a duration.
+  const out = join(FORMATS, `render-${process.pid}.mp4`);
+  writeFileSync(out, Buffer.from(file.base64, 'base64'));
+  const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name:format=duration', '-of', 'json', out]).toString()) as {
+    streams: Array<{ codec_type: string; codec_name: string }>;
+    format: { duration: string };
+  };
+  rmSync(out);
+  console.log('[engine] rendered file:', file.bytes, 'bytes', JSON.stringify(probe));
+  expect(probe.streams.some((st) => st.codec_type === 'video' && st.codec_name === 'h264')).toBe(true);
+  expect(Number(probe.format.duration)).toBeGreaterThan(1);
 }, 150_000);
 
 test('a reload mid-sync resumes: the job still completes syncing', async () => {
@@ -245,12 +287,29 @@ test('a damaged file fails the job at once at syncing, naming the source', async
   expect(failed.job.status).toBe('failed');
   expect(failed.job.failed_at_status).toBe('syncing');
   expect(failed.job.error_message).toContain('Broken camera');
+  console.log('[engine] damaged:', failed.job.error_message);
   const summary = await api<{ nextAction: { type: string }; error: unknown }>('GET', `/jobs/${jobId}?view=summary`);
   expect(summary.json.nextAction.type).toBe('contact_support');
   // At once: one syncing run, no automatic retry.
   const runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
   expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:failed']);
 }, 90_000);
+
+test('a source without usable audio is retried once automatically, then fails naming it', async () => {
+  const { jobId } = await createAndStart([
+    { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera', ext: 'mp4' },
+    { url: '/formats/silent.mp4', label: 'Muted camera', ext: 'mp4' },
+  ]);
+  const failed = await waitForJob(jobId, pastSyncing, 90_000);
+  console.log('[engine] silent:', failed.job.error_message);
+  expect(failed.job.status).toBe('failed');
+  expect(failed.job.failed_at_status).toBe('syncing');
+  expect(failed.job.error_message).toContain('Muted camera');
+  const summary = await api<{ nextAction: { type: string } }>('GET', `/jobs/${jobId}?view=summary`);
+  expect(summary.json.nextAction.type).toBe('retry');
+  const runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
+  expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:failed', 'syncing:failed']);
+}, 120_000);
 
 test('mov, webm, mkv, wav and mp3 sources sync', async () => {
   const [c1, c2, c3] = truth.sources as [Truth['sources'][number], Truth['sources'][number], Truth['sources'][number]];

@@ -4,11 +4,12 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web/wasm';
 import { configureOrtWasm, type OrtModule } from '../../src/models/ort-runtime.ts';
+import { PyannoteSegmentation } from '../../src/models/segmentation.ts';
 import { SileroVad, type SileroVadOptions } from '../../src/models/silero-vad.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -21,4 +22,14 @@ export async function createNodeVad(threads = 1, options: SileroVadOptions = {})
   // A plain directory path: with a file: URL onnxruntime-web tries fetch() and fails in Node.
   configureOrtWasm(ort as unknown as OrtModule, join(root, 'node_modules', 'onnxruntime-web', 'dist') + '/', threads);
   return SileroVad.create(ort as unknown as OrtModule, new Uint8Array(readFileSync(SILERO_MODEL_PATH)), options);
+}
+
+/** Where tests and tools look for the optional segmentation model (never copied into the repo). */
+export const SEGMENTATION_MODEL_PATH = join(root, '..', 'shared', 'models', 'pyannote-segmentation-3.0.int8.onnx');
+
+/** Loads pyannote segmentation-3.0 on wasm, or returns undefined when the file is absent. */
+export async function createNodeSegmentation(threads = 1): Promise<PyannoteSegmentation | undefined> {
+  if (!existsSync(SEGMENTATION_MODEL_PATH)) return undefined;
+  configureOrtWasm(ort as unknown as OrtModule, join(root, 'node_modules', 'onnxruntime-web', 'dist') + '/', threads);
+  return PyannoteSegmentation.create(ort as unknown as OrtModule, new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)));
 }

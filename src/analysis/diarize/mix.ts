@@ -55,6 +55,12 @@ export interface MixOptions extends TurnSmoothing {
    */
   mergeBelowClr?: number;
   seed?: number;
+  /**
+   * Overlapped-speech probability from an optional segmentation model (pyannote
+   * segmentation-3.0 via src/models/segmentation.ts). Where it is above 0.5 on speech, the
+   * second most likely speaker is marked as talking too. Without it the result has no overlap.
+   */
+  overlap?: { frameMs: number; values: ArrayLike<number> };
 }
 
 /** Diagnostics next to the result, for the evaluation tool. */
@@ -70,6 +76,8 @@ export interface MixDiagnostics {
   closestCentroids: number;
   /** Smallest separation between two clusters (see clusterSeparation). */
   separation: number;
+  /** Wall time of each step, ms (Date.now: the pure project has no performance clock types). */
+  timings: Record<string, number>;
 }
 
 const FRAME_MS = 10;
@@ -93,7 +101,13 @@ export function diarizeMixWithDiagnostics(
   options: MixOptions = {},
 ): { result: DiarizationResult; diagnostics: MixDiagnostics } {
   if (sampleRate !== 16000) throw new RangeError(`sampleRate is ${sampleRate}; diarizeMix expects 16000 Hz audio`);
-  const diagnostics: MixDiagnostics = { eigengapCount: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], closestCentroids: -1, separation: Infinity };
+  const diagnostics: MixDiagnostics = { eigengapCount: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], closestCentroids: -1, separation: Infinity, timings: {} };
+  let clock = Date.now();
+  const lap = (step: string): void => {
+    const now = Date.now();
+    diagnostics.timings[step] = now - clock;
+    clock = now;
+  };
   const fb = kaldiFbank(samples, { numMelBins: 30, highFreq: -400 });
   const cep = mfccFromFbank(fb, 20);
   // Drop c0 (loudness says more about the mic distance than about the voice).
@@ -102,6 +116,7 @@ export function diarizeMixWithDiagnostics(
   const feats = new Float32Array(T * dim);
   for (let t = 0; t < T; t++) for (let d = 0; d < dim; d++) feats[t * dim + d] = cep.data[t * 20 + d + 1]!;
 
+  lap('features');
   const vadFrameMs = options.vadFrameMs ?? VAD_FRAME_MS;
   const probs10 = resampleFrameValues(vadProbs, vadFrameMs, FRAME_MS, T);
   const speech = speechSegments(probs10, { frameMs: FRAME_MS, threshold: options.vadThreshold ?? 0.5, minSilenceMs: 200, minSpeechMs: 200, padMs: options.vadPadMs ?? 0 });
@@ -133,7 +148,9 @@ export function diarizeMixWithDiagnostics(
   const seed = options.seed ?? 1;
   const trainFrames = frames.length > 40000 ? frames.filter((_, i) => i % Math.ceil(frames.length / 40000) === 0) : frames;
   const ubm = trainUbm(feats, dim, trainFrames, options.ubmComponents ?? 32, 8, seed);
+  lap('ubm');
   const post = ubmPosteriors(ubm, feats, frames, 5);
+  lap('posteriors');
 
   // Pieces: each VAD run split evenly into pieces of about segmentMs (at most ~500 pieces).
   let segFrames = Math.round((options.segmentMs ?? 1500) / FRAME_MS);
@@ -215,6 +232,7 @@ export function diarizeMixWithDiagnostics(
     clustered.forEach(([a, b], i) => labels.fill(sc.labels[i]!, a, b));
   }
 
+  lap('clustering');
   // Resegmentation with speaker models, then the count guards, then resegment again.
   const minDur = Math.max(1, Math.round((options.minTurnFramesMs ?? 300) / FRAME_MS));
   const penalty = options.switchPenalty ?? 30;
@@ -244,10 +262,38 @@ export function diarizeMixWithDiagnostics(
     const scores = speakerMeans.map((m) => frameLogLikelihoods(ubm, m, feats, frames, post));
     path = viterbiSegment(scores, minDur, penalty);
   }
+  lap('resegmentation');
   const activity = Array.from({ length: Math.max(1, k) }, () => new Uint8Array(T));
   frames.forEach((t, i) => {
     activity[Math.max(0, path[i]!)]![t] = 1;
   });
+  if (options.overlap && k > 1) {
+    const ov = resampleFrameValues(options.overlap.values, options.overlap.frameMs, FRAME_MS, T);
+    const scores = speakerMeans.map((m) => frameLogLikelihoods(ubm, m, feats, frames, post));
+    // The second speaker is chosen on likelihoods summed over ±250 ms: single frames are too noisy.
+    const half = 25;
+    const prefix = scores.map((s) => {
+      const p = new Float64Array(s.length + 1);
+      for (let i = 0; i < s.length; i++) p[i + 1] = p[i]! + s[i]!;
+      return p;
+    });
+    frames.forEach((t, i) => {
+      if (ov[t]! < 0.5) return;
+      const a = Math.max(0, i - half);
+      const b = Math.min(frames.length, i + half + 1);
+      let best = -1;
+      let bestScore = -Infinity;
+      for (let sp = 0; sp < k; sp++) {
+        if (sp === path[i]) continue;
+        const v = prefix[sp]![b]! - prefix[sp]![a]!;
+        if (v > bestScore) {
+          bestScore = v;
+          best = sp;
+        }
+      }
+      if (best >= 0) activity[best]![t] = 1;
+    });
+  }
   // Speaker changes are already at least minTurn long; only bridge short pauses.
   const smoothing = { minPauseMs: options.minPauseMs ?? 150, minTurnMs: options.minTurnMs ?? 100 };
   return { result: resultFromActivity(activity, FRAME_MS, smoothing), diagnostics };

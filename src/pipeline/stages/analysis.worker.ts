@@ -57,13 +57,14 @@ const api: AnalysisWorkerApi = {
       const probs: Float32Array[] = [];
       for (const channel of request.channels) probs.push(await model.speechProbabilities(channel, controller.signal));
       controller.signal.throwIfAborted();
+      const vadMs = performance.now() - t0;
       const result =
         request.channels.length > 1
           ? diarizePerMic(request.channels, request.sampleRate, probs)
           : diarizeMix(request.channels[0]!, request.sampleRate, probs[0]!);
       const mix = request.channels.length > 1 ? mixDown(request.channels) : request.channels[0]!;
       const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
-      return { result, quietRanges, vadProvider: model.executionProvider, elapsedMs: performance.now() - t0 };
+      return { result, quietRanges, vadProvider: model.executionProvider, vadMs, elapsedMs: performance.now() - t0 };
     } finally {
       running.delete(requestId);
     }

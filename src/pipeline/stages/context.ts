@@ -43,7 +43,9 @@ export interface StageRun {
 }
 
 /** What a stage ends with: its output for the reporter, or how it failed. */
-export type StageResult<S extends EngineStage> = { ok: true; output: StageOutputs[S] } | { ok: false; failure: StageFailure };
+export type StageResult<S extends EngineStage> =
+  | { ok: true; output: StageOutputs[S]; /** Figures for logs (ms, counts). */ metrics?: Record<string, number | string> }
+  | { ok: false; failure: StageFailure };
 
 /** A stage implementation. */
 export type StageRunner<S extends EngineStage> = (run: StageRun) => Promise<StageResult<S>>;

@@ -46,6 +46,7 @@ export function toReferenceTimeline(samples: Float32Array, rate: number, offsetM
 
 /** Runs the diarizing stage of one job. */
 export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers, assets, signal }) => {
+  const startedAt = performance.now();
   const sources = diarizeSources(job);
   const media = workers.media();
   // The reference timeline ends where the last source ends.
@@ -67,6 +68,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
   const mix = new Float32Array(channels[0]?.length ?? 0);
   for (const channel of channels) for (let i = 0; i < channel.length; i++) mix[i]! += channel[i]! / channels.length;
   const audio = monoWavBlob(mix, DIARIZE_SAMPLE_RATE);
+  const decodedAt = performance.now();
 
   const requestId = `diarize_${job.id}_${Date.now()}`;
   const analysis = workers.analysis();
@@ -94,5 +96,9 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
       },
     };
   }
-  return { ok: true, output: { turns: response.result.turns, speakers: response.result.speakers, audio, quietRanges: response.quietRanges } };
+  return {
+    ok: true,
+    output: { turns: response.result.turns, speakers: response.result.speakers, audio, quietRanges: response.quietRanges },
+    metrics: { decodeMs: Math.round(decodedAt - startedAt), vadMs: Math.round(response.vadMs), diarizeMs: Math.round(response.elapsedMs - response.vadMs), vadProvider: response.vadProvider, channels: channels.length },
+  };
 };

@@ -92,6 +92,21 @@ describe('computeCameraMap on synthetic motion', () => {
     expect(map.unassignedSpeakers.length).toBe(3);
   });
 
+  test('never sure by chance: motion unrelated to speech, 12 conversations × 3 cameras, no high answer', () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const t = conversation(SPEAKERS, 120_000, 100 + seed);
+      const map = computeCameraMap({
+        cameras: [0, 1, 2].map((i) => ({
+          sourceId: `c${i}`,
+          samples: syntheticSamples({ kind: 'wide', left: A, middle: B, right: C }, t, { durationMs: 120_000, gain: 0, seed: seed * 10 + i }),
+        })),
+        turns: t,
+        minSpeechMs: 1000,
+      });
+      for (const c of map.cameras) expect(c.confidence, `seed ${seed} ${c.sourceId}`).not.toBe('high');
+    }
+  });
+
   test('speakers under the minimum are dropped, most talkative first, and placed on no camera', () => {
     const few = [...turns, { speaker: 'SPEAKER_09', startMs: 1000, endMs: 5000 }];
     const map = computeCameraMap({

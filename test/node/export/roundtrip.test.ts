@@ -211,6 +211,60 @@ describe.each(RATES)('at $fps fps', ({ fps, num, den }) => {
   });
 });
 
+/**
+ * The part of Apple's FCPXML 1.10 DTD our documents use: each element's allowed children and
+ * attributes, and the attributes it requires. Final Cut rejects a document that does not match.
+ */
+const FCPXML_DTD: Record<string, { children: string[]; attrs: string[]; required?: string[] }> = {
+  fcpxml: { children: ['resources', 'library'], attrs: ['version'], required: ['version'] },
+  resources: { children: ['asset', 'format', 'media'], attrs: [] },
+  format: { children: [], attrs: ['id', 'name', 'frameDuration', 'width', 'height'], required: ['id'] },
+  asset: { children: ['media-rep'], attrs: ['id', 'name', 'start', 'duration', 'hasVideo', 'format', 'hasAudio', 'audioSources', 'audioChannels', 'audioRate'], required: ['id'] },
+  'media-rep': { children: [], attrs: ['kind', 'src'], required: ['src'] },
+  media: { children: ['multicam'], attrs: ['id', 'name'], required: ['id'] },
+  multicam: { children: ['mc-angle'], attrs: ['format', 'duration', 'tcStart', 'tcFormat'], required: ['format'] },
+  'mc-angle': { children: ['gap', 'asset-clip'], attrs: ['name', 'angleID'], required: ['angleID'] },
+  gap: { children: [], attrs: ['name', 'offset', 'start', 'duration'], required: ['duration'] },
+  'asset-clip': { children: [], attrs: ['ref', 'offset', 'name', 'start', 'duration', 'tcFormat'], required: ['ref'] },
+  library: { children: ['event'], attrs: [] },
+  event: { children: ['project'], attrs: ['name'] },
+  project: { children: ['sequence'], attrs: ['name'] },
+  sequence: { children: ['spine'], attrs: ['format', 'duration', 'tcStart', 'tcFormat', 'audioLayout', 'audioRate'], required: ['format'] },
+  spine: { children: ['mc-clip'], attrs: [] },
+  'mc-clip': { children: ['mc-source'], attrs: ['ref', 'offset', 'name', 'start', 'duration'], required: ['ref', 'duration'] },
+  'mc-source': { children: [], attrs: ['angleID', 'srcEnable'], required: ['angleID'] },
+};
+
+describe('FCPXML structure', () => {
+  test('only elements and attributes of the FCPXML 1.10 DTD, required attributes present, IDREFs resolve', async () => {
+    const { DOMParser } = await import('@xmldom/xmldom');
+    const body = exportEdit(job, 'fcpxml', { fps: 29.97 }).body;
+    expect(body).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<!DOCTYPE fcpxml>\n<fcpxml version="1.10">/);
+    const root = new DOMParser().parseFromString(body, 'text/xml').documentElement!;
+    const ids = new Set<string>();
+    const refs: string[] = [];
+    const visit = (node: import('@xmldom/xmldom').Element): void => {
+      const rule = FCPXML_DTD[node.tagName];
+      expect(rule, `<${node.tagName}>`).toBeDefined();
+      for (let i = 0; i < node.attributes.length; i++) {
+        const a = node.attributes.item(i)!;
+        expect(rule!.attrs, `<${node.tagName} ${a.name}>`).toContain(a.name);
+        if (a.name === 'id') ids.add(a.value);
+        if (a.name === 'ref' || a.name === 'format') refs.push(a.value);
+      }
+      for (const r of rule!.required ?? []) expect(node.hasAttribute(r), `<${node.tagName}> needs ${r}`).toBe(true);
+      for (let c = node.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType !== 1) continue;
+        const el = c as import('@xmldom/xmldom').Element;
+        expect(rule!.children, `<${el.tagName}> inside <${node.tagName}>`).toContain(el.tagName);
+        visit(el);
+      }
+    };
+    visit(root);
+    for (const r of refs) expect(ids.has(r), `IDREF ${r}`).toBe(true);
+  });
+});
+
 describe('drop-frame timecode', () => {
   test('at 29.97 and 59.94 the EDL timecode differs from non-drop past ten minutes but means the same frames', () => {
     for (const fps of [29.97, 59.94]) {
@@ -284,6 +338,34 @@ describe('inputs', () => {
     expect(otio.audio.map(strip)).toEqual(expected.map(strip));
     const xmeml = readXmeml(exportEdit(videoOnly, 'xmeml', { fps: 30 }).body);
     expect(xmeml.audio.map(strip)).toEqual(expected.map(strip));
+  });
+
+  test('sources without duration, offset or drift: every format reads back the plain cut list', () => {
+    const bare: ExportableJob = {
+      id: 'job_2',
+      title: null,
+      sources: [
+        { id: 'x', label: 'X', kind: 'video', ext: 'mp4' },
+        { id: 'y', label: 'Y', kind: 'video', ext: 'mp4' },
+      ],
+      cuts: [
+        { sourceId: 'x', startMs: 0, endMs: 1000 },
+        { sourceId: 'y', startMs: 1000, endMs: 2520 },
+        { sourceId: 'x', startMs: 2520, endMs: 4000 },
+      ],
+      removed_ranges: null,
+    };
+    const want = [
+      { file: 'X.mp4', recordIn: 0, recordOut: 25, sourceIn: 0, sourceOut: 25 },
+      { file: 'Y.mp4', recordIn: 25, recordOut: 63, sourceIn: 25, sourceOut: 63 },
+      { file: 'X.mp4', recordIn: 63, recordOut: 100, sourceIn: 63, sourceOut: 100 },
+    ];
+    const file = exportEdit(bare, 'fcpxml', { fps: 25 });
+    expect(file.filename).toBe('job_2.fcpxml'); // untitled: named after the job id
+    expect(readFcpxml(file.body).video.map(strip)).toEqual(want);
+    expect(readXmeml(exportEdit(bare, 'xmeml', { fps: 25 }).body).video.map(strip)).toEqual(want);
+    expect(readOtio(exportEdit(bare, 'otio', { fps: 25 }).body).video.map(strip)).toEqual(want);
+    expect(readEdl(exportEdit(bare, 'edl', { fps: 25 }).body, 25).video.map(strip)).toEqual(want);
   });
 
   test('media URLs are percent-encoded file names, under mediaRoot when given; XML special characters are escaped', () => {

@@ -10,7 +10,7 @@ import { exportEdit } from '../../../src/export/index.ts';
 import { createNodeHarness, toRequest, type NodeHarness } from '../../contract/node-harness.ts';
 import { readEdl, readFcpxml, readOtio, readXmeml } from './read-back.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // loosely typed on purpose: the tests read response bodies as a client would
 
 let h: NodeHarness;
 let key: string;
@@ -30,7 +30,7 @@ async function call(method: string, rest: string, json?: unknown, apiKey = key):
 
 /** A job with two cameras and a mic, synced (offsets, drift), in mapping. */
 async function mappingJob(): Promise<{ jobId: string; a: string; b: string; m: string }> {
-  const created = (await call('POST', '/jobs', { title: 'Ep 7: Q&A', sources: [{ label: 'Cam A' }, { label: 'Cam B', ext: 'mov' }, { label: 'Host mic', kind: 'audio', ext: 'wav' }] })).json;
+  const created = (await call('POST', '/jobs', { title: 'Ep 7: Q&A', autoMap: 'off', sources: [{ label: 'Cam A' }, { label: 'Cam B', ext: 'mov' }, { label: 'Host mic', kind: 'audio', ext: 'wav' }] })).json;
   for (const info of Object.values(created.uploads) as Json[]) expect((await h.request(info.url, { method: 'PUT', body: 'bytes '.repeat(20) })).status).toBe(200);
   for (const info of Object.values(created.audioUploads) as Json[]) expect((await h.request(info.url, { method: 'PUT', body: 'audio '.repeat(20) })).status).toBe(200);
   const [a, b] = Object.keys(created.uploads) as [string, string];
@@ -114,6 +114,8 @@ describe('GET /jobs/{id}/export', () => {
     expect(edl.events.map((e) => e.reel)).toEqual(['CAM_B', 'CAM_B', 'CAM_B']);
     const df = await call('GET', `/jobs/${jobId}/export?format=edl&fps=29.97`);
     expect(readEdl(df.text, 30).fcm).toBe('DROP FRAME');
+    const rooted = await call('GET', `/jobs/${jobId}/export?format=xmeml&mediaRoot=${encodeURIComponent('file:///Volumes/Pod/ep 7/')}`);
+    expect(rooted.text).toContain('<pathurl>file:///Volumes/Pod/ep%207/Cam%20B.mov</pathurl>');
   });
 
   test('409 INVALID_STATUS before the job has cuts; 409 NO_CUTS when it has none', async () => {
@@ -134,6 +136,8 @@ describe('GET /jobs/{id}/export', () => {
       ['format=edl&track=9', 'track'],
       ['format=otio&track=1', 'track'],
       ['format=edl&timecode=smpte', 'timecode'],
+      ['format=edl&mediaRoot=javascript:alert(1)', 'mediaRoot'],
+      ['format=edl&mediaRoot=relative/dir', 'mediaRoot'],
     ] as const) {
       const r = await call('GET', `/jobs/${jobId}/export?${query}`);
       expect(r.status, query).toBe(400);
@@ -149,6 +153,15 @@ describe('GET /jobs/{id}/export', () => {
     expect((await call('GET', `/jobs/job_nope/export?format=edl`)).status).toBe(404);
     expect((await h.request(`${h.baseUrl}/jobs/${jobId}/export?format=edl`)).status).toBe(401);
     expect((await call('POST', `/jobs/${jobId}/export?format=edl`)).status).toBe(405);
+  });
+
+  test('a review link token (the hosted editor) may export its own job', async () => {
+    const { jobId } = await readyJob();
+    const reviewUrl = (await h.events(jobId)).find((e) => e.type === 'mapping')!.payload.reviewUrl as string;
+    const token = new URL(reviewUrl).searchParams.get('token')!;
+    const r = await h.request(`${h.baseUrl}/jobs/${jobId}/export?format=otio`, { headers: { authorization: `Review ${token}` } });
+    expect(r.status, r.text).toBe(200);
+    expect(readOtio(r.text).videoTracks).toBe(2);
   });
 
   test('the typed client: exportEdit returns the document and file name; errors throw ApiError', async () => {

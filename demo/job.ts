@@ -1,0 +1,118 @@
+/**
+ * The demo's main job, as any client of the contract would run it: createJob, upload each
+ * file to its signed URL (one PUT with the File as the body, or multipart with one slice per
+ * part, so a file is streamed and never read whole into memory), startProcessing, then poll
+ * the summary. The page and the command line (`multicam edit`, which drives this page) use
+ * the same functions.
+ *
+ * @module
+ */
+import { MulticamClient } from '../src/client/client.ts';
+import type { AutoMapMode, CameraMap, Job, JobSummary, PresetId, SilenceMode, SourceExt, Track } from '../src/contract/types.ts';
+import { SOURCE_EXTS } from '../src/contract/types.ts';
+
+/** A file chosen by a person (input, drop), the built-in sample or the command line. */
+export interface ChosenFile {
+  file: Blob;
+  name: string;
+  label: string;
+  kind: 'video' | 'audio';
+}
+
+/** The options a person picks before starting. */
+export interface JobOptions {
+  title?: string;
+  review: boolean;
+  autoMap: AutoMapMode;
+  silence: SilenceMode;
+}
+
+/** The extension the contract wants, from a file name (`cam1.MP4` → `mp4`); null if unsupported. */
+export function extOf(name: string): SourceExt | null {
+  const ext = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
+  return (SOURCE_EXTS as readonly string[]).includes(ext) ? (ext as SourceExt) : null;
+}
+
+/** Audio or video, from the MIME type, else the extension. */
+export function kindOf(file: { name: string; type: string }): 'video' | 'audio' {
+  if (file.type.startsWith('audio/')) return 'audio';
+  if (file.type.startsWith('video/')) return 'video';
+  return ['wav', 'mp3', 'm4a', 'aac'].includes(extOf(file.name) ?? '') ? 'audio' : 'video';
+}
+
+/** Uploads progress: bytes sent of the whole job. */
+export type UploadProgress = (sentBytes: number, totalBytes: number, label: string) => void;
+
+/**
+ * Creates the job, uploads every file through its signed URL and starts processing.
+ * Returns the job id. Errors are the client's ApiError (status, code, the field at fault).
+ */
+export async function createAndStartJob(client: MulticamClient, files: readonly ChosenFile[], options: JobOptions, onProgress: UploadProgress = () => undefined): Promise<string> {
+  files.forEach((f, i) => {
+    if (extOf(f.name) === null) throw new Error(`files[${i}] (${f.name}): unsupported extension; use one of ${SOURCE_EXTS.join(', ')}`);
+  });
+  const created = await client.createJob({
+    sources: files.map((f) => ({ label: f.label, kind: f.kind, ext: extOf(f.name) as SourceExt, fileSize: f.file.size })),
+    ...(options.title ? { title: options.title } : {}),
+    review: options.review,
+    autoMap: options.autoMap,
+    silence: { mode: options.silence },
+  });
+  const total = files.reduce((n, f) => n + f.file.size, 0);
+  let sent = 0;
+  // `uploads` is keyed by source id in the order of the request's sources.
+  const entries = Object.values(created.uploads);
+  for (const [i, upload] of entries.entries()) {
+    const chosen = files[i];
+    if (!chosen) throw new Error(`createJob returned ${entries.length} uploads for ${files.length} files`);
+    if (upload.method === 'put') {
+      await client.upload(upload.url, chosen.file);
+      sent += chosen.file.size;
+      onProgress(sent, total, chosen.label);
+      continue;
+    }
+    // Multipart: ask for part URLs 16 at a time, PUT one slice per part.
+    const sourceId = Object.keys(created.uploads)[i] as string;
+    for (let first = 1; first <= upload.partCount; first += 16) {
+      const partNumbers = Array.from({ length: Math.min(16, upload.partCount - first + 1) }, (_, k) => first + k);
+      const { urls } = await client.requestUploadPartUrls(created.jobId, sourceId, { uploadId: upload.uploadId, partNumbers });
+      for (const n of partNumbers) {
+        const url = urls[String(n)];
+        if (url === undefined) throw new Error(`requestUploadPartUrls returned no URL for part ${n} of ${chosen.label}`);
+        const slice = chosen.file.slice((n - 1) * upload.partSize, n * upload.partSize);
+        await client.upload(url, slice);
+        sent += slice.size;
+        onProgress(sent, total, chosen.label);
+      }
+    }
+    await client.completeMultipartUpload({ key: upload.key, uploadId: upload.uploadId });
+  }
+  await client.startProcessing(created.jobId);
+  return created.jobId;
+}
+
+/**
+ * The mapping to submit for a job in `mapping`: the service's camera map proposal when
+ * there is one (every camera with its speakers); otherwise camera i gets speaker i and
+ * cameras past the last speaker get everyone (a guess a person should check in review).
+ */
+export function proposedTracks(job: Pick<Job, 'sources' | 'camera_map'> & { speakers?: string[] }): { tracks: Track[]; from: 'cameraMap' | 'guess' } {
+  const map: CameraMap | null = job.camera_map;
+  const videos = job.sources.filter((s) => s.kind === 'video');
+  if (map && map.cameras.some((c) => c.speakers.length > 0)) {
+    return { tracks: map.cameras.filter((c) => videos.some((v) => v.id === c.sourceId)).map((c) => ({ sourceId: c.sourceId, speakers: [...c.speakers] })), from: 'cameraMap' };
+  }
+  const speakers = map?.speakers ?? job.speakers ?? [];
+  return {
+    tracks: videos.map((v, i) => ({ sourceId: v.id, speakers: i < speakers.length ? [speakers[i] as string] : [...speakers] })),
+    from: 'guess',
+  };
+}
+
+/** Statuses after which nothing more happens without a person or a client call. */
+export function isSettled(summary: Pick<JobSummary, 'status'>): boolean {
+  return summary.status === 'complete' || summary.status === 'approved' || summary.status === 'failed';
+}
+
+/** Presets the page and the CLI offer for a recut in `ready`. */
+export type { PresetId };

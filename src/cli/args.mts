@@ -1,0 +1,95 @@
+/**
+ * Argument parsing of `multicam edit`: precise messages that name the option at fault.
+ *
+ * @module
+ */
+import { existsSync, statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AUTO_MAP_MODES, PRESET_IDS, SILENCE_MODES, SOURCE_EXTS, type AutoMapMode, type PresetId, type SilenceMode } from '../contract/types.ts';
+
+/** `multicam edit`'s options, validated. */
+export interface EditArgs {
+  videos: string[];
+  audio: string[];
+  output: string;
+  preset: PresetId | null;
+  silence: SilenceMode;
+  autoMap: AutoMapMode;
+  title: string | null;
+  /** Give up after this long, in ms. */
+  timeoutMs: number;
+  /** Print the page's console. */
+  verbose: boolean;
+  /** Build the app even if the cached build looks current. */
+  rebuild: boolean;
+}
+
+export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o out.mp4
+  [--preset relaxed|balanced|dynamic]   cut pacing (a recut before rendering; default balanced)
+  [--silence off|tighten|remove]        pauses (default off)
+  [--auto-map always|confident|off]     camera mapping: 'always' (default) lets the service map;
+                                        otherwise the CLI accepts the camera map proposal
+  [--title T] [--timeout SECONDS] [--verbose] [--rebuild]
+Runs the whole job headless in Chromium (/usr/bin/chromium, MULTICAM_CHROMIUM, or a
+Playwright-installed browser) and writes the rendered video to -o.`;
+
+/** A command-line mistake: exit code 2, with the usage. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
+  return value as T;
+}
+
+function checkFile(flag: string, path: string): void {
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${flag} ${path}: no such file`);
+  const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  if (!(SOURCE_EXTS as readonly string[]).includes(ext)) throw new UsageError(`${flag} ${path}: unsupported extension ".${ext}" (use ${SOURCE_EXTS.join(', ')})`);
+}
+
+/** Parses `edit`'s arguments (without the `edit` word). */
+export function parseEditArgs(argv: string[]): EditArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        audio: { type: 'string', multiple: true },
+        output: { type: 'string', short: 'o' },
+        preset: { type: 'string' },
+        silence: { type: 'string' },
+        'auto-map': { type: 'string' },
+        title: { type: 'string' },
+        timeout: { type: 'string' },
+        verbose: { type: 'boolean' },
+        rebuild: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length < 2) throw new UsageError(`give at least two videos (got ${positionals.length})`);
+  positionals.forEach((p, i) => checkFile(`videos[${i}]`, p));
+  const audio = values.audio ?? [];
+  audio.forEach((p) => checkFile('--audio', p));
+  if (values.output === undefined) throw new UsageError('-o out.mp4 is required');
+  const timeoutS = values.timeout === undefined ? 1800 : Number(values.timeout);
+  if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageError(`--timeout must be a positive number of seconds (got "${values.timeout}")`);
+  return {
+    videos: positionals,
+    audio,
+    output: values.output,
+    preset: values.preset === undefined ? null : oneOf('--preset', values.preset, PRESET_IDS, 'balanced'),
+    silence: oneOf('--silence', values.silence, SILENCE_MODES, 'off'),
+    autoMap: oneOf('--auto-map', values['auto-map'], AUTO_MAP_MODES, 'always'),
+    title: values.title ?? null,
+    timeoutMs: timeoutS * 1000,
+    verbose: values.verbose === true,
+    rebuild: values.rebuild === true,
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * The multicam command line (Node). `multicam edit <videos…> -o out.mp4` runs a whole job
+ * headless: it builds the app if needed, serves it on 127.0.0.1 (tools/serve.ts), launches
+ * Chromium (tools/chromium.ts), and drives the demo page: the files are set on the page's
+ * file inputs from disk (File objects the page streams to the signed URLs, never read whole
+ * into memory), then createJob → uploads → startProcessing, the mapping from the camera map,
+ * an optional recut with the preset, startRender, and the output downloaded in 4 MB ranges
+ * to `-o`. Progress lines go to stdout; a failed job exits 1 with the job's error.
+ *
+ * Exit codes: 0 done, 1 the job failed or timed out, 2 usage, 3 no browser or no build.
+ *
+ * @module
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { JobSummary } from '../contract/types.ts';
+import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.mts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SITE = join(ROOT, '.cache/cli-app');
+const STAMP = join(SITE, '.built-at');
+const CHUNK = 4 * 1024 * 1024;
+
+/** A failure of the run that is not the job's: exit code 3. */
+class EnvironmentError extends Error {
+  override name = 'EnvironmentError';
+}
+
+function newestMtime(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+/** Builds the app into .cache/cli-app unless the build there is newer than every source. */
+function ensureSite(rebuild: boolean, say: (line: string) => void): string {
+  const sources = ['src', 'demo', 'review', 'workers', 'vite.config.ts'].map((p) => join(ROOT, p)).filter((p) => existsSync(p));
+  const newest = Math.max(...sources.map(newestMtime));
+  if (!rebuild && existsSync(STAMP) && statSync(STAMP).mtimeMs > newest && existsSync(join(SITE, 'sw.js'))) return SITE;
+  say('building the app (vite) into .cache/cli-app …');
+  try {
+    execFileSync('node', ['scripts/copy-assets.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, MULTICAM_OUT_DIR: SITE } });
+  } catch (error) {
+    throw new EnvironmentError(`the app build failed: ${(error as Error).message}`);
+  }
+  writeFileSync(STAMP, new Date().toISOString());
+  return SITE;
+}
+
+/** MULTICAM_CHROMIUM, else Debian's /usr/bin/chromium, else a Playwright-installed Chromium. */
+async function findChromium(): Promise<string> {
+  const candidates: string[] = [];
+  if (process.env['MULTICAM_CHROMIUM']) candidates.push(process.env['MULTICAM_CHROMIUM']);
+  else {
+    candidates.push('/usr/bin/chromium', '/usr/bin/chromium-browser');
+    try {
+      const { chromium } = await import('playwright-core');
+      candidates.push(chromium.executablePath());
+    } catch {
+      // No Playwright-managed browser: the message below lists what was tried.
+    }
+  }
+  const found = candidates.find((p) => p !== '' && existsSync(p));
+  if (found === undefined) {
+    throw new EnvironmentError(
+      `no Chromium found (tried ${candidates.join(', ')}). Install it ("apt-get install chromium"), ` +
+        'or set MULTICAM_CHROMIUM to a Chromium or Chrome binary.',
+    );
+  }
+  return found;
+}
+
+/** Runs `multicam edit`; returns the exit code. */
+export async function runEdit(args: EditArgs, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
+  const t0 = Date.now();
+  const say = (line: string): void => out(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+  // tools/chromium.ts reads MULTICAM_CHROMIUM when it is first imported.
+  process.env['MULTICAM_CHROMIUM'] = await findChromium();
+  const site = ensureSite(args.rebuild, say);
+  const { serveStatic } = await import('../../tools/serve.ts');
+  const { launchChromium } = await import('../../tools/chromium.ts');
+  const server = await serveStatic(site, 0);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.context.newPage();
+    if (args.verbose) page.on('console', (m) => say(`page ${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => say(`page error: ${e.message}`));
+    say(`chromium ${process.env['MULTICAM_CHROMIUM']} on ${server.origin}/`);
+    await page.goto(`${server.origin}/`);
+    await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+    if ((await page.getAttribute('body', 'data-ready')) !== '1') throw new EnvironmentError(`the app did not start: ${await page.textContent('#status')}`);
+    // Playwright hands the browser the paths: the page gets disk-backed File objects.
+    await page.setInputFiles('#video-files', args.videos);
+    if (args.audio.length > 0) await page.setInputFiles('#audio-files', args.audio);
+    const count = await page.evaluate(() => (window as unknown as { multicamDemo: { useInputs(): number } }).multicamDemo.useInputs());
+    say(`uploading ${count} files (${args.videos.length} videos, ${args.audio.length} audio)`);
+    // Calls one of the page's `window.multicamDemo` actions (the page's CSP forbids eval, so by name).
+    const demo = <R,>(name: string, ...params: unknown[]): Promise<R> =>
+      page.evaluate(
+        ([n, p]) => ((window as unknown as { multicamDemo: Record<string, (...a: unknown[]) => unknown> }).multicamDemo[n as string] as (...a: unknown[]) => unknown)(...(p as unknown[])),
+        [name, params] as const,
+      ) as Promise<R>;
+    const jobId = await demo<string>('start', { review: true, autoMap: args.autoMap, silence: args.silence, ...(args.title ? { title: args.title } : {}) });
+    say(`job ${jobId}: processing started`);
+    let last = '';
+    let mapped = false;
+    let recut = false;
+    let rendered = false;
+    const until = Date.now() + args.timeoutMs;
+    for (;;) {
+      const s = await demo<JobSummary>('summary');
+      const pct = s.progress === null ? '' : ` ${Math.floor(s.progress * 20) * 5} %`;
+      const line = `${s.status}${pct}`;
+      if (line !== last) {
+        say(`${line}  (next: ${s.nextAction.type})`);
+        last = line;
+      }
+      if (s.status === 'failed') {
+        out(`multicam: the job failed at ${s.failedAtStatus ?? 'an unknown stage'}: ${s.error ?? 'no error message'}`);
+        return 1;
+      }
+      if (s.status === 'mapping' && s.nextAction.type === 'map_speakers' && !mapped) {
+        mapped = true;
+        const r = await demo<{ from: string; tracks: number }>('acceptProposal');
+        say(`mapping submitted from ${r.from === 'cameraMap' ? "the service's camera map" : 'a guess (no camera map)'}: ${r.tracks} cameras`);
+      }
+      if (s.status === 'ready' && !rendered) {
+        if (args.preset !== null && !recut) {
+          recut = true;
+          await demo('recut', args.preset);
+          say(`recut with preset ${args.preset}`);
+        }
+        rendered = true;
+        await demo('render');
+      }
+      if (s.status === 'complete' || s.status === 'approved') break;
+      if (Date.now() > until) {
+        out(`multicam: gave up after ${args.timeoutMs / 1000} s with the job in ${s.status}`);
+        return 1;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    // The output, 4 MB at a time, to a temporary name renamed at the end.
+    mkdirSync(dirname(resolve(args.output)), { recursive: true });
+    const partial = `${args.output}.part`;
+    const fd = openSync(partial, 'w');
+    let offset = 0;
+    try {
+      for (;;) {
+        const chunk = await demo<{ base64: string; total: number }>('readOutput', offset, CHUNK);
+        const bytes = Buffer.from(chunk.base64, 'base64');
+        if (bytes.length > 0) writeSync(fd, bytes);
+        offset += bytes.length;
+        if (bytes.length === 0 || offset >= chunk.total) break;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(partial, args.output);
+    say(`wrote ${args.output} (${(offset / 1e6).toFixed(2)} MB)`);
+    return 0;
+  } finally {
+    await browser.close();
+    server.server.closeAllConnections();
+    await server.close();
+  }
+}
+
+/** The entry point of bin/multicam.mjs; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command !== 'edit') {
+    console.error(`multicam: unknown command "${command}"\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await runEdit(parseEditArgs(rest));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`multicam edit: ${error.message}\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof EnvironmentError) {
+      console.error(`multicam: ${error.message}`);
+      return 3;
+    }
+    console.error(`multicam: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Optional model slot: pyannote segmentation-3.0 (supplied by the host app, never shipped:
+ * MIT, 1.5 MB as int8 ONNX). Input 10 s of 16 kHz mono `[N, 1, 160000]`; output
+ * `[N, 589, 7]` log-probabilities of the powerset classes {∅, 1, 2, 3, 1+2, 1+3, 2+3} of up
+ * to three local speakers. We use it for overlapped speech: P(overlap) = P(1+2) + P(1+3) + P(2+3).
+ *
+ * @module
+ */
+import type * as Ort from 'onnxruntime-web';
+import type { ExecutionProviderName, OrtModule } from './ort-runtime.ts';
+
+/** Samples per window at 16 kHz (10 s). */
+export const SEGMENTATION_WINDOW = 160000;
+
+/** Overlap probability on the model's frame grid. */
+export interface OverlapTrack {
+  /** ms per value. */
+  frameMs: number;
+  values: Float32Array;
+}
+
+/**
+ * A loaded segmentation-3.0 session.
+ *
+ * @example
+ * const seg = await PyannoteSegmentation.create(ort, bytes);
+ * const overlap = await seg.overlapProbabilities(mix16k);
+ * diarizeMix(mix16k, 16000, vadProbs, { overlap });
+ */
+export class PyannoteSegmentation {
+  private constructor(
+    private readonly ort: OrtModule,
+    private readonly session: Ort.InferenceSession,
+  ) {}
+
+  /** Loads the model bytes; checks the input/output names of segmentation-3.0. */
+  static async create(ort: OrtModule, model: Uint8Array, options: { executionProvider?: ExecutionProviderName } = {}): Promise<PyannoteSegmentation> {
+    const session = await ort.InferenceSession.create(model, { executionProviders: [options.executionProvider ?? 'wasm'] });
+    if (session.inputNames[0] !== 'x' || session.outputNames[0] !== 'y') {
+      await session.release();
+      throw new Error(`segmentation model: expected input "x" and output "y" (pyannote segmentation-3.0), got ${session.inputNames.join(',')} → ${session.outputNames.join(',')}`);
+    }
+    return new PyannoteSegmentation(ort, session);
+  }
+
+  /** P(two or more speakers) per model frame over the whole signal (10 s windows, no overlap). */
+  async overlapProbabilities(samples: Float32Array, signal?: AbortSignal): Promise<OverlapTrack> {
+    const windows = Math.max(1, Math.ceil(samples.length / SEGMENTATION_WINDOW));
+    const parts: Float32Array[] = [];
+    let framesPerWindow = 0;
+    for (let w = 0; w < windows; w++) {
+      signal?.throwIfAborted();
+      const x = new Float32Array(SEGMENTATION_WINDOW);
+      x.set(samples.subarray(w * SEGMENTATION_WINDOW, Math.min(samples.length, (w + 1) * SEGMENTATION_WINDOW)));
+      const out = await this.session.run({ x: new this.ort.Tensor('float32', x, [1, 1, SEGMENTATION_WINDOW]) });
+      const y = out['y'];
+      if (!y || y.dims.length !== 3 || y.dims[2] !== 7) throw new Error('segmentation model: output "y" must be [N, T, 7]');
+      const data = y.data as Float32Array;
+      framesPerWindow = y.dims[1]!;
+      const p = new Float32Array(framesPerWindow);
+      for (let t = 0; t < framesPerWindow; t++) p[t] = Math.exp(data[t * 7 + 4]!) + Math.exp(data[t * 7 + 5]!) + Math.exp(data[t * 7 + 6]!);
+      parts.push(p);
+      y.dispose();
+    }
+    const values = new Float32Array(parts.length * framesPerWindow);
+    parts.forEach((p, i) => values.set(p, i * framesPerWindow));
+    return { frameMs: (SEGMENTATION_WINDOW / 16000 / framesPerWindow) * 1000, values };
+  }
+
+  /** Releases the session. */
+  async dispose(): Promise<void> {
+    await this.session.release();
+  }
+}

@@ -1,0 +1,342 @@
+/**
+ * The review editor (review/index.html + src/dom/editor) in Chromium, against the real service
+ * worker and IndexedDB, with the page-hosted TEST ENGINE completing background stages on
+ * command (syncing, diarizing, rendering), and two real fixture videos uploaded so the camera
+ * tiles play real media.
+ *
+ * The editor is built with the test pages into .cache/editor-dist (its own output directory,
+ * so this file never empties dist-test/ under other running tests).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { CameraMap, Cut, GetJobResponse, TimeRange, Turn } from '../../src/contract/types.ts';
+import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
+import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { HARNESS_PATH, makeBrowserHarness, type BrowserRun, type HarnessPageApi, type HarnessPageHandle } from '../contract/browser-harness.ts';
+import type { ContractHarness } from '../contract/harness.ts';
+import { ensureFixture, FIXTURE_TIMEOUT_MS } from '../support/fixtures.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BUILD_DIR = resolve(ROOT, '.cache/editor-dist');
+const SHOTS = resolve(ROOT, 'test-results/editor');
+const XSS = '<img src=x onerror=alert(1)>';
+
+/** Newest modification time under the editor's sources (rebuild when they are newer than the build). */
+function newestSource(): number {
+  let newest = 0;
+  const walk = (path: string): void => {
+    const st = statSync(path);
+    if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+    else newest = Math.max(newest, st.mtimeMs);
+  };
+  for (const p of ['src', 'review', 'demo', 'test/browser/pages', 'vite.config.ts']) walk(resolve(ROOT, p));
+  return newest;
+}
+
+function ensureEditorBuild(): void {
+  const marker = resolve(BUILD_DIR, 'review/index.html');
+  if (existsSync(marker) && statSync(marker).mtimeMs > newestSource() && process.env['MULTICAM_REBUILD'] !== '1') return;
+  execFileSync('npx', ['vite', 'build', '--mode', 'test', '--outDir', BUILD_DIR, '--emptyOutDir', '--logLevel', 'error'], { stdio: 'inherit', cwd: ROOT });
+}
+
+/** A BrowserRun over the editor build (the same harness page as the contract tests). */
+async function startEditorRun(): Promise<BrowserRun> {
+  ensureEditorBuild();
+  const server: StaticServer = await serveStatic(BUILD_DIR);
+  const chromium: LaunchedChromium = await launchChromium().catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
+  let counter = 0;
+  return {
+    chromium,
+    server,
+    async openHarness(options) {
+      const page = await chromium.context.newPage();
+      await page.goto(`${server.origin}${HARNESS_PATH}`);
+      await page.waitForSelector('body[data-ready="1"]');
+      const call = (async (name: string, ...args: unknown[]) =>
+        page.evaluate(([n, a]) => {
+          const fn = (window as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness[n as string];
+          if (!fn) throw new Error(`window.harness.${String(n)} is missing`);
+          return fn(...(a as unknown[]));
+        }, [name, args] as const)) as HarnessPageHandle['call'];
+      const started = await call('start', { basePath: options.basePath ?? '/api', dbName: options.dbName ?? `multicam-editor-${process.pid}-${++counter}` });
+      return {
+        page,
+        baseUrl: started.baseUrl,
+        call,
+        callObserved: () => Promise.reject(new Error('not used by the editor test')),
+        close: () => page.close(),
+      };
+    },
+    async close() {
+      await chromium.close();
+      await server.close();
+    },
+  };
+}
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let run: BrowserRun;
+let h: ContractHarness;
+let apiKey: string;
+let jobId: string;
+let reviewUrl: string;
+let camA: string;
+let camB: string;
+let editor: Page;
+const dialogs: string[] = [];
+
+async function getJob(): Promise<GetJobResponse> {
+  const r = await h.request(`/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  expect(r.status, r.text).toBe(200);
+  return r.json as GetJobResponse;
+}
+
+/** Waits until the editor reports `n` more saves than `before`. */
+async function savedAfter(before: number): Promise<number> {
+  await editor.waitForFunction((n) => Number(document.getElementById('editor')?.dataset['saved'] ?? '0') > n, before, { timeout: 15_000 });
+  return Number(await editor.locator('#editor').getAttribute('data-saved'));
+}
+async function saves(): Promise<number> {
+  return Number((await editor.locator('#editor').getAttribute('data-saved')) ?? '0');
+}
+async function shot(name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await editor.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+async function pageCuts(): Promise<Array<{ sourceId: string; start: string }>> {
+  return editor.locator('li.cut').evaluateAll((items) => items.map((li) => ({ sourceId: (li as HTMLElement).dataset['sourceId'] ?? '', start: li.querySelector('.cut-seek')?.textContent ?? '' })));
+}
+
+beforeAll(async () => {
+  const { dir, truth } = await ensureFixture('tiny');
+  const videos = truth.sources.filter((s) => s.kind === 'video').slice(0, 2);
+  expect(videos.length).toBe(2);
+  run = await startEditorRun();
+  h = await makeBrowserHarness(run);
+  ({ apiKey } = await h.createAccount());
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const files = videos.map((v) => new Uint8Array(readFileSync(join(dir, v.file))));
+  const created = await h.request('/api/jobs', {
+    method: 'POST',
+    headers: auth,
+    json: {
+      title: `Episode ${XSS}`,
+      review: true,
+      autoMap: 'off',
+      sources: [
+        { label: 'Host cam', ext: 'mp4', fileSize: files[0]!.length },
+        { label: XSS, ext: 'mp4', fileSize: files[1]!.length },
+      ],
+    },
+  });
+  expect(created.status, created.text).toBe(200);
+  const body = created.json as Json;
+  jobId = body.jobId;
+  [camA, camB] = Object.keys(body.uploads) as [string, string];
+  for (const [i, id] of [camA, camB].entries()) {
+    const put = await h.request(body.uploads[id].url, { method: 'PUT', body: files[i]! });
+    expect(put.status, put.text).toBeLessThan(300);
+  }
+  const started = await h.request(`/api/jobs/${jobId}/process`, { method: 'POST', headers: auth });
+  expect(started.status, started.text).toBe(200);
+  // The fixture's speakers become diarization's SPEAKER_nn; the video durations are the files'.
+  const names = [...new Set(truth.turns.map((t) => t.speaker))];
+  const turns: Turn[] = truth.turns.map((t) => ({ speaker: `SPEAKER_0${names.indexOf(t.speaker)}`, startMs: Math.round(t.startMs), endMs: Math.round(t.endMs) }));
+  await h.completeStage(jobId, 'syncing', { durationsMs: { [camA]: Math.round(videos[0]!.durationMs), [camB]: Math.round(videos[1]!.durationMs) } });
+  const speakers = names.map((_, i) => `SPEAKER_0${i}`);
+  const cameraMap: CameraMap = {
+    version: 1,
+    speakers,
+    unassignedSpeakers: speakers.slice(2),
+    droppedSpeakers: [],
+    cameras: [
+      { sourceId: camA, kind: 'closeup', confidence: 'high', speakers: ['SPEAKER_00'], reason: 'mouth motion follows SPEAKER_00' },
+      { sourceId: camB, kind: 'closeup', confidence: 'low', speakers: ['SPEAKER_01'], reason: `label ${XSS}` },
+    ],
+  };
+  await h.completeStage(jobId, 'diarizing', { turns, speakers });
+  // The camera map is its own stage after diarizing; the proposal the editor prefills.
+  expect((await h.pendingStages()).filter((w) => w.jobId === jobId).map((w) => w.stage)).toContain('mapping');
+  await h.completeStage(jobId, 'mapping', { cameraMap });
+  const events = await h.events(jobId);
+  reviewUrl = String(events.find((e) => e.type === 'mapping')?.payload['reviewUrl']);
+  expect(reviewUrl).toMatch(/\/review\/\?token=/);
+  editor = await run.chromium.context.newPage();
+  editor.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  editor.on('pageerror', (e) => console.error('[editor page]', e));
+}, FIXTURE_TIMEOUT_MS + 120_000);
+
+afterAll(async () => {
+  await editor?.close().catch(() => undefined);
+  await h?.dispose().catch(() => undefined);
+  await run?.close();
+});
+
+describe('review editor', () => {
+  test('an unknown, malformed or missing token gets a clear page, not a crash', async () => {
+    const page = await run.chromium.context.newPage();
+    try {
+      const origin = new URL(reviewUrl).origin;
+      for (const token of [`${jobId}.9999999999.forged-signature`, 'not-a-token', null]) {
+        await page.goto(`${origin}/review/${token === null ? '' : `?token=${encodeURIComponent(token)}`}${token === null ? '?' : '&'}engine=off`);
+        await expect.poll(() => page.locator('h1').textContent(), { timeout: 15_000 }).toBe('This review link has expired or is not valid');
+        expect(await page.locator('.invalid-link').textContent()).toMatch(/72 hours/);
+      }
+      await page.screenshot({ path: join(SHOTS, 'invalid-link.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('mapping: the proposal is prefilled, user text is escaped, confirming moves the job to ready', async () => {
+    await editor.goto(`${reviewUrl}&engine=off`);
+    await editor.waitForSelector('#editor[data-status="mapping"]', { timeout: 30_000 });
+    const box = (source: string, speaker: string) => editor.locator(`fieldset[data-source-id="${source}"] input[data-speaker="${speaker}"]`);
+    expect(await box(camA, 'SPEAKER_00').isChecked()).toBe(true);
+    expect(await box(camA, 'SPEAKER_01').isChecked()).toBe(false);
+    expect(await box(camB, 'SPEAKER_01').isChecked()).toBe(true);
+    // Escaping: the label and title show as text; no element was created from them.
+    expect(await editor.locator(`fieldset[data-source-id="${camB}"] legend`).textContent()).toContain(XSS);
+    expect(await editor.locator('.job-title').textContent()).toBe(`Episode ${XSS}`);
+    expect(await editor.locator('img').count()).toBe(0);
+    // Change the proposal: camera A also shows the third speaker.
+    await box(camA, 'SPEAKER_02').check();
+    mkdirSync(SHOTS, { recursive: true });
+    await shot('mapping');
+    await editor.getByRole('button', { name: 'Confirm mapping' }).click();
+    await editor.waitForSelector('#editor[data-status="ready"]', { timeout: 15_000 });
+    const job = (await getJob()).job;
+    expect(job.status).toBe('ready');
+    expect(job.tracks).toEqual([
+      { sourceId: camA, speakers: ['SPEAKER_00', 'SPEAKER_02'] },
+      { sourceId: camB, speakers: ['SPEAKER_01'] },
+    ]);
+    expect(job.cuts.length).toBeGreaterThan(0);
+    expect(await editor.locator('li.cut').count()).toBe(job.cuts.length);
+    expect(await editor.locator('figcaption').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining(XSS)]));
+    expect(await editor.locator('img').count()).toBe(0);
+    expect(dialogs).toEqual([]);
+  });
+
+  test('the cameras play real media in sync with the playhead (space plays and pauses)', async () => {
+    await editor.waitForFunction(() => [...document.querySelectorAll('video')].every((v) => v.readyState >= 2), undefined, { timeout: 20_000 });
+    await editor.locator('body').press(' ');
+    await editor.waitForTimeout(1200);
+    await editor.locator('body').press(' ');
+    const playhead = Number(await editor.locator('#editor').getAttribute('data-playhead-ms'));
+    expect(playhead).toBeGreaterThan(600);
+    // Offsets are 0 here (the test engine's syncing), so each video shows the playhead's time.
+    const times = await editor.locator('video').evaluateAll((vs) => vs.map((v) => (v as HTMLVideoElement).currentTime * 1000));
+    for (const t of times) expect(Math.abs(t - playhead)).toBeLessThan(400);
+    await editor.waitForFunction(() => document.getElementById('editor')?.dataset['waveform'] !== undefined, undefined, { timeout: 20_000 });
+    expect(await editor.locator('#editor').getAttribute('data-waveform')).toBe('decoded');
+  });
+
+  test('recut with another preset and silence mode replaces the cuts', async () => {
+    await editor.locator('select.preset').selectOption('dynamic');
+    await editor.locator('select.silence').selectOption('remove');
+    await editor.getByRole('button', { name: 'Recut' }).click();
+    await expect.poll(() => editor.locator('.status').textContent(), { timeout: 15_000 }).toMatch(/Recut with dynamic/);
+    const job = (await getJob()).job;
+    expect((await pageCuts()).map((c) => c.sourceId)).toEqual(job.cuts.map((c) => c.sourceId));
+  });
+
+  test('edits: a number key picks a camera at the playhead, a boundary moves, a pause is removed and restored; all survive a reload', async () => {
+    // Number key 2 at 1.0 s: the cut there is split and camera B is on from 1.0 s.
+    await editor.locator('canvas.timeline').click({ position: { x: 2, y: 5 } });
+    for (let i = 0; i < 1; i++) await editor.locator('body').press('Shift+ArrowRight');
+    let before = await saves();
+    const at = Number(await editor.locator('#editor').getAttribute('data-playhead-ms'));
+    const cutsBefore = (await getJob()).job.cuts;
+    const target = cutsBefore.find((c) => at >= c.startMs && at < c.endMs)!;
+    const key = target.sourceId === camB ? '1' : '2';
+    const picked = key === '1' ? camA : camB;
+    await editor.locator('body').press(key);
+    before = await savedAfter(before);
+    let cuts: Cut[] = (await getJob()).job.cuts;
+    const now = cuts.find((c) => at >= c.startMs && at < c.endMs)!;
+    expect(now.sourceId).toBe(picked);
+    expect(Math.abs(now.startMs - at) <= 1 || now.startMs === target.startMs).toBe(true);
+
+    // Move the first boundary numerically to 2.5 s.
+    await editor.locator('input.cut-end').first().fill('2.5');
+    await editor.locator('input.cut-end').first().press('Enter');
+    before = await savedAfter(before);
+    cuts = (await getJob()).job.cuts;
+    expect(cuts[0]!.endMs).toBe(2500);
+    expect(cuts[1]!.startMs).toBe(2500);
+
+    // Remove the first kept pause, check it is saved, restore it, then remove it again.
+    const kept = editor.locator('li.pause:not(.removed)').first();
+    const range: TimeRange = { startMs: Number(await kept.getAttribute('data-start-ms')), endMs: Number(await kept.getAttribute('data-end-ms')) };
+    await kept.getByRole('button', { name: 'Remove' }).click();
+    before = await savedAfter(before);
+    expect((await getJob()).job.removed_ranges).toEqual(expect.arrayContaining([range]));
+    await editor.locator(`li.pause.removed[data-start-ms="${range.startMs}"]`).getByRole('button', { name: 'Restore' }).click();
+    before = await savedAfter(before);
+    expect((await getJob()).job.removed_ranges ?? []).not.toEqual(expect.arrayContaining([range]));
+    await editor.locator(`li.pause[data-start-ms="${range.startMs}"]`).getByRole('button', { name: 'Remove' }).click();
+    before = await savedAfter(before);
+    const saved = (await getJob()).job;
+    await shot('ready-edited');
+
+    // Reload: the page shows exactly what was saved.
+    const shown = await pageCuts();
+    await editor.reload();
+    await editor.waitForSelector('#editor[data-status="ready"]', { timeout: 30_000 });
+    expect(await pageCuts()).toEqual(shown);
+    expect(shown.map((c) => c.sourceId)).toEqual(saved.cuts.map((c) => c.sourceId));
+    expect(await editor.locator(`li.pause.removed[data-start-ms="${range.startMs}"]`).count()).toBe(1);
+    expect(await editor.locator('input.cut-end').first().inputValue()).toBe('2.5');
+  });
+
+  test('a boundary can be dragged on the timeline', async () => {
+    const canvas = editor.locator('canvas.timeline');
+    const cuts = (await getJob()).job.cuts;
+    const geometry = await canvas.evaluate((c) => ({ width: c.clientWidth, height: c.clientHeight }));
+    const total = Math.max(...cuts.map((c) => c.endMs), ...(await getJob()).job.turns.map((t) => t.endMs));
+    const xOf = (ms: number): number => (ms / total) * geometry.width;
+    const y = geometry.height - 20; // inside the cuts lane
+    const box = (await canvas.boundingBox())!;
+    const before = await saves();
+    await editor.mouse.move(box.x + xOf(cuts[0]!.endMs), box.y + y);
+    await editor.mouse.down();
+    await editor.mouse.move(box.x + xOf(cuts[0]!.endMs + 600), box.y + y, { steps: 4 });
+    await editor.mouse.up();
+    await savedAfter(before);
+    const moved = (await getJob()).job.cuts;
+    expect(Math.abs(moved[0]!.endMs - (cuts[0]!.endMs + 600))).toBeLessThan(total / geometry.width * 3);
+  });
+
+  test('render (driven by the test engine) → complete shows the download link; approve; errors show the service message', async () => {
+    await editor.getByRole('button', { name: 'Render' }).click();
+    await editor.waitForSelector('#editor[data-status="rendering"]', { timeout: 15_000 });
+    await h.completeStage(jobId, 'rendering');
+    await editor.waitForSelector('#editor[data-status="complete"]', { timeout: 15_000 });
+    const link = editor.locator('a.download');
+    const job = (await getJob()).job;
+    expect(await link.getAttribute('href')).toBe(job.output_url);
+    const download = await h.request(job.output_url!);
+    expect(download.status).toBe(200);
+    await shot('complete');
+    await editor.getByRole('button', { name: 'Approve' }).click();
+    await editor.waitForSelector('#editor[data-status="approved"]', { timeout: 15_000 });
+    expect((await getJob()).job.status).toBe('approved');
+    // Editing an approved job: the service refuses and the page shows its Error message.
+    await editor.locator('li.pause:not(.removed)').first().getByRole('button', { name: 'Remove' }).click();
+    await editor.waitForSelector('.error:not([hidden])', { timeout: 15_000 });
+    expect(await editor.locator('.error').textContent()).toMatch(/updateCuts.*ready or complete.*\(INVALID_STATUS\) \[HTTP 409\]/);
+    await shot('approved-error');
+    expect(dialogs).toEqual([]);
+  });
+});
