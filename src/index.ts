@@ -130,3 +130,7 @@ export { UnreadableMediaError, NoAudioTrackError, MediaAbortError } from './medi
 export type { MediaProbe, MediaWorkerApi, DecodedAudio } from './media/protocol.ts';
 export { alignSources, toSourceTime, toReferenceTime, SyncError } from './analysis/sync.ts';
 export type { SourceAlignment, SyncSignal, ClockMapping } from './analysis/sync.ts';
+
+// Export to editing software (FCPXML, Premiere xmeml, OpenTimelineIO, CMX 3600 EDL)
+export { exportEdit, EXPORT_FORMATS, ExportError } from './export/index.ts';
+export type { ExportFormat, ExportableJob, ExportOptions, ExportedFile } from './export/index.ts';

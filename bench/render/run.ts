@@ -1,5 +1,6 @@
 /**
- * `npx tsx bench/render/run.ts [--fixture DIR] [--seconds N]`: renders one edit of a 1080p
+ * `npx tsx bench/render/run.ts [--fixture DIR] [--seconds N] [--video-encoder auto|webcodecs|ffmpeg.wasm]`:
+ * renders one edit of a 1080p
  * multicam fixture (three cameras, ~1 minute) twice, in one run: in Chromium through the render
  * worker (WebCodecs H.264 + ffmpeg.wasm AAC, MP4), and with Debian's native ffmpeg (libx264
  * veryfast + aac, a filter_complex of trim/concat per segment). Prints fps, × real time and peak
@@ -22,7 +23,8 @@ import { serveStatic } from '../../tools/serve.ts';
 import { chromiumTree, treeMemory } from '../upload/proc-memory.ts';
 import { buildRenderSite, RENDER_PAGE, ROOT, type PageRenderOptions } from './render-site.ts';
 
-const { values } = parseArgs({ options: { fixture: { type: 'string' }, seconds: { type: 'string' } } });
+const { values } = parseArgs({ options: { fixture: { type: 'string' }, seconds: { type: 'string' }, 'video-encoder': { type: 'string' } } });
+const videoEncoder = (values['video-encoder'] ?? 'auto') as 'auto' | 'webcodecs' | 'ffmpeg.wasm';
 const { dir, truth } = values.fixture
   ? { dir: values.fixture, truth: JSON.parse(readFileSync(join(values.fixture, 'truth.json'), 'utf8')) as Truth }
   : await ensureFixture('short', { seconds: 60, speakers: 3, cameras: 'closeup:1,closeup:2,wide:1-2-3', mics: false, maxStartGapSec: 2 });
@@ -49,7 +51,7 @@ console.log(`fixture ${dir}: ${cams.length} cameras ${width}×${height}@${fps}; 
 const site = await buildRenderSite(dir, join(ROOT, '.cache/render-bench-site'));
 const server = await serveStatic(site, 0, RENDER_PAGE.slice(1));
 const chromium = await launchChromium();
-let browser: { wallMs: number; frames: number; bytes: number; peakRss: number; peakPss: number; curve: number[]; heapMax: number | null; heapFirst: number | null; baselinePss: number };
+let browser: { encoder: string; wallMs: number; frames: number; bytes: number; peakRss: number; peakPss: number; curve: number[]; heapMax: number | null; heapFirst: number | null; baselinePss: number };
 try {
   const page = await chromium.context.newPage();
   await page.goto(`${server.origin}${RENDER_PAGE}`);
@@ -68,7 +70,7 @@ try {
     cuts,
     removedRanges,
     sources: cams.map((s) => ({ id: s.label, kind: 'video', url: `/fixture/${s.file}`, offsetMs: s.offsetMs, driftPpm: s.driftPpm, durationMs: s.durationMs })),
-    output: { fps },
+    output: { fps, videoEncoder },
     returnFile: false,
     heapEveryMs: 1000,
   };
@@ -76,6 +78,7 @@ try {
   clearInterval(timer);
   if (s.error || !s.result) throw new Error(`browser render failed: ${s.error?.name}: ${s.error?.message}`);
   browser = {
+    encoder: `${s.result.videoEncoder} ${s.result.videoCodecString} + ${s.result.audioEncoder} ${s.result.audioCodec}`,
     wallMs: s.result.elapsedMs,
     frames: s.result.frames,
     bytes: s.result.bytes,
@@ -130,7 +133,7 @@ const early = Math.max(...browser.curve.slice(0, third));
 const late = Math.max(...browser.curve.slice(-third));
 console.log('');
 console.log(`output ${outSec.toFixed(1)} s, ${plan.frameCount} frames, ${width}×${height}`);
-console.log(`browser (worker, WebCodecs avc + ffmpeg.wasm aac): ${(browser.wallMs / 1000).toFixed(1)} s, ${((browser.frames / browser.wallMs) * 1000).toFixed(1)} fps, ${(outSec / (browser.wallMs / 1000)).toFixed(2)}× real time, ${mb(browser.bytes)} file`);
+console.log(`browser (worker, ${browser.encoder}): ${(browser.wallMs / 1000).toFixed(1)} s, ${((browser.frames / browser.wallMs) * 1000).toFixed(1)} fps, ${(outSec / (browser.wallMs / 1000)).toFixed(2)}× real time, ${mb(browser.bytes)} file`);
 console.log(`  Chromium tree peak RSS ${mb(browser.peakRss)}, peak PSS ${mb(browser.peakPss)} (idle page PSS ${mb(browser.baselinePss)}); PSS peak in first third ${mb(early)}, last third ${mb(late)}`);
 if (browser.heapMax !== null) console.log(`  render worker JS heap: first sample ${mb(browser.heapFirst ?? 0)}, max ${mb(browser.heapMax)}`);
 console.log(`native ffmpeg (libx264 veryfast + aac): ${(nativeMs / 1000).toFixed(1)} s, ${((plan.frameCount / nativeMs) * 1000).toFixed(1)} fps, ${(outSec / (nativeMs / 1000)).toFixed(2)}× real time, ${mb(statSync(nativeOut).size)} file, peak RSS ${mb(nativeRssKb * 1024)}`);

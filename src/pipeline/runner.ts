@@ -99,28 +99,51 @@ function leftBehind(jobs: readonly JobRecord[]): EngineWork[] {
   return out;
 }
 
-function lazyWorkers(): StageWorkers & { dispose(): Promise<void> } {
+/** A worker failed outside any call (its script did not load, or an error escaped): comlink calls into it would never settle. */
+export class WorkerCrashError extends Error {
+  override readonly name = 'WorkerCrashError';
+}
+
+/**
+ * The stage workers, each started on first use. `onCrash` hears of a worker's `error` event;
+ * the crashed worker is dropped so the next stage starts a fresh one.
+ */
+function lazyWorkers(onCrash: (error: WorkerCrashError) => void): StageWorkers & { dispose(): Promise<void> } {
   let media: MediaClient | undefined;
   let analysis: { worker: Worker; remote: Remote<AnalysisWorkerApi> } | undefined;
   let vision: { worker: Worker; remote: Remote<VisionWorkerApi> } | undefined;
   let render: RenderClient | undefined;
+  const watch = (worker: Worker, name: string, drop: () => void): Worker => {
+    worker.addEventListener('error', (event) => {
+      drop();
+      worker.terminate();
+      onCrash(new WorkerCrashError(`the ${name} worker failed: ${event.message || 'it could not start'}`));
+    });
+    return worker;
+  };
   return {
-    media: () => (media ??= createMediaClient()),
+    media: () =>
+      (media ??= createMediaClient(
+        watch(new Worker(new URL('../../workers/media.worker.ts', import.meta.url), { type: 'module' }), 'media', () => (media = undefined)),
+      )),
     analysis() {
       if (!analysis) {
-        const worker = new Worker(new URL('./stages/analysis.worker.ts', import.meta.url), { type: 'module' });
+        const worker = watch(new Worker(new URL('./stages/analysis.worker.ts', import.meta.url), { type: 'module' }), 'analysis', () => (analysis = undefined));
         analysis = { worker, remote: wrap<AnalysisWorkerApi>(worker) };
       }
       return analysis.remote;
     },
     vision() {
       if (!vision) {
-        const worker = new Worker(new URL('../../workers/vision.worker.ts', import.meta.url), { type: 'module' });
+        const worker = watch(new Worker(new URL('../../workers/vision.worker.ts', import.meta.url), { type: 'module' }), 'vision', () => (vision = undefined));
         vision = { worker, remote: wrap<VisionWorkerApi>(worker) };
       }
       return vision.remote;
     },
-    render: () => (render ??= createRenderClient()),
+    render: () =>
+      (render ??= createRenderClient(
+        watch(new Worker(new URL('../../workers/render.worker.ts', import.meta.url), { type: 'module' }), 'render', () => (render = undefined)),
+      )),
     async dispose() {
       await media?.dispose();
       analysis?.worker.terminate();
@@ -150,7 +173,8 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
   };
   const reporter = options.reporter;
   const history: StageRunRecord[] = [];
-  const workers = lazyWorkers();
+  // A crashed worker fails the running stage (retried once by the reporter) instead of hanging it.
+  const workers = lazyWorkers((error) => current?.controller.abort(error));
   const announced = new Set<string>();
   const lockRequest = new AbortController();
   let active = false;
@@ -214,12 +238,22 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
       progressWrite = progressWrite.then(() => reporter.setProgress(work.jobId, fraction)).catch(() => undefined);
     };
     let result: StageResult<EngineStage> | 'aborted';
+    // Settles as soon as the signal aborts, even when a call into a dead worker never does.
+    const aborted = new Promise<never>((_, reject) => {
+      if (controller.signal.aborted) reject(controller.signal.reason);
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    const failed = (error: unknown): StageResult<EngineStage> => ({
+      ok: false,
+      failure: { message: `the ${work.stage} stage failed: ${error instanceof Error ? error.message : String(error)}` },
+    });
     try {
-      result = await STAGES[work.stage]({ db: open, job, workers, assets, signal: controller.signal, onProgress });
-      if (controller.signal.aborted) result = 'aborted';
+      result = await Promise.race([STAGES[work.stage]({ db: open, job, workers, assets, signal: controller.signal, onProgress }), aborted]);
+      if (controller.signal.aborted) result = controller.signal.reason instanceof WorkerCrashError ? failed(controller.signal.reason) : 'aborted';
     } catch (error) {
-      if (controller.signal.aborted || isAbort(error)) result = 'aborted';
-      else result = { ok: false, failure: { message: `the ${work.stage} stage failed: ${error instanceof Error ? error.message : String(error)}` } };
+      if (controller.signal.reason instanceof WorkerCrashError) result = failed(controller.signal.reason);
+      else if (controller.signal.aborted || isAbort(error)) result = 'aborted';
+      else result = failed(error);
     } finally {
       current = undefined;
     }

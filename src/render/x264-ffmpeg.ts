@@ -80,7 +80,10 @@ export class FfmpegH264Encoder {
     const onLog = ({ message }: { message: string }) => void (log.length < 100 && log.push(message));
     ff.on('log', onLog);
     try {
-      await ff.writeFile(inPath, this.buffer.subarray(0, n * this.frameBytes));
+      // writeFile transfers (detaches) the buffer to ffmpeg's worker: take a fresh one for the next chunk.
+      const frames = this.buffer.subarray(0, n * this.frameBytes);
+      this.buffer = new Uint8Array(this.frameBytes * this.framesPerChunk);
+      await ff.writeFile(inPath, frames);
       const args = [
         '-nostdin', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${this.width}x${this.height}`, '-r', String(this.fps), '-i', inPath,
         '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-bf', '0', '-g', String(n),

@@ -18,6 +18,7 @@ function toJobSource(source: SourceRecord): JobSource {
   if (source.fileSize !== undefined) out.fileSize = source.fileSize;
   if (source.offsetMs !== undefined) out.offsetMs = source.offsetMs;
   if (source.driftPpm !== undefined) out.driftPpm = source.driftPpm;
+  if (source.frameRate !== undefined) out.frameRate = source.frameRate;
   return out;
 }
 

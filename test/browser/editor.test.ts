@@ -209,7 +209,16 @@ describe('review editor', () => {
     expect(await editor.locator(`fieldset[data-source-id="${camB}"] legend`).textContent()).toContain(XSS);
     expect(await editor.locator('.job-title').textContent()).toBe(`Episode ${XSS}`);
     expect(await editor.locator('img').count()).toBe(0);
+    // A mapping with nobody on any camera: the service's Error message is shown, with its code.
+    await box(camA, 'SPEAKER_00').uncheck();
+    await box(camB, 'SPEAKER_01').uncheck();
+    await editor.getByRole('button', { name: 'Confirm mapping' }).click();
+    await editor.waitForSelector('.error:not([hidden])', { timeout: 15_000 });
+    expect(await editor.locator('.error').textContent()).toMatch(/puts nobody on any camera \(EMPTY_MAPPING\) \[HTTP 400\]/);
+    expect((await getJob()).job.status).toBe('mapping');
     // Change the proposal: camera A also shows the third speaker.
+    await box(camA, 'SPEAKER_00').check();
+    await box(camB, 'SPEAKER_01').check();
     await box(camA, 'SPEAKER_02').check();
     mkdirSync(SHOTS, { recursive: true });
     await shot('mapping');
@@ -318,6 +327,21 @@ describe('review editor', () => {
     expect(Math.abs(moved[0]!.endMs - (cuts[0]!.endMs + 600))).toBeLessThan(total / geometry.width * 3);
   });
 
+  test('changing the mapping later is a correction sent with the current cuts', async () => {
+    const before = (await getJob()).job;
+    await editor.locator('details.mapping-correction summary').click();
+    await editor.locator(`details.mapping-correction fieldset[data-source-id="${camB}"] input[data-speaker="SPEAKER_02"]`).check();
+    await editor.getByRole('button', { name: 'Save mapping' }).click();
+    await expect.poll(async () => (await getJob()).job.tracks, { timeout: 15_000 }).toEqual([
+      { sourceId: camA, speakers: ['SPEAKER_00', 'SPEAKER_02'] },
+      { sourceId: camB, speakers: ['SPEAKER_01', 'SPEAKER_02'] },
+    ]);
+    const after = (await getJob()).job;
+    expect(after.cuts).toEqual(before.cuts);
+    expect(after.removed_ranges).toEqual(before.removed_ranges);
+    expect(await editor.locator('.error').isHidden()).toBe(true);
+  });
+
   test('render (driven by the test engine) → complete shows the download link; approve; errors show the service message', async () => {
     await editor.getByRole('button', { name: 'Render' }).click();
     await editor.waitForSelector('#editor[data-status="rendering"]', { timeout: 15_000 });
@@ -325,9 +349,12 @@ describe('review editor', () => {
     await editor.waitForSelector('#editor[data-status="complete"]', { timeout: 15_000 });
     const link = editor.locator('a.download');
     const job = (await getJob()).job;
-    expect(await link.getAttribute('href')).toBe(job.output_url);
-    const download = await h.request(job.output_url!);
+    // output_url is signed afresh on every read: the same file, a later expiry.
+    const href = (await link.getAttribute('href'))!;
+    expect(new URL(href).pathname).toBe(new URL(job.output_url!).pathname);
+    const download = await h.request(href);
     expect(download.status).toBe(200);
+    expect(download.text.length).toBe(4096);
     await shot('complete');
     await editor.getByRole('button', { name: 'Approve' }).click();
     await editor.waitForSelector('#editor[data-status="approved"]', { timeout: 15_000 });

@@ -152,9 +152,11 @@ export function diarizeMixWithDiagnostics(
   const post = ubmPosteriors(ubm, feats, frames, 5);
   lap('posteriors');
 
-  // Pieces: each VAD run split evenly into pieces of about segmentMs (at most ~500 pieces).
+  // Pieces: each VAD run split evenly into pieces of about segmentMs. At most ~200 pieces:
+  // the eigen-decomposition is O(n³) per pruning candidate, and longer pieces on long files
+  // give steadier supervectors anyway.
   let segFrames = Math.round((options.segmentMs ?? 1500) / FRAME_MS);
-  segFrames = Math.max(segFrames, Math.ceil(frames.length / 500));
+  segFrames = Math.max(segFrames, Math.ceil(frames.length / 200));
   const pieces: Array<[number, number]> = []; // [first row, end row) into `frames`
   let row = 0;
   for (const [a, b] of runs) {

@@ -123,7 +123,7 @@ export function spectralCluster(similarity: Float64Array, n: number, options: Sp
   if (n <= 2) return { labels: new Int32Array(n), k: 1, eigenvalues: [], p: 0 };
   // NME: choose the pruning p whose Laplacian shows the clearest eigengap relative to p.
   const candidates = new Set<number>();
-  for (const ratio of [0.05, 0.08, 0.12, 0.16, 0.2, 0.25, 0.3]) candidates.add(Math.max(2, Math.round(ratio * n)));
+  for (const ratio of [0.05, 0.1, 0.15, 0.2, 0.3]) candidates.add(Math.max(2, Math.round(ratio * n)));
   let best: { score: number; p: number; values: Float64Array; vectors: Float64Array; k: number } | undefined;
   for (const p of [...candidates].filter((p) => p < n)) {
     const eig = symmetricEigen(prunedLaplacian(similarity, n, p), n);

@@ -177,16 +177,21 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
   };
 
   // ------------------------------------------------------------------ mapping
-  const renderMapping = (data: GetJobResponse): void => {
+  /**
+   * The mapping form: a fieldset per camera with a checkbox per speaker, prefilled from
+   * `prefill` (the camera map's proposal in mapping, the tracks in force later).
+   */
+  const mappingForm = (data: GetJobResponse, prefill: (sourceId: string) => string[], submitLabel: string, send: (tracks: Track[]) => Promise<unknown>): HTMLFormElement => {
     const map = data.job.camera_map;
     const speakers = map?.speakers.length ? map.speakers : speakerLanes(data.job.turns);
     const forms = videoSources().map((source, i) => {
       const proposal = map?.cameras.find((c) => c.sourceId === source.id);
+      const ticked = prefill(source.id);
       const boxes = speakers.map((speaker) =>
         el(
           'label',
           { class: 'speaker' },
-          el('input', { type: 'checkbox', name: `speakers-${source.id}`, value: speaker, checked: proposal?.speakers.includes(speaker) ?? false, 'data-speaker': speaker }),
+          el('input', { type: 'checkbox', name: `speakers-${source.id}`, value: speaker, checked: ticked.includes(speaker), 'data-speaker': speaker }),
           ` ${speaker}`,
         ),
       );
@@ -198,15 +203,8 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
         ...boxes,
       );
     });
-    const submit = el('button', { type: 'submit', class: 'primary', text: 'Confirm mapping' });
-    const form = el(
-      'form',
-      { class: 'mapping' },
-      el('h2', { text: 'Which speakers does each camera show?' }),
-      el('p', { text: map ? 'The proposal from the camera map is filled in; change it where it is wrong.' : 'No camera map was computed: tick the speakers each camera shows.' }),
-      ...forms,
-      submit,
-    );
+    const submit = el('button', { type: 'submit', class: 'primary', text: submitLabel });
+    const form = el('form', { class: 'mapping' }, ...forms, submit);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       const tracks: Track[] = videoSources().map((source) => ({
@@ -214,14 +212,42 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
         speakers: [...form.querySelectorAll<HTMLInputElement>(`fieldset[data-source-id="${CSS.escape(source.id)}"] input:checked`)].map((b) => b.value),
       }));
       submit.disabled = true;
-      api
-        .submitSpeakerMapping({ tracks })
-        .then(() => load())
+      send(tracks)
+        .then(() => {
+          clearError();
+          return load();
+        })
         .catch(showError)
         .finally(() => (submit.disabled = false));
     });
-    body.replaceChildren(form);
+    return form;
   };
+
+  // ------------------------------------------------------------------ mapping
+  const renderMapping = (data: GetJobResponse): void => {
+    const map = data.job.camera_map;
+    const form = mappingForm(data, (id) => map?.cameras.find((c) => c.sourceId === id)?.speakers ?? [], 'Confirm mapping', (tracks) => api.submitSpeakerMapping({ tracks }));
+    body.replaceChildren(
+      el('h2', { text: 'Which speakers does each camera show?' }),
+      el('p', { text: map ? 'The proposal from the camera map is filled in; change it where it is wrong.' : 'No camera map was computed: tick the speakers each camera shows.' }),
+      form,
+    );
+  };
+
+  /** In ready or complete: changing the mapping is a correction sent with the current cuts. */
+  const mappingCorrection = (data: GetJobResponse): HTMLElement =>
+    el(
+      'details',
+      { class: 'mapping-correction' },
+      el('summary', { text: 'Speaker mapping' }),
+      el('p', { text: 'Changing the mapping keeps your cuts as they are; recut to regenerate them from the new mapping.' }),
+      mappingForm(
+        data,
+        (id) => data.job.tracks.find((t) => t.sourceId === id)?.speakers ?? [],
+        'Save mapping',
+        (tracks) => saving.then(() => api.submitSpeakerMapping({ tracks, cuts, removedRanges: removed })),
+      ),
+    );
 
   // ------------------------------------------------------------------ review (ready / complete / …)
   const cutList = el('ol', { class: 'cut-list' });
@@ -430,6 +456,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       summary,
       actions,
       el('div', { class: 'lists' }, el('section', {}, el('h2', { text: 'Cuts' }), cutList), el('section', {}, el('h2', { text: 'Pauses' }), pauseList)),
+      mappingCorrection(data),
     );
     refreshEdit();
     player.seek(0);
