@@ -25,19 +25,24 @@ export default defineConfig(({ mode }) => {
   }
   // MULTICAM_OUT_DIR: the CLI builds its own copy (.cache/cli-app) so it never rewrites dist/ under a running test.
   const outDir = process.env['MULTICAM_OUT_DIR'] ? resolve(process.env['MULTICAM_OUT_DIR']) : resolve(root, test ? 'dist-test' : 'dist');
+  let resolvedOutDir = outDir;
   return {
     root,
     plugins: [
       {
         // The pinned runtime assets (scripts/copy-assets.mjs) are served from the app's own origin.
         name: 'multicam-runtime-assets',
+        // Copy into the folder this build really writes to (`--outDir` wins over the config).
+        configResolved(config) {
+          resolvedOutDir = resolve(root, config.build.outDir);
+        },
         closeBundle() {
           for (const dir of ['wasm', 'models']) {
-            if (existsSync(resolve(root, dir))) cpSync(resolve(root, dir), resolve(outDir, dir), { recursive: true });
+            if (existsSync(resolve(root, dir))) cpSync(resolve(root, dir), resolve(resolvedOutDir, dir), { recursive: true });
           }
           // The demo's built-in sample (scripts/make-sample.ts), when it has been made: /sample/.
           if (!test && existsSync(resolve(root, '.cache/sample/manifest.json'))) {
-            cpSync(resolve(root, '.cache/sample'), resolve(outDir, 'sample'), { recursive: true });
+            cpSync(resolve(root, '.cache/sample'), resolve(resolvedOutDir, 'sample'), { recursive: true });
           }
         },
       },

@@ -25,6 +25,8 @@ export interface JobOptions {
   review: boolean;
   autoMap: AutoMapMode;
   silence: SilenceMode;
+  /** Where the events are POSTed as webhooks (the receiver must allow this origin by CORS). */
+  callbackUrl?: string;
 }
 
 /** The extension the contract wants, from a file name (`cam1.MP4` → `mp4`); null if unsupported. */
@@ -54,6 +56,7 @@ export async function createAndStartJob(client: MulticamClient, files: readonly 
   const created = await client.createJob({
     sources: files.map((f) => ({ label: f.label, kind: f.kind, ext: extOf(f.name) as SourceExt, fileSize: f.file.size })),
     ...(options.title ? { title: options.title } : {}),
+    ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}),
     review: options.review,
     autoMap: options.autoMap,
     silence: { mode: options.silence },

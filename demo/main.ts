@@ -26,6 +26,8 @@ let chosen: ChosenFile[] = [];
 let currentJobId: string | null = null;
 let lastSummary: JobSummary | null = null;
 let lastStatus = '';
+/** Set once the session is open: refreshes the jobs table when the job's status changes. */
+let onStatusChange: () => void = () => undefined;
 const reviewUrls = new Map<string, string>();
 
 function formatBytes(n: number): string {
@@ -82,6 +84,7 @@ function readOptions(): JobOptions {
     review: $<HTMLInputElement>('opt-review').checked,
     autoMap: $<HTMLSelectElement>('opt-automap').value as JobOptions['autoMap'],
     silence: $<HTMLSelectElement>('opt-silence').value as JobOptions['silence'],
+    ...($<HTMLInputElement>('opt-callback').value.trim() ? { callbackUrl: $<HTMLInputElement>('opt-callback').value.trim() } : {}),
   };
 }
 
@@ -108,8 +111,9 @@ function showSummary(summary: JobSummary): void {
   $('job-status').textContent = summary.status;
   document.body.dataset['jobStatus'] = summary.status;
   const progress = $<HTMLProgressElement>('job-progress');
-  if (summary.progress === null) progress.removeAttribute('value');
-  else progress.value = summary.progress;
+  // No bar when the stage reports no fraction (the spec gives progress for rendering).
+  progress.hidden = summary.progress === null;
+  if (summary.progress !== null) progress.value = summary.progress;
   $('job-percent').textContent = summary.progress === null ? '' : `${Math.round(summary.progress * 100)} %`;
   $('job-next').textContent = `Next: ${summary.nextAction.type} — ${summary.nextAction.message}`;
   const error = $('job-error');
@@ -118,6 +122,7 @@ function showSummary(summary: JobSummary): void {
   if (summary.status !== lastStatus) {
     lastStatus = summary.status;
     $('stages').append(el('li', `${new Date().toLocaleTimeString()} ${summary.status}`, { 'data-status': summary.status }));
+    onStatusChange();
   }
   $('accept-proposal').hidden = summary.status !== 'mapping';
   $('render').hidden = summary.status !== 'ready';
@@ -296,9 +301,12 @@ try {
       .then(({ apiKey }) => ($('new-key-value').textContent = apiKey))
       .catch(report);
   });
-  // The summary is polled once a second while a job is not settled.
+  onStatusChange = () => void listJobs(session).catch(report);
+  // The summary is polled once a second while a job is not settled; the outbox (delivery
+  // attempts go on after the job settles) every second regardless.
   setInterval(() => {
     if (currentJobId !== null && (lastSummary === null || !isSettled(lastSummary) || lastSummary.id !== currentJobId)) void poll().catch(report);
+    else void refreshEvents().catch(report);
   }, 1000);
   await listJobs(session);
   document.body.dataset['ready'] = '1';

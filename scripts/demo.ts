@@ -8,7 +8,7 @@
  * the command line". PORT picks the port (default 5173).
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SampleManifest } from '../demo/sample/manifest.ts';
@@ -33,9 +33,12 @@ if (!values['no-build']) {
 const dist = join(ROOT, 'dist');
 // vite.config copies the sample on build; --no-build (or a build made before the sample) gets it here.
 if (!existsSync(join(dist, 'sample/manifest.json'))) cpSync(sampleDir, join(dist, 'sample'), { recursive: true });
+// A previous run's files are not offered again.
+const givenDir = join(dist, 'sample/given');
+rmSync(givenDir, { recursive: true, force: true });
 if (given.length > 0) {
   // Links, not copies: the page streams the files from disk through the static server.
-  const dir = join(dist, 'sample/given');
+  const dir = givenDir;
   mkdirSync(dir, { recursive: true });
   const files: SampleManifest['files'] = given.map((g, i) => {
     const file = `${i + 1}-${basename(g.path).replace(/[^\w.-]+/g, '_')}`;

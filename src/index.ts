@@ -134,3 +134,11 @@ export type { SourceAlignment, SyncSignal, ClockMapping } from './analysis/sync.
 // Export to editing software (FCPXML, Premiere xmeml, OpenTimelineIO, CMX 3600 EDL)
 export { exportEdit, EXPORT_FORMATS, ExportError } from './export/index.ts';
 export type { ExportFormat, ExportableJob, ExportOptions, ExportedFile } from './export/index.ts';
+
+// Render (WebCodecs + mediabunny, ffmpeg.wasm for AAC and as the video fallback)
+export { renderEdit, RenderError, RenderAbortError, avcCodecString } from './render/render.ts';
+export { createRenderClient } from './render/client.ts';
+export type { RenderClient } from './render/client.ts';
+export { planRender, keptPieces, RenderPlanError } from './render/plan.ts';
+export type { RenderPlan, RenderSegment } from './render/plan.ts';
+export type { RenderSource, RenderRequest, RenderSink, RenderProgress, RenderResult, RenderOutputOptions, RenderWorkerApi } from './render/protocol.ts';

@@ -12,7 +12,7 @@ import { diarizeMixWithDiagnostics } from '../../src/analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../src/analysis/diarize/per-mic.ts';
 import { assembleConversation, withBleed } from '../../tools/diarization/assemble.ts';
 import { createNodeVad } from '../../tools/diarization/vad-node.ts';
-import { runVadInChromium } from './webgpu.ts';
+import { runVadInChromium } from '../../tools/diarization/chromium-vad.ts';
 
 const args = process.argv.slice(2);
 const minutes = args.includes('--minutes') ? Number(args[args.indexOf('--minutes') + 1]) : 10;

@@ -2,20 +2,26 @@
  * Cut generation: which camera to show when, from who speaks (turns), who is on which camera
  * (tracks, optionally ranked by the camera map) and an editing preset.
  *
- * The plan is made in output time (the reference timeline with removed ranges taken out), so
- * shot lengths are what a viewer sees, then mapped back to reference time:
- * 1. Desire: single-speaker speech wants that speaker's close-up; overlapping speech wants a
- *    group shot showing the people involved; nobody speaking (or a speaker no camera shows)
- *    wants nothing and stays on the last shot.
- * 2. Minimum shot length: a too-short shot between two different shots may start earlier, in
- *    the pause before it; a run of consecutive too-short shots that involves two or more
- *    speakers and is itself long enough becomes a group shot (quick exchange); any other
- *    too-short shot is absorbed by the shot before it (backchannels do not cause cuts).
- * 3. Maximum shot length: a close-up held longer than the maximum gets a cut-away to a group
- *    shot (monologue relief) and comes back; when only the pause after the speech makes it too
- *    long, the group shot takes the pause.
- * 4. Footage: a shot whose camera was not recording at that moment falls back to a camera
- *    that was.
+ * The plan is the optimum of a cost over the output timeline (reference time with the removed
+ * ranges taken out, so shot lengths are what a viewer sees), found by dynamic programming with
+ * explicit shot durations (a semi-Markov Viterbi):
+ * - the timeline is cut into steps at every speech edge and footage edge, and at most
+ *   {@link STEP_MS} apart;
+ * - each step costs, per camera, how badly that camera serves the moment: single-speaker speech
+ *   wants that speaker's close-up, overlapping speech wants a group shot showing the people
+ *   involved, a speaker without a close-up wants a group shot showing them; nobody speaking
+ *   costs (almost) nothing anywhere, so cuts move into pauses (pre-roll before a turn, hold
+ *   after it);
+ * - every cut costs a little ({@link CUT_COST}), so the edit does not flap;
+ * - hard constraints: no shot shorter than the preset's minimum, no close-up longer than the
+ *   maximum when a group shot can relieve it, no camera that shows nobody, no camera where it
+ *   has no footage. They are enforced as penalties far above any soft cost, so they only give
+ *   way where footage makes them impossible (see {@link planCuts}).
+ *
+ * E_c(t), the cheapest plan whose shot on camera c ends at step t, is the minimum over shot
+ * starts s in a window [t - max, t - min] of B_c(s) + P_c(t) - P_c(s) (B: the best plan ending
+ * at s on another camera plus a cut, P: prefix sums of camera c's cost). The window slides
+ * forward, so monotone deques give each E_c(t) in amortised O(1): O(steps x cameras) overall.
  *
  * @module
  */
@@ -147,21 +153,29 @@ export class OutputClock {
   }
 }
 
-interface Shot {
-  startMs: number;
-  endMs: number;
-  camera: EditCamera;
-  reason: string;
-  /** Whose speech asked for this shot (used to detect quick exchanges). */
-  speakers: string[];
-  /** Speakers whose short turns were absorbed into this shot. */
-  ignored: string[];
-  closeupOf: string | null;
-  /** End of the last speech that asked for this shot; after it the shot only holds a pause. */
-  speechEndMs: number;
-}
 
 const len = (s: { startMs: number; endMs: number }): number => s.endMs - s.startMs;
+
+/** Longest step of the discretised output timeline (ms). Cuts land on step edges. */
+export const STEP_MS = 100;
+/** Cost of one cut, in milliseconds of a speaker missing their close-up: enough to stop flapping. */
+export const CUT_COST = 100;
+/** Per millisecond: a speaker with a recording close-up shown on a group shot that includes them. */
+const MISS_ON_GROUP = 1;
+/** Per millisecond: a speaker shown on a camera that does not show them (someone else's close-up). */
+const MISS_ELSEWHERE = 1.2;
+/** Per millisecond: a speaker without a close-up not on a group shot that shows them. */
+const NO_CLOSEUP_MISS = 0.5;
+/** Per millisecond and camera size: tie-breaks (tightest group for speech, widest for silence). */
+const TIE = 0.001;
+/** A shot under the minimum, or a close-up held over the maximum: only where footage forces it. */
+const SHORT_PENALTY = 1e10;
+const SPLIT_PENALTY = 1e9;
+/**
+ * A turn this short is a line in a quick exchange (when several follow each other); longer
+ * turns get their own close-up, with pre-roll or hold into the pauses around them.
+ */
+const EXCHANGE_TURN_MS = 1500;
 
 /** A stretch of output time during which the same speakers talk. */
 interface Segment {
@@ -186,8 +200,7 @@ function speechSegments(turns: readonly Turn[], clock: OutputClock): Segment[] {
   let prevT = 0;
   for (const e of edges) {
     if (e.t > prevT) {
-      const speakers = [...active.keys()].sort();
-      segments.push({ startMs: prevT, endMs: e.t, speakers });
+      segments.push({ startMs: prevT, endMs: e.t, speakers: [...active.keys()].sort() });
       prevT = e.t;
     }
     const n = (active.get(e.speaker) ?? 0) + e.delta;
@@ -195,216 +208,315 @@ function speechSegments(turns: readonly Turn[], clock: OutputClock): Segment[] {
     else active.delete(e.speaker);
   }
   if (clock.lengthMs > prevT) segments.push({ startMs: prevT, endMs: clock.lengthMs, speakers: [] });
-  return segments;
+  return segments.filter((s) => s.startMs < clock.lengthMs);
 }
 
-function wantedShot(speakers: readonly string[], cameras: EditCameras): Omit<Shot, 'startMs' | 'endMs' | 'ignored' | 'speechEndMs'> | null {
-  if (speakers.length === 1) {
-    const who = speakers[0]!;
-    const own = cameras.closeups.get(who);
-    if (own) return { camera: own, reason: `${who} speaks (close-up)`, speakers: [who], closeupOf: who };
-    const group = chooseGroupShot(cameras, [who], 'together');
-    if (group) return { camera: group, reason: `${who} speaks (${group.label}, no close-up)`, speakers: [who], closeupOf: null };
-    return null;
+/**
+ * Quick exchanges: runs of consecutive short turns (each under {@link EXCHANGE_TURN_MS} and the
+ * minimum shot, each starting within that long after the previous one's end) of two or more
+ * speakers, lasting at least the minimum shot together. No close-up can follow them, so they
+ * are planned like an overlap of everyone involved (the group shot showing them all is wanted).
+ * Output time.
+ */
+function quickExchanges(turns: readonly Turn[], clock: OutputClock, minShotMs: number): Array<{ startMs: number; endMs: number; speakers: string[] }> {
+  const minMs = Math.min(minShotMs, EXCHANGE_TURN_MS);
+  const spans = turns
+    .map((t) => ({ startMs: clock.toOutput(t.startMs), endMs: clock.toOutput(t.endMs), speaker: t.speaker }))
+    .filter((t) => t.endMs > t.startMs)
+    .sort((a, b) => a.startMs - b.startMs);
+  // A backchannel inside someone's long turn is not part of an exchange: the turn goes on.
+  const long = spans.filter((t) => t.endMs - t.startMs >= minMs);
+  const inLongTurn = (t: (typeof spans)[number]): boolean => long.some((l) => l.speaker !== t.speaker && l.startMs <= t.startMs && l.endMs >= t.endMs);
+  const out: Array<{ startMs: number; endMs: number; speakers: string[] }> = [];
+  let run: typeof spans = [];
+  const close = (): void => {
+    const who = [...new Set(run.map((t) => t.speaker))].sort();
+    const a = run[0];
+    const b = Math.max(...run.map((t) => t.endMs));
+    if (a && who.length >= 2 && b - a.startMs >= minShotMs) out.push({ startMs: a.startMs, endMs: b, speakers: who });
+    run = [];
+  };
+  for (const t of spans) {
+    if (t.endMs - t.startMs < minMs && inLongTurn(t)) continue;
+    const short = t.endMs - t.startMs < minMs;
+    const lastEnd = run.length > 0 ? Math.max(...run.map((r) => r.endMs)) : -Infinity;
+    if (!short || t.startMs - lastEnd >= minMs) close();
+    if (short) run.push(t);
   }
-  if (speakers.length >= 2) {
-    const group = chooseGroupShot(cameras, speakers, 'together');
-    if (group) return { camera: group, reason: `overlap ${speakers.join('+')} (${group.label})`, speakers: [...speakers], closeupOf: null };
-  }
-  return null;
-}
-
-/** Joins shot `k + 1` into shot `k` while they use the same camera. */
-function mergeForward(shots: Shot[], k: number): void {
-  const a = shots[k];
-  if (!a) return;
-  for (let b = shots[k + 1]; b && b.camera.sourceId === a.camera.sourceId; b = shots[k + 1]) {
-    joinShot(a, b);
-    shots.splice(k + 1, 1);
-  }
-}
-
-function joinShot(last: Shot, s: Shot): void {
-  last.endMs = s.endMs;
-  last.speechEndMs = Math.max(last.speechEndMs, s.speechEndMs);
-  // Both reasons stay visible: "overlap A+B (wide), then quick exchange A+C (wide)".
-  if (!last.reason.split(', then ').includes(s.reason)) last.reason = `${last.reason}, then ${s.reason}`;
-  for (const x of s.ignored) if (!last.ignored.includes(x)) last.ignored.push(x);
-  for (const x of s.speakers) if (!last.speakers.includes(x)) last.speakers.push(x);
-  if (last.closeupOf !== s.closeupOf) last.closeupOf = null;
-}
-
-function mergeSameCamera(shots: Shot[]): Shot[] {
-  const out: Shot[] = [];
-  for (const s of shots) {
-    const last = out.at(-1);
-    if (last && last.camera.sourceId === s.camera.sourceId) joinShot(last, s);
-    else out.push(s);
-  }
+  close();
   return out;
 }
 
-/** The shot shown before anyone speaks, or for the whole edit when nobody does. */
-function openingShot(cameras: EditCameras): Omit<Shot, 'startMs' | 'endMs' | 'ignored' | 'speechEndMs'> | null {
-  const widest = cameras.groups.toSorted((a, b) => b.speakers.length - a.speakers.length || a.rank - b.rank)[0];
-  if (widest) return { camera: widest, reason: `nobody speaks (${widest.label})`, speakers: [], closeupOf: null };
-  const first = cameras.all[0];
-  if (first) return { camera: first, reason: `nobody speaks (${first.label})`, speakers: [], closeupOf: null };
-  return null;
+/** The discretised output timeline: step k is [edges[k], edges[k + 1]) and has `speakers[k]` talking. */
+interface Steps {
+  edges: number[];
+  speakers: string[][];
+  /** available[c][k]: camera c records during step k. */
+  available: Uint8Array[];
 }
 
-/** Step 1: the wanted shots, pauses and unmapped speakers staying on the shot before. */
-function desiredShots(segments: readonly Segment[], cameras: EditCameras, clock: OutputClock): Shot[] {
-  const shots: Shot[] = [];
-  let pendingStart: number | null = null; // output time not yet given to any shot (before the first)
-  for (const seg of segments) {
-    const want = wantedShot(seg.speakers, cameras);
-    const last = shots.at(-1);
-    if (!want) {
-      if (last) last.endMs = seg.endMs;
-      else pendingStart ??= seg.startMs;
-      continue;
+function buildSteps(segments: readonly Segment[], cams: readonly EditCamera[], spans: readonly SourceSpan[], clock: OutputClock): Steps {
+  const spanOf = new Map(spans.map((s) => [s.sourceId, s]));
+  const marks = new Set<number>();
+  for (const s of segments) marks.add(s.startMs).add(s.endMs);
+  marks.add(0).add(clock.lengthMs);
+  for (const s of spans) {
+    for (const t of [s.startMs, s.endMs]) {
+      if (!Number.isFinite(t)) continue;
+      const o = clock.toOutput(t);
+      if (o > 0 && o < clock.lengthMs) marks.add(o);
     }
-    const startMs = last ? seg.startMs : (pendingStart ?? seg.startMs);
-    shots.push({ ...want, startMs, endMs: seg.endMs, ignored: [], speechEndMs: seg.endMs });
   }
-  if (shots.length === 0) {
-    const open = openingShot(cameras);
-    if (open && clock.lengthMs > 0) shots.push({ ...open, startMs: 0, endMs: clock.lengthMs, ignored: [], speechEndMs: 0 });
+  const coarse = [...marks].sort((a, b) => a - b);
+  const edges: number[] = [];
+  const speakers: string[][] = [];
+  let seg = 0;
+  for (let i = 1; i < coarse.length; i++) {
+    const a = coarse[i - 1]!;
+    const b = coarse[i]!;
+    while (seg < segments.length - 1 && segments[seg]!.endMs <= a) seg++;
+    const who = segments[seg]?.speakers ?? [];
+    const pieces = Math.max(1, Math.ceil((b - a) / STEP_MS - 1e-9));
+    for (let p = 0; p < pieces; p++) {
+      edges.push(a + ((b - a) * p) / pieces);
+      speakers.push(who);
+    }
   }
-  return mergeSameCamera(shots);
+  edges.push(clock.lengthMs);
+  const n = speakers.length;
+  const available = cams.map((cam) => {
+    const span = spanOf.get(cam.sourceId);
+    const row = new Uint8Array(n);
+    for (let k = 0; k < n; k++) {
+      const ref = clock.toReference((edges[k]! + edges[k + 1]!) / 2);
+      row[k] = span !== undefined && span.startMs <= ref && span.endMs >= ref ? 1 : 0;
+    }
+    return row;
+  });
+  // Where no camera records, nothing can be shown: every camera is "available" (fitToFootage
+  // leaves the hole), so the plan is not bent around it.
+  for (let k = 0; k < n; k++) if (available.every((row) => row[k] === 0)) for (const row of available) row[k] = 1;
+  return { edges, speakers, available };
 }
 
-/** Step 2: no shot shorter than the preset's minimum (unless it is the only one). */
-function enforceMinimum(input: Shot[], cameras: EditCameras, minMs: number): Shot[] {
-  const shots = mergeSameCamera(input);
-  // Shots before the first short one stay long enough whatever happens later, so each scan
-  // starts where the previous one left off (this keeps long edits fast).
-  let from = 0;
-  for (;;) {
-    if (shots.length <= 1) return shots;
-    let i = -1;
-    for (let k = from; k < shots.length; k++) {
-      if (len(shots[k]!) < minMs) {
-        i = k;
-        break;
-      }
+/** Cost per millisecond of showing each camera during one step (see the module comment). */
+function stepCosts(who: readonly string[], cams: readonly EditCamera[], closeupIdx: ReadonlyMap<string, number>, avail: (c: number) => boolean): number[] {
+  const mapped = who.filter((s) => cams.some((c) => c.speakers.includes(s)));
+  if (mapped.length === 0) {
+    // Nobody (or only someone no camera shows) speaks: free, the widest shot by a hair.
+    const widest = Math.max(...cams.map((c) => c.speakers.length));
+    return cams.map((c) => TIE * 0.1 * (widest - c.speakers.length));
+  }
+  if (mapped.length === 1) {
+    const x = mapped[0]!;
+    const own = closeupIdx.get(x);
+    if (own !== undefined && avail(own)) {
+      return cams.map((c, i) => (i === own ? 0 : c.speakers.includes(x) ? MISS_ON_GROUP - TIE * c.speakers.length : MISS_ELSEWHERE));
     }
-    if (i < 0) return shots;
-    from = Math.max(0, i - 1);
-    let j = i;
-    while (j + 1 < shots.length && len(shots[j + 1]!) < minMs) j++;
-    const first = shots[i]!;
-    const lastShort = shots[j]!;
-    // A short shot between two different cameras may start earlier, in the pause that ends the
-    // shot before (the cut then falls in silence). Between two pieces of the same shot it is a
-    // backchannel and must not cause a cut, so this is not done there.
-    const before = shots[i - 1];
-    const after = shots[i + 1];
-    if (before && after?.camera.sourceId !== before.camera.sourceId) {
-      const earliest = Math.max(before.speechEndMs, before.startMs + minMs);
-      if (first.endMs - earliest >= minMs) {
-        before.endMs = first.startMs = first.endMs - minMs;
-        continue;
-      }
-    }
-    if (j > i && lastShort.endMs - first.startMs >= minMs) {
-      const involved = [...new Set(shots.slice(i, j + 1).flatMap((s) => s.speakers))].sort();
-      const group = involved.length >= 2 ? chooseGroupShot(cameras, involved, 'together') : null;
-      if (group) {
-        const exchange: Shot = {
-          startMs: first.startMs,
-          endMs: lastShort.endMs,
-          camera: group,
-          reason: `quick exchange ${involved.join('+')} (${group.label})`,
-          speakers: involved,
-          ignored: [],
-          closeupOf: null,
-          speechEndMs: Math.max(...shots.slice(i, j + 1).map((s) => s.speechEndMs)),
-        };
-        shots.splice(i, j - i + 1, exchange);
-        mergeForward(shots, i);
-        if (i > 0) mergeForward(shots, i - 1);
-        continue;
-      }
-    }
-    // Absorb the short shot into the one before (stay on the current shot: no flapping),
-    // or into the one after when it opens the edit.
-    const host = i > 0 ? shots[i - 1]! : shots[1]!;
-    if (i > 0) host.endMs = first.endMs;
-    else host.startMs = first.startMs;
-    host.speechEndMs = Math.max(host.speechEndMs, first.speechEndMs);
-    for (const s of first.speakers) if (!host.speakers.includes(s) && !host.ignored.includes(s)) host.ignored.push(s);
-    shots.splice(i, 1);
-    if (i > 0) mergeForward(shots, i - 1);
+    return cams.map((c) => (c.speakers.includes(x) ? TIE * c.speakers.length : NO_CLOSEUP_MISS));
+  }
+  return cams.map((c) => {
+    const shown = mapped.filter((s) => c.speakers.includes(s)).length;
+    return MISS_ON_GROUP * (1 - shown / mapped.length) + TIE * c.speakers.length;
+  });
+}
+
+/** One shot of the optimal plan, in steps. */
+interface PlannedShot {
+  from: number;
+  to: number;
+  cam: number;
+}
+
+/** A monotone deque over shot starts: the front holds the cheapest start of the window. */
+class StartWindow {
+  private readonly idx: Int32Array;
+  private head = 0;
+  private tail = 0;
+  constructor(
+    size: number,
+    private readonly value: Float64Array,
+  ) {
+    this.idx = new Int32Array(size);
+  }
+  push(s: number): void {
+    const v = this.value[s]!;
+    // Ties keep the later start: the shot before holds longer (the cut lands late in a pause).
+    while (this.tail > this.head && this.value[this.idx[this.tail - 1]!]! >= v) this.tail--;
+    this.idx[this.tail++] = s;
+  }
+  dropBefore(s: number): void {
+    while (this.tail > this.head && this.idx[this.head]! < s) this.head++;
+  }
+  clear(): void {
+    this.head = this.tail = 0;
+  }
+  front(): number {
+    return this.tail > this.head ? this.idx[this.head]! : -1;
   }
 }
 
 /**
- * Step 3: cut away from a close-up held longer than the maximum, then come back. The cut-away
- * starts at a natural moment when there is one (a pause, or a listener's backchannel: the
- * group shot then shows the reaction), otherwise as late as the maximum allows.
- *
- * @param moments output times where the speaker is silent or someone else makes a sound
+ * The optimal shot sequence over `steps` (see the module comment). Minimum and maximum are hard
+ * except where footage forces otherwise: a shot may be shorter than `minMs` when the camera
+ * before it stops recording where it starts, or its own camera stops recording where it ends.
  */
-function addMonologueRelief(shots: Shot[], cameras: EditCameras, preset: EditPreset, moments: readonly number[]): Shot[] {
-  const out: Shot[] = [];
-  for (const shot of shots) {
-    const relief = shot.closeupOf !== null ? chooseGroupShot(cameras, [shot.closeupOf], 'relief') : null;
-    if (!relief || relief.sourceId === shot.camera.sourceId || len(shot) <= preset.maxShotMs) {
-      out.push(shot);
-      continue;
-    }
-    let t = shot.startMs;
-    let first = true;
-    while (shot.endMs - t > preset.maxShotMs) {
-      // Too long only because of the pause after the speech: go to the group shot for the pause.
-      const speechEnd = Math.max(shot.speechEndMs, t + preset.minShotMs);
-      if (speechEnd - t <= preset.maxShotMs && shot.endMs - speechEnd >= preset.minShotMs) {
-        const reason = first ? shot.reason : `${shot.closeupOf} continues (close-up)`;
-        out.push({ ...shot, startMs: t, endMs: speechEnd, reason, ignored: first ? shot.ignored : [], speakers: [...shot.speakers] });
-        out.push({
-          startMs: speechEnd,
-          endMs: shot.endMs,
-          camera: relief,
-          reason: `pause (${relief.label})`,
-          speakers: [],
-          ignored: [],
-          closeupOf: null,
-          speechEndMs: speechEnd,
-        });
-        t = shot.endMs;
-        break;
+function optimalShots(steps: Steps, cams: readonly EditCamera[], cost: readonly Float64Array[], minMs: number, maxMs: readonly number[]): PlannedShot[] {
+  const n = steps.speakers.length;
+  const C = cams.length;
+  const T = steps.edges;
+  // Prefix sums of cost x duration per camera.
+  const P = cost.map((row) => {
+    const p = new Float64Array(n + 1);
+    for (let k = 0; k < n; k++) p[k + 1] = p[k]! + row[k]! * (T[k + 1]! - T[k]!);
+    return p;
+  });
+  const E = Array.from({ length: C }, () => new Float64Array(n + 1).fill(Infinity));
+  const fromS = Array.from({ length: C }, () => new Int32Array(n + 1).fill(-1));
+  const viaWaiver = Array.from({ length: C }, () => new Uint8Array(n + 1));
+  const prevCam = Array.from({ length: C }, () => new Int32Array(n + 1).fill(-1));
+  const prevCamWaived = Array.from({ length: C }, () => new Int32Array(n + 1).fill(-1));
+  const longVal = Array.from({ length: C }, () => new Float64Array(n + 1));
+  const shortVal = Array.from({ length: C }, () => new Float64Array(n + 1));
+  const rawVal = Array.from({ length: C }, () => new Float64Array(n + 1));
+  const longQ = longVal.map((v) => new StartWindow(n + 1, v));
+  const shortQ = shortVal.map((v) => new StartWindow(n + 1, v));
+  const rawQ = rawVal.map((v) => new StartWindow(n + 1, v));
+  const nextLong = new Int32Array(C); // first start not yet moved into the long window
+  const lo = new Int32Array(C); // earliest start from which camera c records without a break
+  const firstStart = new Int32Array(C); // the maximum's bound on shot starts only moves forward
+  for (let t = 1; t <= n; t++) {
+    const s = t - 1;
+    // B_c(s): best plan ending at s on another camera (+ a cut), or on c itself (a hidden split).
+    let best = Infinity;
+    let bestCam = -1;
+    let second = Infinity;
+    let secondCam = -1;
+    if (s > 0) {
+      for (let c = 0; c < C; c++) {
+        const e = E[c]![s]!;
+        if (e < best) {
+          second = best;
+          secondCam = bestCam;
+          best = e;
+          bestCam = c;
+        } else if (e < second) {
+          second = e;
+          secondCam = c;
+        }
       }
-      // maxShotMs > reliefMs + 2 * minShotMs (presets.ts) keeps every piece at or above the minimum.
-      const latest = t + Math.min(preset.maxShotMs, shot.endMs - t - preset.reliefMs - preset.minShotMs);
-      const earliest = t + preset.minShotMs;
-      let at = latest;
-      for (const m of moments) if (m >= earliest && m <= latest) at = m; // the last natural moment in the window
-      const reason = first ? shot.reason : `${shot.closeupOf} continues (close-up)`;
-      out.push({ ...shot, startMs: t, endMs: at, reason, ignored: first ? shot.ignored : [], speakers: [...shot.speakers] });
-      out.push({
-        startMs: at,
-        endMs: at + preset.reliefMs,
-        camera: relief,
-        reason: `monologue relief (${relief.label})`,
-        speakers: [],
-        ignored: [],
-        closeupOf: null,
-        speechEndMs: at + preset.reliefMs,
-      });
-      t = at + preset.reliefMs;
-      first = false;
     }
-    if (t < shot.endMs) out.push({ ...shot, startMs: t, endMs: shot.endMs, reason: `${shot.closeupOf} continues (close-up)`, ignored: [], speakers: [...shot.speakers] });
+    for (let c = 0; c < C; c++) {
+      if (steps.available[c]![s] === 0) {
+        lo[c] = t;
+        longQ[c]!.clear();
+        shortQ[c]!.clear();
+        rawQ[c]!.clear();
+        nextLong[c] = t;
+        continue;
+      }
+      let b: number;
+      let bw = Infinity;
+      if (s === 0) {
+        b = 0;
+        prevCam[c]![s] = -1;
+      } else {
+        const other = bestCam !== c ? best : second;
+        const otherCam = bestCam !== c ? bestCam : secondCam;
+        b = other + CUT_COST;
+        prevCam[c]![s] = otherCam;
+        const split = E[c]![s]! + SPLIT_PENALTY;
+        if (split < b) {
+          b = split;
+          prevCam[c]![s] = c;
+        }
+        // A camera stopping here forces the switch: the shot after it may be short.
+        for (let d = 0; d < C; d++) {
+          if (d === c || steps.available[d]![s] === 1 || steps.available[d]![s - 1] === 0) continue;
+          const e = E[d]![s]! + CUT_COST;
+          if (e < bw) {
+            bw = e;
+            prevCamWaived[c]![s] = d;
+          }
+        }
+      }
+      const p = P[c]![s]!;
+      longVal[c]![s] = b - p;
+      rawVal[c]![s] = b - p;
+      shortVal[c]![s] = Math.min(b + SHORT_PENALTY, bw) - p;
+      shortQ[c]!.push(s);
+      rawQ[c]!.push(s);
+    }
+    for (let c = 0; c < C; c++) {
+      if (steps.available[c]![s] === 0) continue;
+      while (nextLong[c]! <= s && T[t]! - T[nextLong[c]!]! >= minMs - 1e-6) {
+        if (nextLong[c]! >= lo[c]!) longQ[c]!.push(nextLong[c]!);
+        nextLong[c]!++;
+      }
+      const maxStart = maxMs[c]!;
+      // The window's earliest start: not before the camera started recording, not longer than the maximum.
+      let first = Math.max(firstStart[c]!, lo[c]!);
+      while (first < t && T[t]! - T[first]! > maxStart + 1e-6) first++;
+      firstStart[c] = first;
+      longQ[c]!.dropBefore(first);
+      shortQ[c]!.dropBefore(Math.max(first, nextLong[c]!));
+      rawQ[c]!.dropBefore(Math.max(first, nextLong[c]!));
+      const pt = P[c]![t]!;
+      let e = Infinity;
+      let from = -1;
+      let waived = 0;
+      const l = longQ[c]!.front();
+      if (l >= 0) {
+        e = longVal[c]![l]! + pt;
+        from = l;
+      }
+      const sh = shortQ[c]!.front();
+      if (sh >= 0 && shortVal[c]![sh]! + pt < e) {
+        e = shortVal[c]![sh]! + pt;
+        from = sh;
+        waived = shortVal[c]![sh]! + P[c]![sh]! < rawVal[c]![sh]! + P[c]![sh]! + SHORT_PENALTY ? 1 : 0;
+      }
+      // Its own camera stops recording right after: the shot may be short.
+      const ownStops = t < n && steps.available[c]![t] === 0;
+      const r = rawQ[c]!.front();
+      if (ownStops && r >= 0 && rawVal[c]![r]! + pt < e) {
+        e = rawVal[c]![r]! + pt;
+        from = r;
+        waived = 0;
+      }
+      E[c]![t] = e;
+      fromS[c]![t] = from;
+      viaWaiver[c]![t] = waived;
+    }
   }
-  return out;
+  let cam = -1;
+  let bestEnd = Infinity;
+  for (let c = 0; c < C; c++) {
+    if (E[c]![n]! < bestEnd) {
+      bestEnd = E[c]![n]!;
+      cam = c;
+    }
+  }
+  const shots: PlannedShot[] = [];
+  let t = n;
+  while (cam >= 0 && t > 0) {
+    const s = fromS[cam]![t]!;
+    if (s < 0) break;
+    shots.push({ from: s, to: t, cam });
+    const next = viaWaiver[cam]![t] === 1 ? prevCamWaived[cam]![s]! : prevCam[cam]![s]!;
+    t = s;
+    cam = next;
+  }
+  shots.reverse();
+  // Hidden splits (same camera twice) join back into one shot.
+  const merged: PlannedShot[] = [];
+  for (const sh of shots) {
+    const last = merged.at(-1);
+    if (last && last.cam === sh.cam) last.to = sh.to;
+    else merged.push({ ...sh });
+  }
+  return merged;
 }
-
-function reasonOf(shot: Shot): string {
-  return shot.ignored.length > 0 ? `${shot.reason}; backchannel ${shot.ignored.join(', ')} ignored` : shot.reason;
-}
-
 /** Step 4: give every instant a camera that was recording then; holes nobody recorded stay uncut. */
 function fitToFootage(cuts: Cut[], cameras: EditCameras, spans: readonly SourceSpan[], minShotMs: number): Cut[] {
   const spanOf = new Map(spans.map((s) => [s.sourceId, s]));
@@ -478,6 +590,89 @@ function fitToFootage(cuts: Cut[], cameras: EditCameras, spans: readonly SourceS
   return merged;
 }
 
+
+/** What a shot covers: speech per speaker, alone or overlapped. */
+interface ShotContent {
+  single: Map<string, number>;
+  overlap: Map<string, number>;
+  overlapMs: number;
+  /** First moment (output ms) someone speaks in the shot, per speaker. */
+  firstSpeech: Map<string, number>;
+}
+
+function shotContent(steps: Steps, shot: PlannedShot, cams: readonly EditCamera[]): ShotContent {
+  const single = new Map<string, number>();
+  const overlap = new Map<string, number>();
+  const firstSpeech = new Map<string, number>();
+  let overlapMs = 0;
+  for (let k = shot.from; k < shot.to; k++) {
+    const who = steps.speakers[k]!.filter((s) => cams.some((c) => c.speakers.includes(s)));
+    const d = steps.edges[k + 1]! - steps.edges[k]!;
+    for (const s of who) if (!firstSpeech.has(s)) firstSpeech.set(s, steps.edges[k]!);
+    if (who.length === 1) single.set(who[0]!, (single.get(who[0]!) ?? 0) + d);
+    else if (who.length > 1) {
+      overlapMs += d;
+      for (const s of who) overlap.set(s, (overlap.get(s) ?? 0) + d);
+    }
+  }
+  return { single, overlap, overlapMs, firstSpeech };
+}
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** Why a shot was chosen, in words the review editor shows. */
+function shotReason(
+  shot: PlannedShot,
+  prev: { shot: PlannedShot; reason: string } | undefined,
+  steps: Steps,
+  cams: readonly EditCamera[],
+  closeupIdx: ReadonlyMap<string, number>,
+  minMs: number,
+  anySpeech: boolean,
+): string {
+  const cam = cams[shot.cam]!;
+  const content = shotContent(steps, shot, cams);
+  const speaking = [...new Set([...content.single.keys(), ...content.overlap.keys()])].sort();
+  const startMs = steps.edges[shot.from]!;
+  const subject = cam.speakers.length === 1 ? cam.speakers[0]! : [...closeupIdx].find(([, i]) => i === shot.cam)?.[0];
+  let reason: string;
+  if (subject !== undefined) {
+    const spoke = content.firstSpeech.get(subject);
+    if (spoke === undefined) reason = speaking.length > 0 ? `${subject} listens (close-up)` : anySpeech ? `pause (close-up)` : `nobody speaks (close-up)`;
+    else {
+      const relief = prev !== undefined && prev.reason.startsWith('monologue relief') && cams[prev.shot.cam] !== cam;
+      reason = relief ? `${subject} continues (close-up)` : `${subject} speaks (close-up)`;
+      // Started before the speaker's first word: a pre-roll into the pause (or over the end of
+      // someone else's turn) so that a short turn still gets a close-up of the minimum length.
+      const lead = spoke - startMs;
+      if (!relief && prev !== undefined && lead >= STEP_MS && speaking.every((s) => s === subject || (content.firstSpeech.get(s) ?? Infinity) >= spoke)) {
+        reason = `${subject} speaks (close-up, pre-roll ${secs(lead)})`;
+      }
+    }
+    const others = speaking.filter((s) => !cam.speakers.includes(s));
+    const brief = others.filter((s) => (content.single.get(s) ?? 0) + (content.overlap.get(s) ?? 0) < minMs);
+    const long = others.filter((s) => !brief.includes(s));
+    if (brief.length > 0) reason += `; backchannel ${brief.join(', ')} ignored`;
+    if (long.length > 0) reason += `; holds while ${long.join(', ')} speaks`;
+    return reason;
+  }
+  const label = cam.label;
+  if (speaking.length === 0) return anySpeech ? `pause (${label})` : `nobody speaks (${label})`;
+  const singles = [...content.single].filter(([, ms]) => ms > 0);
+  const singleMs = singles.reduce((a, [, ms]) => a + ms, 0);
+  if (content.overlapMs > 0 && content.overlapMs >= singleMs / 2) {
+    const who = [...content.overlap.keys()].sort();
+    return `overlap ${who.join('+')} (${label})`;
+  }
+  if (singles.length >= 2) return `quick exchange ${singles.map(([s]) => s).sort().join('+')} (${label})`;
+  const x = singles[0]?.[0] ?? speaking[0]!;
+  const own = closeupIdx.get(x);
+  if (own === undefined) return `${x} speaks (${label}, no close-up)`;
+  const recording = steps.available[own]!.subarray(shot.from, shot.to).every((v) => v === 1);
+  if (!recording) return `${x} speaks (${label}, close-up not recording)`;
+  return `monologue relief (${label})`;
+}
+
 /** Input of {@link planCuts}. */
 export interface PlanCutsInput {
   turns: readonly Turn[];
@@ -495,38 +690,61 @@ export interface PlanCutsInput {
 /**
  * The cut list of an edit, in reference time, covering `[startMs, endMs]` wherever some video
  * source has footage. Every cut carries a `reason`.
+ *
+ * Shot lengths (output time): every shot lasts at least `preset.minShotMs` unless the whole
+ * timeline is shorter (one shot), or footage forces the switch (the camera before stops
+ * recording where the shot starts, or the shot's own camera stops recording where it ends).
+ * A close-up lasts at most `preset.maxShotMs` when a group shot showing its speaker records.
  */
 export function planCuts(input: PlanCutsInput): Cut[] {
   const { cameras, preset } = input;
-  const clock = new OutputClock(input.startMs, input.endMs, input.removedRanges);
   if (!(input.endMs > input.startMs)) return [];
-  const segments = speechSegments(input.turns, clock);
-  let shots = desiredShots(segments, cameras, clock);
-  shots = enforceMinimum(shots, cameras, preset.minShotMs);
-  // Natural cut-away moments: a pause, or anyone but a single speaker making a sound.
-  const moments = segments.filter((s, i) => i > 0 && s.speakers.length !== 1).map((s) => s.startMs);
-  for (let i = 1; i < segments.length; i++) {
-    const prev = segments[i - 1]!.speakers;
-    const cur = segments[i]!.speakers;
-    if (cur.length === 1 && prev.length === 1 && cur[0] !== prev[0]) moments.push(segments[i]!.startMs);
+  const clock = new OutputClock(input.startMs, input.endMs, input.removedRanges);
+  const cams = cameras.all;
+  if (cams.length === 0 || clock.lengthMs <= 0) {
+    // No camera shows anyone: show the first video source rather than nothing.
+    const span = input.spans[0];
+    if (!span) return [];
+    const only = { startMs: input.startMs, endMs: input.endMs, sourceId: span.sourceId, reason: 'no camera shows a speaker (first video source)' };
+    return cams.length === 0 ? fitToFootage([only], cameras, input.spans, preset.minShotMs) : fitToFootage([{ ...only, sourceId: cams[0]!.sourceId, reason: 'nothing left after silence removal' }], cameras, input.spans, preset.minShotMs);
   }
-  moments.sort((a, b) => a - b);
-  shots = addMonologueRelief(shots, cameras, preset, moments);
-  const cuts: Cut[] = shots.map((s) => ({
-    startMs: clock.toReference(s.startMs),
-    endMs: clock.toReference(s.endMs),
-    sourceId: s.camera.sourceId,
-    reason: reasonOf(s),
-  }));
+  const segments = speechSegments(input.turns, clock);
+  const steps = buildSteps(segments, cams, input.spans, clock);
+  const exchanges = quickExchanges(input.turns, clock, preset.minShotMs);
+  const closeupIdx = new Map<string, number>();
+  for (const [speaker, cam] of cameras.closeups) {
+    const i = cams.findIndex((c) => c.sourceId === cam.sourceId);
+    if (i >= 0) closeupIdx.set(speaker, i);
+  }
+  const cost = cams.map(() => new Float64Array(steps.speakers.length));
+  let ex = 0;
+  for (let k = 0; k < steps.speakers.length; k++) {
+    const mid = (steps.edges[k]! + steps.edges[k + 1]!) / 2;
+    while (ex < exchanges.length && exchanges[ex]!.endMs <= mid) ex++;
+    const inExchange = exchanges[ex] !== undefined && exchanges[ex]!.startMs <= mid;
+    const who = inExchange ? exchanges[ex]!.speakers : steps.speakers[k]!;
+    const row = stepCosts(who, cams, closeupIdx, (c) => steps.available[c]![k] === 1);
+    for (let c = 0; c < cams.length; c++) cost[c]![k] = row[c]!;
+  }
+  const maxMs = cams.map((cam, i) => {
+    const subject = [...closeupIdx].find(([, j]) => j === i)?.[0];
+    const relief = subject !== undefined ? chooseGroupShot(cameras, [subject], 'relief') : null;
+    return relief && relief.sourceId !== cam.sourceId ? Math.max(preset.maxShotMs, preset.minShotMs) : Infinity;
+  });
+  const minMs = Math.min(preset.minShotMs, clock.lengthMs);
+  const shots = optimalShots(steps, cams, cost, minMs, maxMs);
+  const anySpeech = segments.some((s) => s.speakers.length > 0);
+  const cuts: Cut[] = [];
+  let prev: { shot: PlannedShot; reason: string } | undefined;
+  for (const shot of shots) {
+    const reason = shotReason(shot, prev, steps, cams, closeupIdx, preset.minShotMs, anySpeech);
+    prev = { shot, reason };
+    cuts.push({ startMs: clock.toReference(steps.edges[shot.from]!), endMs: clock.toReference(steps.edges[shot.to]!), sourceId: cams[shot.cam]!.sourceId, reason });
+  }
   const first = cuts[0];
   const last = cuts.at(-1);
   if (first) first.startMs = input.startMs;
   if (last) last.endMs = input.endMs;
-  if (cuts.length === 0) {
-    // No camera shows anyone: show the first video source rather than nothing.
-    const span = input.spans[0];
-    if (span) cuts.push({ startMs: input.startMs, endMs: input.endMs, sourceId: span.sourceId, reason: 'no camera shows a speaker (first video source)' });
-  }
   return fitToFootage(
     cuts.filter((c) => c.endMs > c.startMs),
     cameras,

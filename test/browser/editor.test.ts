@@ -7,6 +7,7 @@
  * The editor is built with the test pages into .cache/editor-dist (its own output directory,
  * so this file never empties dist-test/ under other running tests).
  */
+import { DOMParser } from '@xmldom/xmldom';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -249,6 +250,8 @@ describe('review editor', () => {
     for (const t of times) expect(Math.abs(t - playhead)).toBeLessThan(400);
     await editor.waitForFunction(() => document.getElementById('editor')?.dataset['waveform'] !== undefined, undefined, { timeout: 20_000 });
     expect(await editor.locator('#editor').getAttribute('data-waveform')).toBe('decoded');
+    // Thumbnails: frames grabbed from the cameras for the cuts on the timeline.
+    await editor.waitForFunction(() => Number(document.getElementById('editor')?.dataset['thumbnails'] ?? '0') > 0, undefined, { timeout: 20_000 });
   });
 
   test('recut with another preset and silence mode replaces the cuts', async () => {
@@ -342,7 +345,28 @@ describe('review editor', () => {
     expect(await editor.locator('.error').isHidden()).toBe(true);
   });
 
-  test('render (driven by the test engine) → complete shows the download link; approve; errors show the service message', async () => {
+  test('the export menu downloads the edit for editing software (FCPXML and EDL)', async () => {
+    const job = (await getJob()).job;
+    const videoLabels = job.sources.filter((s) => s.kind === 'video').map((s) => s.label);
+    const fetchExport = async (format: string): Promise<string> => {
+      await editor.locator('select.export-format').selectOption(format);
+      const [download] = await Promise.all([editor.waitForEvent('download'), editor.getByRole('button', { name: 'Export edit' }).click()]);
+      const path = await download.path();
+      return readFileSync(path, 'utf8');
+    };
+    const fcpxml = new DOMParser().parseFromString(await fetchExport('fcpxml'), 'text/xml');
+    expect(fcpxml.documentElement?.nodeName).toBe('fcpxml');
+    // One angle per camera, named by the camera's label, so the cuts stay angle switches.
+    const angles = Array.from(fcpxml.getElementsByTagName('mc-angle')).map((a) => a.getAttribute('name'));
+    expect(angles.sort()).toEqual([...videoLabels].sort());
+    expect(fcpxml.getElementsByTagName('mc-clip').length).toBeGreaterThan(0);
+    const edl = await fetchExport('edl');
+    expect(edl).toMatch(/^TITLE: /m);
+    expect(edl.split('\n').filter((line) => /^\d{3}\s/.test(line)).length).toBeGreaterThan(0);
+    expect(await editor.locator('.error').isHidden()).toBe(true);
+  });
+
+  test('render (driven by the test engine) → complete shows the download link; approve makes the edit read-only', async () => {
     await editor.getByRole('button', { name: 'Render' }).click();
     await editor.waitForSelector('#editor[data-status="rendering"]', { timeout: 15_000 });
     await h.completeStage(jobId, 'rendering');
@@ -359,11 +383,16 @@ describe('review editor', () => {
     await editor.getByRole('button', { name: 'Approve' }).click();
     await editor.waitForSelector('#editor[data-status="approved"]', { timeout: 15_000 });
     expect((await getJob()).job.status).toBe('approved');
-    // Editing an approved job: the service refuses and the page shows its Error message.
-    await editor.locator('li.pause:not(.removed)').first().getByRole('button', { name: 'Remove' }).click();
-    await editor.waitForSelector('.error:not([hidden])', { timeout: 15_000 });
-    expect(await editor.locator('.error').textContent()).toMatch(/updateCuts.*ready or complete.*\(INVALID_STATUS\) \[HTTP 409\]/);
-    await shot('approved-error');
+    // An approved job is final: the edit controls are read-only and number keys change nothing.
+    expect(await editor.locator('li.pause button').first().isDisabled()).toBe(true);
+    expect(await editor.locator('select.cut-camera').first().isDisabled()).toBe(true);
+    const cutsApproved = (await getJob()).job.cuts;
+    await editor.locator('body').press('2');
+    await editor.locator('body').press('1');
+    await editor.waitForTimeout(300);
+    expect((await getJob()).job.cuts).toEqual(cutsApproved);
+    expect(await editor.locator('a.download').count()).toBe(1);
+    await shot('approved');
     expect(dialogs).toEqual([]);
   });
 });

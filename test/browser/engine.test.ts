@@ -15,6 +15,7 @@ import type { CreateJobResponse, PutUpload } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/engine-site');
@@ -26,6 +27,7 @@ const FRAME_MS = 1000 / 30;
 
 let chromium: LaunchedChromium;
 let server: StaticServer;
+let receiver: WebhookReceiver;
 let page: Page;
 let truth: Truth;
 let apiKey: string;
@@ -110,10 +112,14 @@ async function openPage(createAccount: boolean): Promise<void> {
 }
 
 /** Creates a job of `files` (paths on the test server), uploads them, starts processing. */
-async function createAndStart(files: Array<{ url: string; label: string; kind?: 'video' | 'audio'; ext: string }>): Promise<{ jobId: string; ids: string[] }> {
+async function createAndStart(
+  files: Array<{ url: string; label: string; kind?: 'video' | 'audio'; ext: string }>,
+  extra: { callbackUrl?: string } = {},
+): Promise<{ jobId: string; ids: string[] }> {
   const sizes = await Promise.all(files.map((f) => page.evaluate(async (u) => (await (await fetch(u)).blob()).size, f.url)));
   const created = await api<CreateJobResponse>('POST', '/jobs', {
     sources: files.map((f, i) => ({ label: f.label, kind: f.kind ?? 'video', ext: f.ext, fileSize: sizes[i] })),
+    ...extra,
   });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   const ids = Object.keys(created.json.uploads);
@@ -156,6 +162,7 @@ beforeAll(async () => {
   makeFormats(fixture.dir);
   await buildSite(fixture.dir);
   server = await serveStatic(SITE);
+  receiver = await startWebhookReceiver({ allowOrigin: server.origin, crossOriginResourcePolicy: true });
   chromium = await launchChromium();
   page = await chromium.context.newPage();
   page.on('pageerror', (e) => console.error('[engine page]', e));
@@ -166,11 +173,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await chromium?.close();
   await server?.close();
+  await receiver?.close();
 });
 
 test('uploaded fixture files sync to truth.json and the job goes on to speaker detection', async () => {
   const cams = truth.sources.slice(0, 3);
-  const { jobId, ids } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })));
+  const { jobId, ids } = await createAndStart(
+    cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
+    { callbackUrl: receiver.url },
+  );
   const synced = await waitForJob(jobId, pastSyncing, 60_000);
   expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
   const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
@@ -239,6 +250,22 @@ test('rendering: a mapped job renders through the render worker and completes wi
   console.log('[engine] rendered file:', file.bytes, 'bytes', JSON.stringify(probe));
   expect(probe.streams.some((st) => st.codec_type === 'video' && st.codec_name === 'h264')).toBe(true);
   expect(Number(probe.format.duration)).toBeGreaterThan(1);
+
+  // The quiet ranges found in the diarize audio let silence removal work: the fixture has
+  // pauses of 0.9 to 2.1 s between turns.
+  const recut = await api<{ removedRanges: unknown[]; savedMs: number }>('POST', `/jobs/${jobId}/recut`, {
+    presetId: 'balanced',
+    silence: { mode: 'remove', minPauseSec: 0.5 },
+  });
+  console.log('[engine] recut with silence removal:', recut.status, JSON.stringify(recut.json));
+  expect(recut.status).toBe(200);
+  expect(recut.json.savedMs).toBeGreaterThan(0);
+
+  // The engine page delivers the job's webhooks, signed: mapping (no confident proposal), ready, complete.
+  const posts = await receiver.waitForPosts(3, 30_000);
+  const bodies = posts.map((p) => JSON.parse(p.body) as { jobId: string; status: string });
+  expect(bodies.filter((b) => b.jobId === jobId).map((b) => b.status)).toEqual(['mapping', 'ready', 'complete']);
+  for (const p of posts) expect(p.headers['webhook-signature']).toMatch(/^v1,/);
 }, 150_000);
 
 test('a reload mid-sync resumes: the job still completes syncing', async () => {
@@ -309,6 +336,19 @@ test('a source without usable audio is retried once automatically, then fails na
   expect(summary.json.nextAction.type).toBe('retry');
   const runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
   expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:failed', 'syncing:failed']);
+
+  // retryJob hands the failed stage back to the engine, which runs it again (same file: same end).
+  const retry = await api<{ status: string }>('POST', `/jobs/${jobId}/retry`);
+  expect(retry.status, JSON.stringify(retry.json)).toBe(200);
+  const again = await waitForJob(jobId, (v) => v.job.status === 'failed', 60_000);
+  expect(again.job.error_message).toContain('Muted camera');
+  // The history entry follows the report that failed the job by a moment.
+  let more: History = [];
+  for (const until = Date.now() + 5000; more.length <= 2 && Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+    more = (await call<History>('history')).filter((h) => h.jobId === jobId);
+  }
+  expect(more.length).toBeGreaterThan(2);
+  expect(more.every((h) => h.stage === 'syncing' && h.outcome === 'failed')).toBe(true);
 }, 120_000);
 
 test('mov, webm, mkv, wav and mp3 sources sync', async () => {

@@ -80,4 +80,26 @@ export class ReviewApi {
   approve(): Promise<JobStatusResponse> {
     return this.send('POST', '/approve');
   }
+  /**
+   * The current edit for editing software (`fcpxml`, `xmeml`, `otio` or `edl`), as a file. A
+   * plain link cannot carry the review token's Authorization header, hence a fetch to a Blob.
+   */
+  async exportEdit(format: string): Promise<{ blob: Blob; filename: string }> {
+    const url = `${this.baseUrl}/jobs/${encodeURIComponent(this.jobId)}/export?format=${encodeURIComponent(format)}`;
+    const response = await fetch(url, { headers: { authorization: `Review ${this.token}` } });
+    if (!response.ok) {
+      const text = await response.text();
+      let body: ErrorBody = { error: text || `HTTP ${response.status}` };
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (parsed !== null && typeof parsed === 'object' && typeof (parsed as ErrorBody).error === 'string') body = parsed as ErrorBody;
+      } catch {
+        // not JSON: keep the text
+      }
+      throw ApiError.fromResponse(response.status, body);
+    }
+    const disposition = response.headers.get('content-disposition') ?? '';
+    const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `${this.jobId}.${format}`;
+    return { blob: await response.blob(), filename };
+  }
 }

@@ -36,7 +36,8 @@ import {
   timelineEndMs,
 } from './model.ts';
 import { SyncedPlayer } from './player.ts';
-import { Timeline } from './timeline.ts';
+import { Thumbnails } from './thumbnails.ts';
+import { Timeline, type TimelineData } from './timeline.ts';
 
 /** Options of {@link mountReviewEditor}. */
 export interface ReviewEditorOptions {
@@ -122,6 +123,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
   let selectedCut = -1;
   let player: SyncedPlayer | null = null;
   let timeline: Timeline | null = null;
+  let thumbnails: Thumbnails | null = null;
   let peaks: Float32Array | null = null;
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
   let saving: Promise<void> = Promise.resolve();
@@ -250,6 +252,18 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     );
 
   // ------------------------------------------------------------------ review (ready / complete / …)
+  const timelineData = (at: number): TimelineData => ({
+    totalMs: totalMs(),
+    cuts,
+    removed,
+    turns: state?.job.turns ?? [],
+    cameraIds: cameraIds(),
+    peaks,
+    peakStepMs: 1000 / PEAKS_PER_SECOND,
+    playheadMs: at,
+    selectedCut,
+    thumbnail: (sourceId, refMs) => thumbnails?.get(sourceId, refMs),
+  });
   const cutList = el('ol', { class: 'cut-list' });
   const pauseList = el('ul', { class: 'pause-list' });
   const summary = el('p', { class: 'edit-summary' });
@@ -266,17 +280,10 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     for (const tile of tiles.querySelectorAll<HTMLElement>('figure')) tile.toggleAttribute('data-on-air', tile.dataset['sourceId'] === onAir);
     player?.setOnAir(onAir);
     clock.textContent = formatTime(at);
-    timeline?.draw({
-      totalMs: totalMs(),
-      cuts,
-      removed,
-      turns: state.job.turns,
-      cameraIds: cameraIds(),
-      peaks,
-      peakStepMs: 1000 / PEAKS_PER_SECOND,
-      playheadMs: at,
-      selectedCut,
-    });
+    timeline?.draw(timelineData(at));
+    // An approved job is final: the service refuses edits, so the controls are read-only.
+    const controls = body.querySelector<HTMLFieldSetElement>('fieldset.edit-controls');
+    if (controls) controls.disabled = state.job.status === 'approved';
     summary.textContent = `${cuts.length} cuts · ${removed.length} pauses removed · edited length ${formatTime(editedDurationMs(cuts, removed))}`;
     cutList.replaceChildren(
       ...cuts.map((cut, i) => {
@@ -392,6 +399,35 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       },
     });
     const download = job.output_url ? el('a', { class: 'download', href: job.output_url, download: `${job.title ?? job.id}.mp4`, text: 'Download the render' }) : null;
+    // Export for editing software: the cameras stay switchable in Final Cut, Resolve, Premiere and Avid.
+    const exportSelect = el(
+      'select',
+      { class: 'export-format', 'aria-label': 'Export format' },
+      el('option', { value: 'fcpxml', text: 'Final Cut Pro / Resolve (FCPXML)' }),
+      el('option', { value: 'xmeml', text: 'Premiere Pro (XML)' }),
+      el('option', { value: 'otio', text: 'OpenTimelineIO (.otio)' }),
+      el('option', { value: 'edl', text: 'Avid / any (CMX 3600 EDL)' }),
+    );
+    const exportButton = el('button', {
+      type: 'button',
+      class: 'export',
+      text: 'Export edit',
+      disabled: job.cuts.length === 0,
+      onclick: () => {
+        exportButton.disabled = true;
+        saving
+          .then(() => api.exportEdit(exportSelect.value))
+          .then(({ blob, filename }) => {
+            const url = URL.createObjectURL(blob);
+            const link = el('a', { href: url, download: filename });
+            link.click();
+            setTimeout(() => URL.revokeObjectURL(url), 60_000);
+          }, showError)
+          .finally(() => {
+            exportButton.disabled = false;
+          });
+      },
+    });
     actions.replaceChildren(
       el('label', {}, 'Preset ', presetSelect),
       el('label', {}, ' Silence ', silenceSelect),
@@ -399,6 +435,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       render,
       approve,
       ...(download ? [download] : []),
+      el('span', { class: 'export-menu' }, exportSelect, exportButton),
     );
   };
 
@@ -429,8 +466,13 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       totalMs(),
       () => refreshPlayhead(),
     );
+    thumbnails?.dispose();
+    thumbnails = new Thumbnails(sources, data.sourceUrls, () => {
+      root.dataset['thumbnails'] = String(thumbnails?.readyCount ?? 0);
+      if (!player?.isPlaying) timeline?.draw(timelineData(playhead()));
+    });
     timeline = new Timeline(
-      { totalMs: totalMs(), cuts, removed, turns: data.job.turns, cameraIds: cameraIds(), peaks, peakStepMs: 1000 / PEAKS_PER_SECOND, playheadMs: 0, selectedCut },
+      timelineData(0),
       {
         seek: (ms) => {
           selectedCut = cutIndexAt(cuts, ms);
@@ -455,8 +497,12 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       timeline.canvas,
       summary,
       actions,
-      el('div', { class: 'lists' }, el('section', {}, el('h2', { text: 'Cuts' }), cutList), el('section', {}, el('h2', { text: 'Pauses' }), pauseList)),
-      mappingCorrection(data),
+      el(
+        'fieldset',
+        { class: 'edit-controls' },
+        el('div', { class: 'lists' }, el('section', {}, el('h2', { text: 'Cuts' }), cutList), el('section', {}, el('h2', { text: 'Pauses' }), pauseList)),
+        mappingCorrection(data),
+      ),
     );
     refreshEdit();
     player.seek(0);
@@ -487,7 +533,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     const onAir = cuts[cutIndexAt(cuts, at)]?.sourceId ?? null;
     for (const tile of tiles.querySelectorAll<HTMLElement>('figure')) tile.toggleAttribute('data-on-air', tile.dataset['sourceId'] === onAir);
     player?.setOnAir(onAir);
-    timeline.draw({ totalMs: totalMs(), cuts, removed, turns: state.job.turns, cameraIds: cameraIds(), peaks, peakStepMs: 1000 / PEAKS_PER_SECOND, playheadMs: at, selectedCut });
+    timeline.draw(timelineData(at));
   };
 
   const renderWaiting = (data: GetJobResponse): void => {
@@ -566,6 +612,8 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     } else {
       player?.dispose();
       player = null;
+      thumbnails?.dispose();
+      thumbnails = null;
       timeline = null;
       renderWaiting(data);
       setStatus(data.job.status);
@@ -582,6 +630,8 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     document.removeEventListener('keydown', onKey);
     player?.dispose();
     player = null;
+    thumbnails?.dispose();
+    thumbnails = null;
   }
 
   void load();

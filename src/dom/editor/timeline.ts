@@ -22,6 +22,8 @@ export interface TimelineData {
   peakStepMs: number;
   playheadMs: number;
   selectedCut: number;
+  /** A thumbnail of a camera at a reference time, when one is ready (see thumbnails.ts). */
+  thumbnail?: (sourceId: string, refMs: number) => CanvasImageSource | undefined;
 }
 
 /** What the timeline tells the editor. */
@@ -33,7 +35,10 @@ export interface TimelineEvents {
 
 const WAVE_H = 48;
 const LANE_H = 18;
-const CUT_H = 30;
+const CUT_H = 40;
+/** Thumbnail size inside the cuts lane. */
+const THUMB_H = CUT_H - 4;
+const THUMB_W = Math.round((THUMB_H * 16) / 9);
 const GRAB_PX = 6;
 
 /** The canvas timeline. Call {@link Timeline.draw} with new data after every change. */
@@ -125,8 +130,11 @@ export class Timeline {
       const x0 = x(cut.startMs);
       const w = Math.max(1, x(cut.endMs) - x0);
       ctx.fillRect(x0, top, w, CUT_H);
+      // A frame of the cut's camera at its start, where the cut is wide enough to show it.
+      const thumb = w > THUMB_W + 18 ? data.thumbnail?.(cut.sourceId, cut.startMs + 250) : undefined;
+      if (thumb) ctx.drawImage(thumb, x0 + 16, top + 2, THUMB_W, THUMB_H);
       ctx.fillStyle = '#000';
-      if (w > 18) ctx.fillText(String(cam + 1), x0 + 4, top + 18);
+      if (w > 14) ctx.fillText(String(cam + 1), x0 + 4, top + 18);
       if (i === data.selectedCut) {
         ctx.strokeStyle = '#fff';
         ctx.lineWidth = 2;

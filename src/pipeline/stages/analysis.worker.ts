@@ -54,6 +54,7 @@ const api: AnalysisWorkerApi = {
     const t0 = performance.now();
     try {
       const model = await loadVad(request);
+      const loadMs = performance.now() - t0;
       const probs: Float32Array[] = [];
       for (const channel of request.channels) probs.push(await model.speechProbabilities(channel, controller.signal));
       controller.signal.throwIfAborted();
@@ -64,7 +65,7 @@ const api: AnalysisWorkerApi = {
           : diarizeMix(request.channels[0]!, request.sampleRate, probs[0]!);
       const mix = request.channels.length > 1 ? mixDown(request.channels) : request.channels[0]!;
       const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
-      return { result, quietRanges, vadProvider: model.executionProvider, vadMs, elapsedMs: performance.now() - t0 };
+      return { result, quietRanges, vadProvider: model.executionProvider, vadLoadMs: loadMs, vadMs, elapsedMs: performance.now() - t0 };
     } finally {
       running.delete(requestId);
     }

@@ -99,6 +99,6 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
   return {
     ok: true,
     output: { turns: response.result.turns, speakers: response.result.speakers, audio, quietRanges: response.quietRanges },
-    metrics: { decodeMs: Math.round(decodedAt - startedAt), vadMs: Math.round(response.vadMs), diarizeMs: Math.round(response.elapsedMs - response.vadMs), vadProvider: response.vadProvider, channels: channels.length },
+    metrics: { decodeMs: Math.round(decodedAt - startedAt), vadLoadMs: Math.round(response.vadLoadMs), vadMs: Math.round(response.vadMs), diarizeMs: Math.round(response.elapsedMs - response.vadMs), vadProvider: response.vadProvider, channels: channels.length },
   };
 };

@@ -30,6 +30,8 @@ export interface DiarizeResponse {
   quietRanges: TimeRange[];
   /** Where VAD ran and how long the stage took in the worker. */
   vadProvider: string;
+  /** Loading the VAD model (0 when already loaded), ms. */
+  vadLoadMs: number;
   /** Time in VAD (model load included), ms. */
   vadMs: number;
   elapsedMs: number;

@@ -6,8 +6,8 @@ const t = (speaker: string, startMs: number, endMs: number) => ({ speaker, start
 
 describe('assignMinCost', () => {
   test('finds the optimum where greedy would not', () => {
-    // Greedy takes 1 for row 0, then row 1 pays 100; the optimum is [1? no] rows → [0,1] cost 2+2.
-    expect(assignMinCost([[2, 1], [2, 100]])).toEqual([1, 0]);
+    // Greedy gives row 0 its cheapest column (0) and leaves row 1 the 100; the optimum swaps.
+    expect(assignMinCost([[1, 2], [2, 100]])).toEqual([1, 0]);
     expect(assignMinCost([[1, 2, 3], [2, 4, 6], [3, 6, 9]]).reduce((s, j, i) => s + [[1, 2, 3], [2, 4, 6], [3, 6, 9]][i]![j]!, 0)).toBe(10);
   });
   test('leaves extra rows unassigned', () => {

@@ -2,14 +2,14 @@
  * Runs Silero VAD inside Chromium (launched through tools/chromium.ts) on onnxruntime-web's
  * wasm or WebGPU build, served from this checkout by tools/serve.ts. The page-side loop is
  * the streaming form of src/models/silero-vad.ts (one lane), inlined because the bench
- * serves sources, not a Vite build.
+ * serves sources, not a Vite build. Used by bench/diarize/run.ts and test/browser/vad.test.ts.
  *
  * @module
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../../tools/chromium.ts';
-import { serveStatic } from '../../tools/serve.ts';
+import { launchChromium } from '../chromium.ts';
+import { serveStatic } from '../serve.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -27,10 +27,14 @@ export async function runVadInChromium(samples: Float32Array, provider: 'wasm' |
   try {
     const page = await chromium.context.newPage();
     await page.goto(`${server.origin}/models/manifest.json`);
+    // The UMD build sets a global `ort`; a dynamic import() inside evaluate would be rewritten
+    // by Vite's SSR transform when this runs under vitest.
+    const bundle = provider === 'webgpu' ? 'ort.webgpu.min.js' : 'ort.wasm.min.js';
+    await page.addScriptTag({ url: `${server.origin}/node_modules/onnxruntime-web/dist/${bundle}` });
     return await page.evaluate(
       async ({ input, provider, optimization }) => {
-        const bundle = provider === 'webgpu' ? 'ort.webgpu.min.mjs' : 'ort.wasm.min.mjs';
-        const ort = await import(`/node_modules/onnxruntime-web/dist/${bundle}`);
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const ort = (globalThis as any).ort;
         ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
         ort.env.wasm.numThreads = 1;
         let adapterText = 'wasm';

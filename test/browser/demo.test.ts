@@ -1,0 +1,111 @@
+/**
+ * The demo page as a person uses it, in a real Chromium with the real engine: pick the
+ * built-in sample, choose options, start, watch the stages (syncing → diarizing → mapping),
+ * accept the camera proposal, render, see the events outbox and download the video.
+ * Screenshots go to test-results/demo/*.png.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { makeSample } from '../../scripts/make-sample.ts';
+import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
+import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SITE = join(ROOT, '.cache/demo-site');
+const SHOTS = join(ROOT, 'test-results/demo');
+
+let chromium: LaunchedChromium;
+let server: StaticServer;
+let page: Page;
+let receiver: WebhookReceiver;
+
+const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+const waitForStatus = (status: string, timeout: number): Promise<unknown> =>
+  page.waitForFunction((s) => document.body.dataset['jobStatus'] === s || document.body.dataset['jobStatus'] === 'failed', status, { timeout, polling: 250 });
+const rows = (selector: string): Promise<string[]> => page.$$eval(selector, (cells) => cells.map((c) => c.textContent ?? ''));
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  makeSample({ root: ROOT });
+  // Its own build output (vite.config copies the sample into it), so dist/ is left alone.
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, MULTICAM_OUT_DIR: SITE } });
+  server = await serveStatic(SITE, 0);
+  receiver = await startWebhookReceiver({ allowOrigin: server.origin });
+  chromium = await launchChromium();
+  page = await chromium.context.newPage();
+}, 240_000);
+
+afterAll(async () => {
+  await chromium?.close();
+  await receiver?.close();
+  server?.server.closeAllConnections();
+  await server?.close();
+});
+
+test('sample → options → start → stages → accept proposal → render → download', async () => {
+  await page.setViewportSize({ width: 1100, height: 900 });
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector('body[data-ready]');
+  expect(await page.getAttribute('body', 'data-ready'), (await page.textContent('#status')) ?? '').toBe('1');
+  expect(await page.textContent('#sample-title')).toContain('Built-in sample');
+  await page.click('#use-sample');
+  await page.waitForSelector('#chosen:not([hidden])');
+  const chosen = await rows('#chosen tbody tr td:nth-child(3)');
+  expect(chosen).toEqual(['video', 'video', 'video', 'audio', 'audio']);
+  // Options: review on, no automatic mapping (so the page's proposal button is used), tighten pauses.
+  await page.selectOption('#opt-automap', 'off');
+  await page.selectOption('#opt-silence', 'tighten');
+  await page.fill('#opt-callback', receiver.url);
+  await shot('01-chosen');
+  await page.click('#start');
+
+  await waitForStatus('mapping', 240_000);
+  expect(await page.textContent('#job-error')).toBe('');
+  expect(await page.textContent('#job-status')).toBe('mapping');
+  const stages = await page.$$eval('#stages li', (items) => items.map((li) => li.getAttribute('data-status')));
+  expect(stages).toContain('mapping');
+  expect(stages.some((s) => s === 'syncing' || s === 'diarizing')).toBe(true);
+  expect(await page.textContent('#job-next')).toContain('map_speakers');
+  // The review editor is linked (reviewUrl from nextAction / the mapping event).
+  const reviewHref = await page.getAttribute('#review-link', 'href');
+  expect(reviewHref).toMatch(/\/review\/\?token=/);
+  // The mapping webhook reaches the receiver and the outbox table shows it delivered.
+  const [mappingPost] = await receiver.waitForPosts(1, 30_000);
+  expect(JSON.parse(mappingPost!.body)).toMatchObject({ status: 'mapping' });
+  await page.waitForSelector('#events tbody tr[data-type="mapping"]', { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelector('#events tbody tr[data-type="mapping"] td:nth-child(4)')?.textContent?.startsWith('delivered'), undefined, { timeout: 15_000 });
+  expect((await rows('#events tbody tr[data-type="mapping"] td:nth-child(5)'))[0]).toMatch(/^1: #1 200 \d+ ms/);
+  await shot('02-mapping');
+
+  await page.click('#accept-proposal');
+  await waitForStatus('ready', 60_000);
+  expect(await page.textContent('#job-status')).toBe('ready');
+  await page.waitForSelector('#events tbody tr[data-type="ready"]', { timeout: 10_000 });
+  await shot('03-ready');
+
+  await page.click('#render');
+  await waitForStatus('complete', 240_000);
+  expect(await page.textContent('#job-error')).toBe('');
+  await page.waitForSelector('#download:not([hidden])');
+  await page.waitForSelector('#events tbody tr[data-type="complete"]', { timeout: 10_000 });
+  const posts = await receiver.waitForPosts(3, 30_000);
+  expect(posts.map((p) => (JSON.parse(p.body) as { status: string }).status)).toEqual(['mapping', 'ready', 'complete']);
+  await page.waitForFunction(() => document.querySelector('#events tbody tr[data-type="complete"] td:nth-child(4)')?.textContent?.startsWith('delivered'), undefined, { timeout: 15_000 });
+  // The jobs table follows the job.
+  expect(await rows('#jobs tbody tr td:nth-child(3)')).toContain('complete');
+  await shot('04-complete');
+  // Download what the link points to: an MP4 (ftyp box) of real size.
+  const href = (await page.getAttribute('#download', 'href')) ?? '';
+  const download = await page.evaluate(async (url) => {
+    const response = await fetch(url);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { status: response.status, size: bytes.length, box: String.fromCharCode(...bytes.subarray(4, 8)) };
+  }, href);
+  expect(download.status).toBe(200);
+  expect(download.box).toBe('ftyp');
+  expect(download.size).toBeGreaterThan(100_000);
+}, 600_000);
