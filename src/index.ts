@@ -142,3 +142,7 @@ export type { RenderClient } from './render/client.ts';
 export { planRender, keptPieces, RenderPlanError } from './render/plan.ts';
 export type { RenderPlan, RenderSegment } from './render/plan.ts';
 export type { RenderSource, RenderRequest, RenderSink, RenderProgress, RenderResult, RenderOutputOptions, RenderWorkerApi } from './render/protocol.ts';
+
+// The engine runner (runs in a page: one per browser profile, stages in web workers)
+export { startEngineRunner, engineLockName, WorkerCrashError } from './pipeline/runner.ts';
+export type { EngineRunner, EngineRunnerOptions, StageRunRecord } from './pipeline/runner.ts';

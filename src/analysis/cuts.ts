@@ -12,7 +12,7 @@
  *   involved, a speaker without a close-up wants a group shot showing them; nobody speaking
  *   costs (almost) nothing anywhere, so cuts move into pauses (pre-roll before a turn, hold
  *   after it);
- * - every cut costs a little ({@link CUT_COST}), so the edit does not flap;
+ * - every cut costs a little ({@link CutCosts}), so the edit does not flap;
  * - hard constraints: no shot shorter than the preset's minimum, no close-up longer than the
  *   maximum when a group shot can relieve it, no camera that shows nobody, no camera where it
  *   has no footage. They are enforced as penalties far above any soft cost, so they only give
@@ -158,14 +158,26 @@ const len = (s: { startMs: number; endMs: number }): number => s.endMs - s.start
 
 /** Longest step of the discretised output timeline (ms). Cuts land on step edges. */
 export const STEP_MS = 100;
-/** Cost of one cut, in milliseconds of a speaker missing their close-up: enough to stop flapping. */
-export const CUT_COST = 100;
-/** Per millisecond: a speaker with a recording close-up shown on a group shot that includes them. */
-const MISS_ON_GROUP = 1;
-/** Per millisecond: a speaker shown on a camera that does not show them (someone else's close-up). */
-const MISS_ELSEWHERE = 1.2;
-/** Per millisecond: a speaker without a close-up not on a group shot that shows them. */
-const NO_CLOSEUP_MISS = 0.5;
+/**
+ * The soft costs of the plan, per millisecond of output time unless noted. The defaults are
+ * {@link DEFAULT_CUT_COSTS}; tests pass other weights to compute, for example, the best close-up
+ * share the hard constraints allow.
+ */
+export interface CutCosts {
+  /** One cut, in milliseconds of a speaker missing their close-up: enough to stop flapping. */
+  cut: number;
+  /** A speaker with a recording close-up shown on a group shot that includes them. */
+  missOnGroup: number;
+  /** A speaker shown on a camera that does not show them (someone else's close-up). */
+  missElsewhere: number;
+  /** A speaker without a close-up not on a group shot that shows them. */
+  noCloseupMiss: number;
+  /** Plan quick exchanges of short turns on a group shot (see quickExchanges). */
+  quickExchanges: boolean;
+}
+
+/** The costs planEdit uses. Showing the wrong person is worse than the wide showing the speaker. */
+export const DEFAULT_CUT_COSTS: Readonly<CutCosts> = { cut: 100, missOnGroup: 1, missElsewhere: 1.2, noCloseupMiss: 0.15, quickExchanges: true };
 /** Per millisecond and camera size: tie-breaks (tightest group for speech, widest for silence). */
 const TIE = 0.001;
 /** A shot under the minimum, or a close-up held over the maximum: only where footage forces it. */
@@ -218,7 +230,14 @@ function speechSegments(turns: readonly Turn[], clock: OutputClock): Segment[] {
  * are planned like an overlap of everyone involved (the group shot showing them all is wanted).
  * Output time.
  */
-function quickExchanges(turns: readonly Turn[], clock: OutputClock, minShotMs: number): Array<{ startMs: number; endMs: number; speakers: string[] }> {
+/** A quick exchange: output time, and who takes part. */
+interface Exchange {
+  startMs: number;
+  endMs: number;
+  speakers: string[];
+}
+
+function quickExchanges(turns: readonly Turn[], clock: OutputClock, minShotMs: number): Exchange[] {
   const minMs = Math.min(minShotMs, EXCHANGE_TURN_MS);
   const spans = turns
     .map((t) => ({ startMs: clock.toOutput(t.startMs), endMs: clock.toOutput(t.endMs), speaker: t.speaker }))
@@ -227,7 +246,7 @@ function quickExchanges(turns: readonly Turn[], clock: OutputClock, minShotMs: n
   // A backchannel inside someone's long turn is not part of an exchange: the turn goes on.
   const long = spans.filter((t) => t.endMs - t.startMs >= minMs);
   const inLongTurn = (t: (typeof spans)[number]): boolean => long.some((l) => l.speaker !== t.speaker && l.startMs <= t.startMs && l.endMs >= t.endMs);
-  const out: Array<{ startMs: number; endMs: number; speakers: string[] }> = [];
+  const out: Exchange[] = [];
   let run: typeof spans = [];
   const close = (): void => {
     const who = [...new Set(run.map((t) => t.speaker))].sort();
@@ -300,7 +319,7 @@ function buildSteps(segments: readonly Segment[], cams: readonly EditCamera[], s
 }
 
 /** Cost per millisecond of showing each camera during one step (see the module comment). */
-function stepCosts(who: readonly string[], cams: readonly EditCamera[], closeupIdx: ReadonlyMap<string, number>, avail: (c: number) => boolean): number[] {
+function stepCosts(who: readonly string[], cams: readonly EditCamera[], closeupIdx: ReadonlyMap<string, number>, avail: (c: number) => boolean, costs: CutCosts): number[] {
   const mapped = who.filter((s) => cams.some((c) => c.speakers.includes(s)));
   if (mapped.length === 0) {
     // Nobody (or only someone no camera shows) speaks: free, the widest shot by a hair.
@@ -311,13 +330,13 @@ function stepCosts(who: readonly string[], cams: readonly EditCamera[], closeupI
     const x = mapped[0]!;
     const own = closeupIdx.get(x);
     if (own !== undefined && avail(own)) {
-      return cams.map((c, i) => (i === own ? 0 : c.speakers.includes(x) ? MISS_ON_GROUP - TIE * c.speakers.length : MISS_ELSEWHERE));
+      return cams.map((c, i) => (i === own ? 0 : c.speakers.includes(x) ? costs.missOnGroup - TIE * c.speakers.length : costs.missElsewhere));
     }
-    return cams.map((c) => (c.speakers.includes(x) ? TIE * c.speakers.length : NO_CLOSEUP_MISS));
+    return cams.map((c) => (c.speakers.includes(x) ? TIE * c.speakers.length : costs.noCloseupMiss));
   }
   return cams.map((c) => {
     const shown = mapped.filter((s) => c.speakers.includes(s)).length;
-    return MISS_ON_GROUP * (1 - shown / mapped.length) + TIE * c.speakers.length;
+    return costs.missOnGroup * (1 - shown / mapped.length) + TIE * c.speakers.length;
   });
 }
 
@@ -361,7 +380,7 @@ class StartWindow {
  * except where footage forces otherwise: a shot may be shorter than `minMs` when the camera
  * before it stops recording where it starts, or its own camera stops recording where it ends.
  */
-function optimalShots(steps: Steps, cams: readonly EditCamera[], cost: readonly Float64Array[], minMs: number, maxMs: readonly number[]): PlannedShot[] {
+function optimalShots(steps: Steps, cams: readonly EditCamera[], cost: readonly Float64Array[], minMs: number, maxMs: readonly number[], cutCost: number): PlannedShot[] {
   const n = steps.speakers.length;
   const C = cams.length;
   const T = steps.edges;
@@ -423,7 +442,7 @@ function optimalShots(steps: Steps, cams: readonly EditCamera[], cost: readonly 
       } else {
         const other = bestCam !== c ? best : second;
         const otherCam = bestCam !== c ? bestCam : secondCam;
-        b = other + CUT_COST;
+        b = other + cutCost;
         prevCam[c]![s] = otherCam;
         const split = E[c]![s]! + SPLIT_PENALTY;
         if (split < b) {
@@ -433,7 +452,7 @@ function optimalShots(steps: Steps, cams: readonly EditCamera[], cost: readonly 
         // A camera stopping here forces the switch: the shot after it may be short.
         for (let d = 0; d < C; d++) {
           if (d === c || steps.available[d]![s] === 1 || steps.available[d]![s - 1] === 0) continue;
-          const e = E[d]![s]! + CUT_COST;
+          const e = E[d]![s]! + cutCost;
           if (e < bw) {
             bw = e;
             prevCamWaived[c]![s] = d;
@@ -598,24 +617,30 @@ interface ShotContent {
   overlapMs: number;
   /** First moment (output ms) someone speaks in the shot, per speaker. */
   firstSpeech: Map<string, number>;
+  /** Last moment (output ms) someone speaks in the shot, per speaker. */
+  lastSpeech: Map<string, number>;
 }
 
 function shotContent(steps: Steps, shot: PlannedShot, cams: readonly EditCamera[]): ShotContent {
   const single = new Map<string, number>();
   const overlap = new Map<string, number>();
   const firstSpeech = new Map<string, number>();
+  const lastSpeech = new Map<string, number>();
   let overlapMs = 0;
   for (let k = shot.from; k < shot.to; k++) {
     const who = steps.speakers[k]!.filter((s) => cams.some((c) => c.speakers.includes(s)));
     const d = steps.edges[k + 1]! - steps.edges[k]!;
-    for (const s of who) if (!firstSpeech.has(s)) firstSpeech.set(s, steps.edges[k]!);
+    for (const s of who) {
+      if (!firstSpeech.has(s)) firstSpeech.set(s, steps.edges[k]!);
+      lastSpeech.set(s, steps.edges[k + 1]!);
+    }
     if (who.length === 1) single.set(who[0]!, (single.get(who[0]!) ?? 0) + d);
     else if (who.length > 1) {
       overlapMs += d;
       for (const s of who) overlap.set(s, (overlap.get(s) ?? 0) + d);
     }
   }
-  return { single, overlap, overlapMs, firstSpeech };
+  return { single, overlap, overlapMs, firstSpeech, lastSpeech };
 }
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -629,6 +654,7 @@ function shotReason(
   closeupIdx: ReadonlyMap<string, number>,
   minMs: number,
   anySpeech: boolean,
+  exchanges: readonly Exchange[],
 ): string {
   const cam = cams[shot.cam]!;
   const content = shotContent(steps, shot, cams);
@@ -645,13 +671,18 @@ function shotReason(
       // Started before the speaker's first word: a pre-roll into the pause (or over the end of
       // someone else's turn) so that a short turn still gets a close-up of the minimum length.
       const lead = spoke - startMs;
-      if (!relief && prev !== undefined && lead >= STEP_MS && speaking.every((s) => s === subject || (content.firstSpeech.get(s) ?? Infinity) >= spoke)) {
-        reason = `${subject} speaks (close-up, pre-roll ${secs(lead)})`;
-      }
+      if (!relief && prev !== undefined && lead >= STEP_MS) reason = `${subject} speaks (close-up, pre-roll ${secs(lead)})`;
     }
     const others = speaking.filter((s) => !cam.speakers.includes(s));
-    const brief = others.filter((s) => (content.single.get(s) ?? 0) + (content.overlap.get(s) ?? 0) < minMs);
-    const long = others.filter((s) => !brief.includes(s));
+    const first = spoke ?? Infinity;
+    const last = content.lastSpeech.get(subject) ?? -Infinity;
+    const before = others.filter((o) => content.lastSpeech.get(o)! <= first);
+    const after = others.filter((o) => !before.includes(o) && content.firstSpeech.get(o)! >= last);
+    const during = others.filter((o) => !before.includes(o) && !after.includes(o));
+    const brief = during.filter((o) => (content.single.get(o) ?? 0) + (content.overlap.get(o) ?? 0) < minMs);
+    const long = during.filter((o) => !brief.includes(o));
+    if (spoke !== undefined && before.length > 0) reason += `; starts over the end of ${before.join(', ')}`;
+    if (spoke !== undefined && after.length > 0) reason += `; holds into ${after.join(', ')}`;
     if (brief.length > 0) reason += `; backchannel ${brief.join(', ')} ignored`;
     if (long.length > 0) reason += `; holds while ${long.join(', ')} speaks`;
     return reason;
@@ -664,12 +695,21 @@ function shotReason(
     const who = [...content.overlap.keys()].sort();
     return `overlap ${who.join('+')} (${label})`;
   }
-  if (singles.length >= 2) return `quick exchange ${singles.map(([s]) => s).sort().join('+')} (${label})`;
-  const x = singles[0]?.[0] ?? speaking[0]!;
-  const own = closeupIdx.get(x);
-  if (own === undefined) return `${x} speaks (${label}, no close-up)`;
-  const recording = steps.available[own]!.subarray(shot.from, shot.to).every((v) => v === 1);
-  if (!recording) return `${x} speaks (${label}, close-up not recording)`;
+  const endMs = steps.edges[shot.to]!;
+  const exchange = exchanges.find((x) => x.startMs < endMs && x.endMs > startMs);
+  if (exchange) return `quick exchange ${exchange.speakers.join('+')} (${label})`;
+  // The speaker heard most in the shot names it; others heard alone are listed with why.
+  const ranked = singles.toSorted((a, b) => b[1] - a[1]).map(([x]) => x);
+  const why = (x: string): string => {
+    const own = closeupIdx.get(x);
+    if (own === undefined) return `${label}, no close-up`;
+    if (!steps.available[own]!.subarray(shot.from, shot.to).every((v) => v === 1)) return `${label}, close-up not recording`;
+    return ranked.length > 1 ? `${label}, turn too short for a close-up` : '';
+  };
+  const x = ranked[0] ?? speaking[0]!;
+  const others = ranked.slice(1).map((o) => `; ${o} too (${why(o)})`).join('');
+  const main = why(x);
+  if (main !== '') return `${x} speaks (${main})${others}`;
   return `monologue relief (${label})`;
 }
 
@@ -685,6 +725,8 @@ export interface PlanCutsInput {
   spans: readonly SourceSpan[];
   /** Removed ranges: sorted, non-overlapping, inside the timeline. */
   removedRanges: readonly TimeRange[];
+  /** Soft costs (default {@link DEFAULT_CUT_COSTS}). */
+  costs?: Partial<CutCosts>;
 }
 
 /**
@@ -710,7 +752,8 @@ export function planCuts(input: PlanCutsInput): Cut[] {
   }
   const segments = speechSegments(input.turns, clock);
   const steps = buildSteps(segments, cams, input.spans, clock);
-  const exchanges = quickExchanges(input.turns, clock, preset.minShotMs);
+  const costs: CutCosts = { ...DEFAULT_CUT_COSTS, ...input.costs };
+  const exchanges = costs.quickExchanges ? quickExchanges(input.turns, clock, preset.minShotMs) : [];
   const closeupIdx = new Map<string, number>();
   for (const [speaker, cam] of cameras.closeups) {
     const i = cams.findIndex((c) => c.sourceId === cam.sourceId);
@@ -723,7 +766,7 @@ export function planCuts(input: PlanCutsInput): Cut[] {
     while (ex < exchanges.length && exchanges[ex]!.endMs <= mid) ex++;
     const inExchange = exchanges[ex] !== undefined && exchanges[ex]!.startMs <= mid;
     const who = inExchange ? exchanges[ex]!.speakers : steps.speakers[k]!;
-    const row = stepCosts(who, cams, closeupIdx, (c) => steps.available[c]![k] === 1);
+    const row = stepCosts(who, cams, closeupIdx, (c) => steps.available[c]![k] === 1, costs);
     for (let c = 0; c < cams.length; c++) cost[c]![k] = row[c]!;
   }
   const maxMs = cams.map((cam, i) => {
@@ -732,12 +775,12 @@ export function planCuts(input: PlanCutsInput): Cut[] {
     return relief && relief.sourceId !== cam.sourceId ? Math.max(preset.maxShotMs, preset.minShotMs) : Infinity;
   });
   const minMs = Math.min(preset.minShotMs, clock.lengthMs);
-  const shots = optimalShots(steps, cams, cost, minMs, maxMs);
+  const shots = optimalShots(steps, cams, cost, minMs, maxMs, costs.cut);
   const anySpeech = segments.some((s) => s.speakers.length > 0);
   const cuts: Cut[] = [];
   let prev: { shot: PlannedShot; reason: string } | undefined;
   for (const shot of shots) {
-    const reason = shotReason(shot, prev, steps, cams, closeupIdx, preset.minShotMs, anySpeech);
+    const reason = shotReason(shot, prev, steps, cams, closeupIdx, preset.minShotMs, anySpeech, exchanges);
     prev = { shot, reason };
     cuts.push({ startMs: clock.toReference(steps.edges[shot.from]!), endMs: clock.toReference(steps.edges[shot.to]!), sourceId: cams[shot.cam]!.sourceId, reason });
   }

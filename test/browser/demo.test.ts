@@ -24,8 +24,16 @@ let page: Page;
 let receiver: WebhookReceiver;
 
 const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-const waitForStatus = (status: string, timeout: number): Promise<unknown> =>
-  page.waitForFunction((s) => document.body.dataset['jobStatus'] === s || document.body.dataset['jobStatus'] === 'failed', status, { timeout, polling: 250 });
+/** Waits for the job's status on the page; on a timeout, says what the page showed. */
+async function waitForStatus(status: string, timeout: number): Promise<void> {
+  try {
+    await page.waitForFunction((s) => document.body.dataset['jobStatus'] === s || document.body.dataset['jobStatus'] === 'failed', status, { timeout, polling: 250 });
+  } catch (error) {
+    await shot(`timeout-${status}`);
+    const shown = await page.evaluate(() => ['status', 'job-status', 'job-next', 'job-error'].map((id) => `${id}: ${document.getElementById(id)?.textContent}`).join(' | '));
+    throw new Error(`waiting for ${status}: ${(error as Error).message}; the page showed ${shown}`);
+  }
+}
 const rows = (selector: string): Promise<string[]> => page.$$eval(selector, (cells) => cells.map((c) => c.textContent ?? ''));
 
 beforeAll(async () => {

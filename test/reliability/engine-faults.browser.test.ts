@@ -122,6 +122,16 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
   }
 }
 
+/** Recorded requests to anything but the test server and the webhook receiver (the job's callbackUrl). */
+function foreignRequests(): Array<{ url: string; kind: string }> {
+  const allowed = [server.origin, receiver.origin];
+  return requests.filter((r) => {
+    if (r.url.startsWith('data:')) return false;
+    const url = new URL(r.url.startsWith('blob:') ? r.url.slice(5) : r.url);
+    return !allowed.includes(url.origin);
+  });
+}
+
 const view = async (jobId: string): Promise<JobView> => (await api<JobView>('GET', `/jobs/${jobId}`)).json;
 const runsOf = async (jobId: string): Promise<string[]> => (await call<History>('history')).filter((h) => h.jobId === jobId).map((h) => `${h.stage}:${h.outcome}`);
 
@@ -212,10 +222,11 @@ test('a reload during diarizing resumes there: syncing is not run again; nothing
   const synced = await view(jobId);
   expect(synced.job.status).toBe('diarizing');
   expect(await runsOf(jobId)).toEqual(['syncing:succeeded']);
-  await page.close(); // the reload: this page and its engine go away mid-stage
+  // The reload: this page's engine goes away mid-stage; the reloaded page starts a new one.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  await call('start', dbName, false);
   tally.faults++;
-  await openPage(false);
-  page.on('request', (r) => requests.push({ url: r.url(), kind: 'page' }));
   const after = await waitFor('the job to leave diarizing', async () => {
     const v = await view(jobId);
     return v.job.status !== 'diarizing' && v.job.status !== 'syncing' ? v : null;
@@ -228,17 +239,29 @@ test('a reload during diarizing resumes there: syncing is not run again; nothing
   expect(after.job.sources.map((s) => [s.offsetMs, s.durationMs])).toEqual(synced.job.sources.map((s) => [s.offsetMs, s.durationMs]));
   // The mapping webhook reaches the callbackUrl (the one other origin allowed).
   await receiver.waitForPosts(1, 20_000);
-  const allowed = [server.origin, receiver.origin];
-  const foreign = requests.filter((r) => {
-    if (r.url.startsWith('data:')) return false;
-    const url = new URL(r.url.startsWith('blob:') ? r.url.slice(5) : r.url);
-    return !allowed.includes(url.origin);
-  });
+  const foreign = foreignRequests();
   console.log(`[reliability] requests recorded during the job: ${requests.length}, foreign: ${foreign.length}`);
   expect(requests.length).toBeGreaterThan(10);
   expect(requests.some((r) => r.url.startsWith(receiver.origin))).toBe(true);
   expect(foreign).toEqual([]);
 }, 170_000);
+
+test('closing the tab during syncing: a new tab resumes the stage and the job goes on', async () => {
+  const cams = truth.sources.slice(4, 6);
+  const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
+  await waitFor('syncing to start', async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId, 60_000, 20);
+  await page.close();
+  tally.faults++;
+  await openPage(false);
+  page.on('request', (r) => requests.push({ url: r.url(), kind: 'page' }));
+  const after = await waitFor('the job to leave syncing', async () => {
+    const v = await view(jobId);
+    return v.job.status !== 'syncing' ? v : null;
+  }, 60_000, 250);
+  expect(after.job.status, after.job.error_message ?? '').not.toBe('failed');
+  expect(await runsOf(jobId)).toContain('syncing:succeeded');
+  for (const source of after.job.sources) expect(source.durationMs).toBeGreaterThan(0);
+}, 90_000);
 
 test('deleteJob during a running stage: the stage stops and every record of the job is gone', async () => {
   // The engine finishes what earlier tests left (the camera map of the reloaded job) first.
@@ -333,4 +356,9 @@ test('two tabs: one engine (the Web Lock), and no job was lost by any fault abov
   tally.jobsLost += lost.length;
   expect(lost).toEqual([]);
   expect(createdJobs.length).toBeGreaterThanOrEqual(5);
+  // Over the whole file (uploads, every stage, workers loading wasm and models, webhooks): same origin or the callbackUrl only.
+  const paths = (part: string): number => requests.filter((r) => r.url.includes(part)).length;
+  console.log(`[reliability] requests recorded in all: ${requests.length} (signed uploads ${paths('/api/signed/upload/')}, wasm ${paths('/wasm/')}, models ${paths('/models/')}, worker scripts ${paths('.worker')}, webhooks ${paths(receiver.origin)})`);
+  expect(paths('/wasm/')).toBeGreaterThan(0);
+  expect(foreignRequests()).toEqual([]);
 }, 60_000);
