@@ -154,7 +154,6 @@ export class OutputClock {
 }
 
 
-const len = (s: { startMs: number; endMs: number }): number => s.endMs - s.startMs;
 
 /** Longest step of the discretised output timeline (ms). Cuts land on step edges. */
 export const STEP_MS = 100;
@@ -303,13 +302,19 @@ function buildSteps(segments: readonly Segment[], cams: readonly EditCamera[], s
   }
   edges.push(clock.lengthMs);
   const n = speakers.length;
+  // Reference time of each step's middle; the steps are sorted, so one pass over the removed ranges.
+  const refMid = new Float64Array(n);
+  let r = 0;
+  let shift = clock.startMs;
+  for (let k = 0; k < n; k++) {
+    const o = (edges[k]! + edges[k + 1]!) / 2;
+    for (let rr = clock.removed[r]; rr !== undefined && o + shift > rr.startMs; rr = clock.removed[++r]) shift += rr.endMs - rr.startMs;
+    refMid[k] = o + shift;
+  }
   const available = cams.map((cam) => {
     const span = spanOf.get(cam.sourceId);
     const row = new Uint8Array(n);
-    for (let k = 0; k < n; k++) {
-      const ref = clock.toReference((edges[k]! + edges[k + 1]!) / 2);
-      row[k] = span !== undefined && span.startMs <= ref && span.endMs >= ref ? 1 : 0;
-    }
+    for (let k = 0; k < n; k++) row[k] = span !== undefined && span.startMs <= refMid[k]! && span.endMs >= refMid[k]! ? 1 : 0;
     return row;
   });
   // Where no camera records, nothing can be shown: every camera is "available" (fitToFootage
@@ -682,7 +687,7 @@ function shotReason(
     const brief = during.filter((o) => (content.single.get(o) ?? 0) + (content.overlap.get(o) ?? 0) < minMs);
     const long = during.filter((o) => !brief.includes(o));
     if (spoke !== undefined && before.length > 0) reason += `; starts over the end of ${before.join(', ')}`;
-    if (spoke !== undefined && after.length > 0) reason += `; holds into ${after.join(', ')}`;
+    if (spoke !== undefined && after.length > 0) reason += `; holds into the start of ${after.join(', ')}`;
     if (brief.length > 0) reason += `; backchannel ${brief.join(', ')} ignored`;
     if (long.length > 0) reason += `; holds while ${long.join(', ')} speaks`;
     return reason;
@@ -761,12 +766,20 @@ export function planCuts(input: PlanCutsInput): Cut[] {
   }
   const cost = cams.map(() => new Float64Array(steps.speakers.length));
   let ex = 0;
+  const costCache = new Map<string, number[]>();
   for (let k = 0; k < steps.speakers.length; k++) {
     const mid = (steps.edges[k]! + steps.edges[k + 1]!) / 2;
     while (ex < exchanges.length && exchanges[ex]!.endMs <= mid) ex++;
     const inExchange = exchanges[ex] !== undefined && exchanges[ex]!.startMs <= mid;
     const who = inExchange ? exchanges[ex]!.speakers : steps.speakers[k]!;
-    const row = stepCosts(who, cams, closeupIdx, (c) => steps.available[c]![k] === 1, costs);
+    // Few distinct moments (who speaks, which cameras record): their costs are computed once.
+    let key = who.join('\u0000') + '\u0001';
+    for (let c = 0; c < cams.length; c++) key += steps.available[c]![k];
+    let row = costCache.get(key);
+    if (!row) {
+      row = stepCosts(who, cams, closeupIdx, (c) => steps.available[c]![k] === 1, costs);
+      costCache.set(key, row);
+    }
     for (let c = 0; c < cams.length; c++) cost[c]![k] = row[c]!;
   }
   const maxMs = cams.map((cam, i) => {

@@ -17,15 +17,20 @@ export interface EditPreset {
   minShotMs: number;
   /** A close-up held longer than this gets a cut-away to a group shot ("monologue relief"). */
   maxShotMs: number;
-  /** How long a monologue relief stays on the group shot. */
+  /**
+   * How long a monologue relief stays on the group shot. The optimal planner (cuts.ts) keeps a
+   * cut-away as short as the rules allow, which is the minimum shot, so this equals `minShotMs`;
+   * it is kept as the documented figure of each preset.
+   */
   reliefMs: number;
 }
 
 /**
  * The three presets of recutJob. Invariant the cut planner relies on:
  * `maxShotMs > reliefMs + 2 * minShotMs`, so a monologue can always be split into
- * close-up, relief and close-up pieces that each respect the minimum. The relief is as short as
- * the minimum allows: it costs the speaker's close-up time (about a tenth of a pure monologue).
+ * close-up, relief and close-up pieces that each respect the minimum (the plan is then always
+ * feasible when every camera records). A relief costs the speaker's close-up time (about a
+ * tenth of a pure monologue).
  */
 export const PRESETS: Readonly<Record<PresetId, EditPreset>> = {
   relaxed: { id: 'relaxed', minShotMs: 4000, maxShotMs: 30_000, reliefMs: 4000 },

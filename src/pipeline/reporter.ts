@@ -37,9 +37,14 @@ export interface MappingOutput {
   cameraMap: CameraMap | null;
 }
 
-/** Output of `rendering`: the rendered file, stored in chunks without holding it whole. */
+/** A file the stage already wrote into the store (a render streamed there as it was produced). */
+export interface StoredFileRef {
+  fileId: string;
+}
+
+/** Output of `rendering`: the rendered file, stored in chunks without holding it whole, or already stored. */
 export interface RenderingOutput {
-  output: Blob | ReadableStream<Uint8Array>;
+  output: Blob | ReadableStream<Uint8Array> | StoredFileRef;
   /** MIME type of the output; default `video/mp4`. */
   type?: string;
 }
@@ -212,10 +217,14 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
   }
 
   async function renderingSucceeded(jobId: string, output: RenderingOutput): Promise<void> {
+    const stored = 'fileId' in output.output ? output.output.fileId : null;
     const before = await getJobRecord(db, jobId);
-    if (!before || before.status !== 'rendering') return;
+    if (!before || before.status !== 'rendering') {
+      if (stored !== null) await deleteFile(db, stored);
+      return;
+    }
     const now = ctx.now();
-    const fileId = await storeFile(db, output.output, output.type ?? 'video/mp4', now);
+    const fileId = stored ?? (await storeFile(db, output.output as Blob | ReadableStream<Uint8Array>, output.type ?? 'video/mp4', now));
     const outputUrl = await eventOutputUrl(ctx, before, fileId, now);
     let previous: string | null = null;
     const done = await updateJob(db, jobId, (job) => {

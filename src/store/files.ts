@@ -120,6 +120,84 @@ export async function storeFile(db: Database, body: ReadableStream<Uint8Array> |
   return id;
 }
 
+/**
+ * Appends a file chunk by chunk as its bytes are produced (a render's output), so the file is
+ * never held whole: at most one 8 MiB chunk is pending. {@link FileWriter.close} stores the
+ * file record and gives its id; {@link FileWriter.abort} deletes what was written.
+ */
+export interface FileWriter {
+  /** Appends bytes (copied: the caller may reuse its buffer). */
+  write(data: Uint8Array): Promise<void>;
+  /** Bytes written so far. */
+  readonly size: number;
+  /** Flushes the last chunk, stores the file record and returns the file id. */
+  close(): Promise<string>;
+  /** Deletes the chunks written so far; the writer is unusable afterwards. */
+  abort(): Promise<void>;
+}
+
+/**
+ * Starts a streamed file of MIME `type`.
+ *
+ * @example
+ * const writer = createFileWriter(db, 'video/mp4', Date.now());
+ * await writer.write(bytes);
+ * const fileId = await writer.close();
+ */
+export function createFileWriter(db: Database, type: string, now: number): FileWriter {
+  const chunkFileId = crypto.randomUUID();
+  const chunkSizes: number[] = [];
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let size = 0;
+  let state: 'open' | 'closed' | 'aborted' = 'open';
+  const flush = async (): Promise<void> => {
+    if (pendingBytes === 0) return;
+    const blob = new Blob(pending as BlobPart[]);
+    const bytes = pendingBytes;
+    pending = [];
+    pendingBytes = 0;
+    await db.put('chunks', { fileId: chunkFileId, index: chunkSizes.length, blob });
+    chunkSizes.push(bytes);
+  };
+  const assertOpen = (what: string): void => {
+    if (state !== 'open') throw new Error(`file writer: ${what} after the file was ${state}`);
+  };
+  return {
+    get size() {
+      return size;
+    },
+    async write(data) {
+      assertOpen('write');
+      let offset = 0;
+      while (offset < data.byteLength) {
+        const n = Math.min(CHUNK_SIZE - pendingBytes, data.byteLength - offset);
+        pending.push(data.slice(offset, offset + n));
+        pendingBytes += n;
+        offset += n;
+        if (pendingBytes === CHUNK_SIZE) await flush();
+      }
+      size += data.byteLength;
+    },
+    async close() {
+      assertOpen('close');
+      state = 'closed';
+      await flush();
+      const id = crypto.randomUUID();
+      await putFile(db, { id, size, type, segments: [{ chunkFileId, chunkSizes }], createdAt: now });
+      return id;
+    },
+    async abort() {
+      if (state === 'aborted') return;
+      state = 'aborted';
+      pending = [];
+      pendingBytes = 0;
+      // One more index than flushed: a put that was in flight when abort came.
+      await deleteRun(db, chunkFileId, chunkSizes.length + 1);
+    },
+  };
+}
+
 /** Deletes a file record and every chunk of it. */
 export async function deleteFile(db: Database, fileId: string): Promise<void> {
   const file = await db.get('files', fileId);

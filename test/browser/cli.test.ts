@@ -16,9 +16,9 @@ const OUT = join(ROOT, 'test-results/cli');
 let fixtureDir: string;
 let cameras: string[];
 
-function runCli(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(args: string[], timeoutMs: number, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((ok, fail) => {
-    const child = spawn('node', [join(ROOT, 'bin/multicam.mjs'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [join(ROOT, 'bin/multicam.mjs'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -56,6 +56,9 @@ test('usage mistakes exit 2 and name the option at fault', async () => {
   const missing = await runCli(['edit', cameras[0]!, join(fixtureDir, 'nope.mp4'), '-o', join(OUT, 'x.mp4')], 60_000);
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('videos[1]');
+  const noBrowser = await runCli(['edit', cameras[0]!, cameras[1]!, '-o', join(OUT, 'x.mp4')], 60_000, { MULTICAM_CHROMIUM: '/nonexistent/chromium' });
+  expect(noBrowser.code).toBe(3);
+  expect(noBrowser.stderr).toContain('no Chromium found (tried /nonexistent/chromium)');
 }, 120_000);
 
 test('edits the tiny fixture end to end and writes a playable video', async () => {

@@ -81,6 +81,14 @@ test('sample → options → start → stages → accept proposal → render →
   // The review editor is linked (reviewUrl from nextAction / the mapping event).
   const reviewHref = await page.getAttribute('#review-link', 'href');
   expect(reviewHref).toMatch(/\/review\/\?token=/);
+  // The link opens the review editor page (the editor itself is tested on its own).
+  const review = await chromium.context.newPage();
+  const opened = await review.goto(new URL(reviewHref!, server.origin).href);
+  expect(opened?.status()).toBe(200);
+  await review.waitForLoadState('load');
+  await review.waitForTimeout(1500);
+  await review.screenshot({ path: join(SHOTS, '02b-review-editor.png') });
+  await review.close();
   // The mapping webhook reaches the receiver and the outbox table shows it delivered.
   const [mappingPost] = await receiver.waitForPosts(1, 30_000);
   expect(JSON.parse(mappingPost!.body)).toMatchObject({ status: 'mapping' });
@@ -90,7 +98,7 @@ test('sample → options → start → stages → accept proposal → render →
   await shot('02-mapping');
 
   await page.click('#accept-proposal');
-  await waitForStatus('ready', 60_000);
+  await waitForStatus('ready', 120_000);
   expect(await page.textContent('#job-status')).toBe('ready');
   await page.waitForSelector('#events tbody tr[data-type="ready"]', { timeout: 10_000 });
   await shot('03-ready');
@@ -117,3 +125,27 @@ test('sample → options → start → stages → accept proposal → render →
   expect(download.box).toBe('ftyp');
   expect(download.size).toBeGreaterThan(100_000);
 }, 600_000);
+
+test('dropped files are listed with their kinds; Start needs two videos', async () => {
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector('body[data-ready="1"]');
+  expect(await page.isHidden('#given-row')).toBe(true); // nothing was given on a command line
+  // A drop as the browser delivers it: a DataTransfer of File objects on the drop zone.
+  const drop = (names: string[]): Promise<void> =>
+    page.evaluate(async (files) => {
+      const transfer = new DataTransfer();
+      for (const name of files) {
+        const blob = await (await fetch(`/sample/${name}`)).blob();
+        transfer.items.add(new File([blob], name, { type: name.endsWith('.wav') ? 'audio/wav' : 'video/mp4' }));
+      }
+      document.getElementById('drop')!.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, names);
+  await drop(['mic-spk1.wav', 'cam1.mp4']);
+  await page.waitForSelector('#chosen:not([hidden])');
+  expect(await rows('#chosen tbody tr td:nth-child(1)')).toEqual(['cam1.mp4', 'mic-spk1.wav']);
+  expect(await rows('#chosen tbody tr td:nth-child(3)')).toEqual(['video', 'audio']);
+  expect(await page.isDisabled('#start')).toBe(true);
+  await drop(['cam2.mp4']);
+  expect(await rows('#chosen tbody tr td:nth-child(1)')).toEqual(['cam1.mp4', 'cam2.mp4', 'mic-spk1.wav']);
+  expect(await page.isDisabled('#start')).toBe(false);
+}, 60_000);

@@ -265,7 +265,14 @@ test('closing the tab during syncing: a new tab resumes the stage and the job go
 
 test('deleteJob during a running stage: the stage stops and every record of the job is gone', async () => {
   // The engine finishes what earlier tests left (the camera map of the reloaded job) first.
-  await waitFor('the engine to be idle', async () => (await call('running')) === null && (await countStores()).work === 0, 90_000, 250);
+  // Idle = no job of this file in a running stage, nothing queued, nothing running, twice in a row.
+  const idle = async (): Promise<boolean> => {
+    for (const id of createdJobs.filter((j) => !deletedJobs.includes(j))) {
+      if (['syncing', 'diarizing', 'rendering'].includes((await view(id)).job.status)) return false;
+    }
+    return (await call('running')) === null && (await countStores()).work === 0;
+  };
+  await waitFor('the engine to be idle', async () => (await idle()) && (await new Promise((r) => setTimeout(r, 500))) === undefined && (await idle()), 90_000, 250);
   const baseline = await countStores();
   const cams = truth.sources.slice(0, 2);
   const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));

@@ -181,6 +181,24 @@ export function generateFuzzCases(world: FuzzWorld, seed: number, count: number,
     let what = `${op.name}`;
     let hugeBytes: number | undefined;
 
+    if (!huge && random() < 0.08) {
+      // The signed routes (no Authorization): forged, missing or malformed exp/sig, wrong methods.
+      const target = pick(random, [
+        ['PUT', `/signed/upload/${job.jobId}/${job.sourceIds[0]}`],
+        ['PUT', `/signed/upload/${world.otherJobId}/${job.sourceIds[1]}`],
+        ['PUT', `/signed/upload/${job.jobId}/${job.sourceIds[0]}/parts/${world.jobs['multipart']!.multipart!.uploadId}/1`],
+        ['PUT', `/signed/upload/${job.jobId}/${job.sourceIds[0]}/parts/x/99999999999`],
+        ['GET', `/signed/files/${job.sourceIds[0]}`],
+        ['HEAD', `/signed/files/${pick(random, BAD_IDS)}`],
+        ['POST', `/signed/files/${job.jobId}`],
+        ['DELETE', `/signed/upload/${job.jobId}/${job.sourceIds[0]}`],
+      ] as const);
+      const query = pick(random, ['', '?exp=1&sig=x', `?exp=${'9'.repeat(30)}&sig=${'A'.repeat(43)}`, '?exp=-1&sig=', '?sig=abc', '?exp=abc&sig=abc', '?exp=1e20&sig=%00', `?exp=4102444800000&sig=${'_'.repeat(43)}&exp=1`]);
+      const method = target[0] === 'HEAD' ? 'GET' : target[0];
+      const headers: Record<string, string> = random() < 0.5 ? {} : { authorization: `Bearer ${world.key}` };
+      cases.push({ what: `#${n} signed ${method} ${target[1].split('/').slice(0, 3).join('/')}${query}`, method, path: world.basePath + target[1] + query, headers, ...(method === 'PUT' ? { body: 'forged upload bytes' } : {}) });
+      continue;
+    }
     if (huge) {
       hugeBytes = 50 * 1024 * 1024;
       body = undefined;

@@ -7,7 +7,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { makeBrowserHarness, startBrowserRun, TEST_BUILD_DIR, type BrowserRun } from '../contract/browser-harness.ts';
+import { makeBrowserHarness, type BrowserRun } from '../contract/browser-harness.ts';
+import { RELIABILITY_BUILD_DIR as TEST_BUILD_DIR, startReliabilityRun } from './browser-run.ts';
 import type { ContractHarness } from '../contract/harness.ts';
 import { generateFuzzCases } from './fuzz-cases.ts';
 import { expectFuzzRejected, newTally, summaryLine } from './support.ts';
@@ -19,7 +20,7 @@ const tally = newTally();
 let run: BrowserRun;
 
 beforeAll(async () => {
-  run = await startBrowserRun();
+  run = await startReliabilityRun();
 }, 180_000);
 afterAll(async () => {
   await run?.close();
@@ -57,6 +58,42 @@ describe('through the service worker', () => {
     console.log(`[reliability] browser fuzz: ${tally.fuzzed} answered by the worker, ${refusedByFetch} refused by fetch before sending`);
     expect(tally.fuzzed).toBeGreaterThan(COUNT * 0.9);
   }, 170_000);
+});
+
+describe('huge and deep bodies through the service worker', () => {
+  test('a 50 MB JSON string is 413 and 10k-level nesting 400, answered by the worker; the page stays usable', async () => {
+    const handle = await run.openHarness({});
+    try {
+      const { apiKey } = await handle.call('createAccount', null);
+      const results = await handle.page.evaluate(
+        async ([base, key]) => {
+          const send = async (body: string): Promise<{ status: number; text: string; servedBy: string | null }> => {
+            const r = await fetch(`${base}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+            return { status: r.status, text: await r.text(), servedBy: r.headers.get('x-multicam-served-by') };
+          };
+          const huge = await send(`{"sources":"${'a'.repeat(50 * 1024 * 1024)}"}`);
+          const deepArrays = await send(`{"sources":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+          const deepObjects = await send(`{"sources":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`);
+          const list = await fetch(`${base}/jobs`, { headers: { authorization: `Bearer ${key}` } });
+          return { huge, deepArrays, deepObjects, listStatus: list.status, listText: await list.text() };
+        },
+        [handle.baseUrl, apiKey] as const,
+      );
+      for (const [what, r, status] of [
+        ['50 MB', results.huge, 413],
+        ['10k nested arrays', results.deepArrays, 400],
+        ['10k nested objects', results.deepObjects, 400],
+      ] as const) {
+        expectFuzzRejected(tally, r.status, JSON.parse(r.text), `${what} → ${r.status} ${r.text.slice(0, 200)}`);
+        expect(r.status, what).toBe(status);
+        expect(r.servedBy, what).toBe('service-worker');
+      }
+      expect(results.listStatus).toBe(200);
+      expect(JSON.parse(results.listText)).toEqual({ jobs: [] });
+    } finally {
+      await handle.close();
+    }
+  }, 60_000);
 });
 
 describe('Content-Security-Policy', () => {

@@ -211,8 +211,8 @@ export function diarizeMixWithDiagnostics(
     }
     const spectralOptions = {
       minClusters: options.minSpeakers ?? 1,
-      // Sanity bound: a speaker needs a few pieces (~6 s of speech) to be counted at all.
-      maxClusters: Math.max(1, Math.min(options.maxSpeakers ?? 8, Math.floor(n / 4))),
+      // Sanity bound: a speaker needs a few pieces (~4.5 s of speech) to be counted at all.
+      maxClusters: Math.max(1, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(n / 3)))),
       seed,
       ...(options.numSpeakers !== undefined ? { numClusters: options.numSpeakers } : {}),
     };

@@ -124,13 +124,16 @@ export function spectralCluster(similarity: Float64Array, n: number, options: Sp
   // NME: choose the pruning p whose Laplacian shows the clearest eigengap relative to p.
   const candidates = new Set<number>();
   for (const ratio of [0.05, 0.1, 0.15, 0.2, 0.3]) candidates.add(Math.max(2, Math.round(ratio * n)));
-  let best: { score: number; p: number; values: Float64Array; vectors: Float64Array; k: number } | undefined;
+  let best: { score: number; p: number; values: Float64Array; vectors: Float64Array; k: number; gap: number } | undefined;
+  // The pruning is chosen on the gaps for 2+ clusters, as NME-SC does: counting the k = 1
+  // gap (the Fiedler value) favours dense graphs, where every file looks like one speaker.
+  const fromK = Math.max(2, minK);
   for (const p of [...candidates].filter((p) => p < n)) {
     const eig = symmetricEigen(prunedLaplacian(similarity, n, p), n);
     const lmax = eig.values[n - 1]! || 1;
     let gap = -Infinity;
-    let k = minK;
-    for (let j = minK; j <= maxK; j++) {
+    let k = fromK;
+    for (let j = fromK; j <= maxK; j++) {
       const g = eig.values[j]! - eig.values[j - 1]!;
       if (g > gap) {
         gap = g;
@@ -138,10 +141,13 @@ export function spectralCluster(similarity: Float64Array, n: number, options: Sp
       }
     }
     const score = p / Math.max(1e-9, gap / lmax);
-    if (!best || score < best.score) best = { score, p, values: eig.values, vectors: eig.vectors, k };
+    if (!best || score < best.score) best = { score, p, values: eig.values, vectors: eig.vectors, k, gap };
   }
   const chosen = best!;
-  const k = options.numClusters ?? chosen.k;
+  // One cluster when the chosen graph's Fiedler value beats its best multi-cluster gap.
+  let found = chosen.k;
+  if (minK <= 1 && (maxK < 2 || chosen.values[1]! - chosen.values[0]! >= chosen.gap)) found = 1;
+  const k = options.numClusters ?? found;
   if (k <= 1) return { labels: new Int32Array(n), k: 1, eigenvalues: [...chosen.values.slice(0, maxK + 1)], p: chosen.p };
   const emb = new Float64Array(n * k);
   for (let i = 0; i < n; i++) {

@@ -1,44 +1,51 @@
 /**
  * The rendering stage: the render worker's `renderEdit` over the job's cuts and removed
- * ranges, written to a sink that honours the muxer's positioned writes.
+ * ranges, streamed into the store as it is produced. The sink is append-only
+ * (`sequential: true`), so the render writes a fragmented MP4 strictly in order and each
+ * 8 MiB of output goes to IndexedDB as soon as it is complete: memory stays flat however long
+ * the footage. See docs/decisions/006-render.md ("Streaming into the store").
  *
  * @module
  */
 import type { RenderSink, RenderSource } from '../../render/protocol.ts';
-import { openFileBlob } from '../../store/files.ts';
+import type { Database } from '../../store/db.ts';
+import { createFileWriter, openFileBlob, type FileWriter } from '../../store/files.ts';
 import { sourceName, type StageRunner } from './context.ts';
 
-/** A sink that keeps positioned writes in order (a later write at an earlier position patches it). */
-export class PatchingSink implements RenderSink {
-  private readonly pieces: Uint8Array[] = [];
-  private size = 0;
-  write(data: Uint8Array, position: number): void {
-    if (position > this.size) {
-      this.pieces.push(new Uint8Array(position - this.size));
-      this.size = position;
-    }
-    let offset = 0;
-    let at = 0;
-    for (const piece of this.pieces) {
-      if (offset >= data.length) break;
-      const end = at + piece.length;
-      if (position + offset < end && position + offset >= at) {
-        const start = position + offset - at;
-        const n = Math.min(piece.length - start, data.length - offset);
-        piece.set(data.subarray(offset, offset + n), start);
-        offset += n;
-      }
-      at = end;
-    }
-    if (offset < data.length) {
-      this.pieces.push(data.slice(offset));
-      this.size += data.length - offset;
-    }
+/**
+ * An append-only render sink that writes into a stored file. A write at any position other
+ * than the end is refused: with `sequential` set the muxer never patches earlier bytes.
+ */
+export class StoreSink implements RenderSink {
+  readonly sequential = true;
+  private readonly writer: FileWriter;
+  private fileId: string | null = null;
+
+  constructor(db: Database, type: string, now: number) {
+    this.writer = createFileWriter(db, type, now);
   }
-  close(): void {}
-  /** The written file. */
-  blob(type: string): Blob {
-    return new Blob(this.pieces as BlobPart[], { type });
+
+  async write(data: Uint8Array, position: number): Promise<void> {
+    if (position !== this.writer.size) throw new Error(`render output: a write at byte ${position} but ${this.writer.size} bytes are written (the stored output is append-only)`);
+    await this.writer.write(data);
+  }
+
+  async close(): Promise<void> {
+    this.fileId = await this.writer.close();
+  }
+
+  async abort(): Promise<void> {
+    await this.writer.abort();
+  }
+
+  /** Bytes written so far. */
+  get size(): number {
+    return this.writer.size;
+  }
+
+  /** The stored file's id once closed, else null. */
+  get storedFileId(): string | null {
+    return this.fileId;
   }
 }
 
@@ -47,19 +54,34 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
   const sources: RenderSource[] = [];
   for (const source of job.sources) {
     if (source.fileId === null) return { ok: false, failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true } };
+    let blob: Blob;
+    try {
+      blob = await openFileBlob(db, source.fileId);
+    } catch (error) {
+      // Not permanent: a read error of the store may pass, and retryJob must be able to try again.
+      return { ok: false, failure: { message: `source ${sourceName(job, source)} cannot be read from storage: ${(error as Error).message}` } };
+    }
     sources.push({
       id: source.id,
       kind: source.kind === 'audio' ? 'audio' : 'video',
-      blob: await openFileBlob(db, source.fileId),
+      blob,
       offsetMs: source.offsetMs ?? 0,
       driftPpm: source.driftPpm ?? 0,
       durationMs: source.durationMs ?? 0,
     });
   }
-  const sink = new PatchingSink();
-  const result = await workers.render().render(
-    { cuts: job.cuts, removedRanges: job.removedRanges ?? [], sources },
-    { sink, onProgress: (p) => onProgress(p.fraction), signal },
-  );
-  return { ok: true, output: { output: sink.blob(result.mimeType), type: result.mimeType } };
+  const sink = new StoreSink(db, 'video/mp4', Date.now());
+  try {
+    const result = await workers.render().render(
+      { cuts: job.cuts, removedRanges: job.removedRanges ?? [], sources },
+      { sink, onProgress: (p) => onProgress(p.fraction), signal },
+    );
+    const fileId = sink.storedFileId;
+    if (fileId === null) throw new Error('render output: the render finished without closing its output');
+    return { ok: true, output: { output: { fileId }, type: result.mimeType }, metrics: { bytes: sink.size, frames: result.frames, renderMs: Math.round(result.elapsedMs) } };
+  } catch (error) {
+    // Failed or cancelled: the partial output is deleted here (the worker may not reach `abort`).
+    await sink.abort().catch(() => undefined);
+    throw error;
+  }
 };

@@ -88,7 +88,6 @@ describe('planEdit on the tiny fixture truth', () => {
         expect(checkCutList(plan.cuts, { sources, removedRanges: plan.removedRanges })).toBeNull();
         const { share, totalMs } = closeupShare(truth, sources, cameraMap, plan.cuts, plan.removedRanges);
         console.log(`${variant.name} ${presetId}: ${plan.cuts.length} cuts, close-up share ${(share * 100).toFixed(1)} % of ${(totalMs / 1000).toFixed(1)} s`);
-        console.log(plan.cuts.map((c) => `${c.startMs.toFixed(0)}-${c.endMs.toFixed(0)} ${c.sourceId} ${c.reason}`).join('\n'));
         // The best share the hard constraints allow: the same planner scoring nothing but the
         // close-up share (every miss of a speaker with a close-up costs 1, nothing else counts).
         const timeline = referenceTimeline(sources);
@@ -105,7 +104,10 @@ describe('planEdit on the tiny fixture truth', () => {
         const bound = closeupShare(truth, sources, cameraMap, best, []).share;
         console.log(`  best possible under the constraints: ${(bound * 100).toFixed(1)} %`);
         expect(totalMs).toBeGreaterThan(5000);
+        // Issue 8: at least 90 % on every preset; the default costs give up a little of the
+        // bound to keep a speaker without a close-up on a group shot and to avoid cuts.
         expect(share).toBeGreaterThanOrEqual(0.9);
+        expect(share).toBeLessThanOrEqual(bound + 0.005);
         expect(shortCuts(plan.cuts, sources, plan.removedRanges, PRESETS[presetId].minShotMs)).toEqual([]);
         // The frozen camera (no speakers) is never used.
         expect(plan.cuts.some((c) => c.sourceId === 'cam5.mp4')).toBe(false);
