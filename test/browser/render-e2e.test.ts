@@ -290,6 +290,9 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   console.log('[render-e2e] output:', JSON.stringify({ keptMs, removed: removed.length, pieces: pieces.length, played, probe, runs: (await call<History>('history')).filter((h) => h.jobId === jobId && h.stage === 'rendering').map((h) => h.metrics ?? h.outcome) }));
   expect(played.played).toBeGreaterThanOrEqual(1);
   expect(played.width).toBe(640);
+  const videoStreamMs = 1000 * Number(execFileSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries", "stream=duration", "-of", "csv=p=0", file]).toString().trim());
+  const audioStreamMs = 1000 * Number(execFileSync("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration,start_time", "-of", "csv=p=0", file]).toString().trim().split(",").at(-1));
+  console.log("[render-e2e] durations", JSON.stringify({ keptMs, element: played.duration * 1000, videoStreamMs, audioStreamMs, format: Number(probe.format.duration) * 1000 }));
   expect(Math.abs(played.duration * 1000 - keptMs)).toBeLessThanOrEqual(FRAME_MS);
   expect(Math.abs(Number(probe.format.duration) * 1000 - keptMs)).toBeLessThanOrEqual(FRAME_MS);
   expect(probe.streams.map((s) => `${s.codec_type}:${s.codec_name}`).sort()).toEqual(['audio:aac', 'video:h264']);

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { JobSummary } from '../contract/types.ts';
-import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.mts';
+import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/cli-app');
