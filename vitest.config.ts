@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // The reliability tests print their tallies; this reporter adds them up in one line.
+    reporters: ['default', './test/reliability/summary-reporter.ts'],
     projects: [
       {
         test: {

@@ -318,6 +318,12 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
             pending = n.value;
           }
           const ts = pending.timestamp - priming;
+          if (ts < 0 && sequential) {
+            // A fragmented MP4 has no edit list to hide the priming packet: its negative start would
+            // lengthen the file by one packet (21 ms), so it is dropped (the first 21 ms fade in).
+            pending = null;
+            continue;
+          }
           if (ts > untilSec) break;
           const packet = new EncodedPacket(pending.data, 'key', ts, pending.duration);
           await aacSource.add(packet, first ? { decoderConfig } : undefined);

@@ -11,7 +11,7 @@
  * exported (importing a test file would run its tests here).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
@@ -210,7 +210,6 @@ afterAll(async () => {
   await chromium?.close();
   await server?.close();
   await receiver?.close();
-  rmSync(OUT, { recursive: true, force: true });
 });
 
 test('upload → process → mapping → ready → render (retried, failed, retried by retryJob) → complete → render again → approved', async () => {
