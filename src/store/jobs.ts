@@ -5,6 +5,7 @@
  * @module
  */
 import type { Database, EventRecord, JobRecord } from './db.ts';
+import { announceEvents } from '../webhooks/channel.ts';
 
 /** Stores a new job with the next creation sequence number. */
 export async function insertJob(db: Database, job: Omit<JobRecord, 'seq'>): Promise<JobRecord> {
@@ -70,6 +71,10 @@ export async function updateJob<T>(db: Database, jobId: string, step: (job: JobR
   if (outcome.job) writes.push(jobs.put(outcome.job));
   for (const event of outcome.events ?? []) writes.push(tx.objectStore('events').add(event));
   await Promise.all([...writes, tx.done]);
+  // After the commit, nudge the webhook dispatcher and in-page subscribers in every context
+  // (the service worker records events on routes such as approve; the dispatcher runs in a page).
+  const recorded = outcome.events ?? [];
+  if (recorded.length > 0) announceEvents(recorded.map((event) => event.id));
   return outcome.result;
 }
 

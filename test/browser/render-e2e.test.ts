@@ -48,6 +48,7 @@ interface JobView {
     error_message: string | null;
     failed_at_status: string | null;
     camera_map: unknown;
+    sources: Array<{ id: string; offsetMs?: number; durationMs?: number }>;
   };
 }
 interface Summary {
@@ -100,7 +101,7 @@ const getJob = async (jobId: string): Promise<JobView> => (await api<JobView>('G
 const getSummary = async (jobId: string): Promise<Summary> => (await api<Summary>('GET', `/jobs/${jobId}?view=summary`)).json;
 
 /** A record of the engine's IndexedDB store (raw API: the test reaches past the contract to damage storage). */
-function idbGet<T>(store: string, key: IDBValidKey): Promise<T> {
+function idbGet<T>(store: string, key: string): Promise<T> {
   return page.evaluate(
     ([name, s, k]) =>
       new Promise<T>((done, fail) => {
@@ -320,7 +321,15 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   const tFirst = Date.now();
 
   // ---- updateCuts, then render again from complete ----
-  const edited = cuts.map((c, i) => (i === 0 ? { ...c, sourceId: ids[(ids.indexOf(c.sourceId) + 1) % ids.length]! } : c));
+  // The first cut that another camera also covers moves to that camera.
+  const covers = (id: string, c: Cut): boolean => {
+    const src = view.job.sources.find((x) => x.id === id)!;
+    return (src.offsetMs ?? 0) <= c.startMs && (src.offsetMs ?? 0) + (src.durationMs ?? 0) >= c.endMs;
+  };
+  const at = cuts.findIndex((c) => c.endMs - c.startMs > 500 && ids.some((id) => id !== c.sourceId && covers(id, c)));
+  expect(at).toBeGreaterThanOrEqual(0);
+  const moved = ids.find((id) => id !== cuts[at]!.sourceId && covers(id, cuts[at]!))!;
+  const edited = cuts.map((c, i) => (i === at ? { ...c, sourceId: moved } : c));
   const patched = await api('PATCH', `/jobs/${jobId}/cuts`, { cuts: edited });
   expect(patched.status, JSON.stringify(patched.json)).toBe(200);
   expect((await api('POST', `/jobs/${jobId}/render`)).status).toBe(200);
@@ -329,10 +338,17 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   const second = join(OUT, 'second.mp4');
   const view2 = await getJob(jobId);
   await downloadAndPlay(view2.job.output_url!, second);
-  const first = keptPieces(edited, removed)[0]!;
-  const mid = (first.endMs - first.startMs) / 2000;
-  const frame = decodeRgbFrame(second, mid, 320);
-  expect(readMarker(frame.rgb, frame.width, frame.height, truth.marker)).toBe(markerOf.get(edited[0]!.sourceId));
+  // The middle of the moved cut's longest kept piece now shows the other camera.
+  let out2 = 0;
+  let best = { len: 0, midMs: 0 };
+  for (const p of keptPieces(edited, removed)) {
+    const len = p.endMs - p.startMs;
+    if (p.startMs >= cuts[at]!.startMs && p.endMs <= cuts[at]!.endMs && len > best.len) best = { len, midMs: out2 + len / 2 };
+    out2 += len;
+  }
+  const frame = decodeRgbFrame(second, best.midMs / 1000, 320);
+  expect(readMarker(frame.rgb, frame.width, frame.height, truth.marker), `moved cut ${at} at ${(best.midMs / 1000).toFixed(2)} s`).toBe(markerOf.get(moved));
+  expect(markerOf.get(moved)).not.toBe(markerOf.get(cuts[at]!.sourceId));
 
   // ---- approveJob ----
   const approved = await api<{ status: string }>('POST', `/jobs/${jobId}/approve`);
