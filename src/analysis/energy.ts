@@ -58,9 +58,23 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[i]!;
 }
 
-/** The threshold {@link findQuietRanges} uses for an envelope when none is given. */
+/**
+ * The threshold {@link findQuietRanges} uses for an envelope when none is given.
+ *
+ * Digital silence at the very start and end is left out of the statistics: on the reference
+ * timeline it is where the source was not recording yet (or any more), not its room tone. A
+ * camera that starts 3.6 s late on a 24 s timeline otherwise puts the 10th percentile at the
+ * floor, the threshold at −88 dB, and no real pause is ever quiet. Digital silence inside the
+ * recording (a gated mic) still counts.
+ */
 export function adaptiveQuietThresholdDb(envelope: ArrayLike<number>, marginDb = 12): number {
-  const sorted = Float64Array.from(envelope, (v) => (Number.isFinite(v) ? Math.max(v, ENVELOPE_FLOOR_DB) : ENVELOPE_FLOOR_DB));
+  const level = (v: number | undefined): number => (v !== undefined && Number.isFinite(v) ? Math.max(v, ENVELOPE_FLOOR_DB) : ENVELOPE_FLOOR_DB);
+  let first = 0;
+  let end = envelope.length;
+  while (first < end && level(envelope[first]) <= ENVELOPE_FLOOR_DB) first++;
+  while (end > first && level(envelope[end - 1]) <= ENVELOPE_FLOOR_DB) end--;
+  const sorted = new Float64Array(end - first);
+  for (let i = first; i < end; i++) sorted[i - first] = level(envelope[i]);
   sorted.sort();
   const floor = percentile(sorted, 0.1);
   const speech = percentile(sorted, 0.95);
