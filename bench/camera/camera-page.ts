@@ -4,13 +4,13 @@
  * `vite build --mode test` input list. Output: .cache/camera-page/ (gitignored).
  */
 import { cpSync, mkdirSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { build } from 'vite';
+import { basename, join } from 'node:path';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import type { Page } from 'playwright-core';
 import type { CameraMotionArrays, VisionSamplingOptions } from '../../src/vision/protocol.ts';
 import type { CameraMap, Turn } from '../../src/contract/types.ts';
+import { buildSite, ROOT } from '../../test/support/build-site.ts';
 
 /** What test/browser/pages/camera.ts puts on `window.camera`. */
 export interface CameraPageApi {
@@ -32,26 +32,12 @@ export function pageMotion(page: Page, url: string, options: VisionSamplingOptio
   );
 }
 
-const ROOT = resolve(import.meta.dirname, '../..');
 export const CAMERA_PAGE_DIR = join(ROOT, '.cache/camera-page');
 const PAGE_PATH = 'test/browser/pages/camera.html';
 
 /** Builds the page once per process (a few seconds: mediabunny and comlink). */
 export async function buildCameraPage(): Promise<void> {
-  await build({
-    configFile: false,
-    root: ROOT,
-    logLevel: 'warn',
-    base: '/',
-    publicDir: false,
-    worker: { format: 'es' },
-    build: {
-      outDir: CAMERA_PAGE_DIR,
-      emptyOutDir: true,
-      target: 'es2023',
-      rollupOptions: { input: { camera: join(ROOT, PAGE_PATH) } },
-    },
-  });
+  await buildSite({ pages: { camera: PAGE_PATH }, outDir: CAMERA_PAGE_DIR });
 }
 
 export interface CameraPageSession {

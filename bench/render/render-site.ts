@@ -3,11 +3,10 @@
  * (test/browser/pages/render.html, its worker and ffmpeg.wasm's worker) into its own folder with
  * Vite's API, links the pinned `wasm/` assets and a fixture directory beside it (/fixture/).
  */
-import { existsSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build } from 'vite';
 import type { Cut, TimeRange } from '../../src/contract/types.ts';
 import type { RenderOutputOptions, RenderResult, RenderSource } from '../../src/render/protocol.ts';
+import { buildSite, requireFfmpegCore, ROOT } from '../../test/support/build-site.ts';
 
 // The page's API (test/browser/pages/render.ts), mirrored here: the page belongs to the DOM
 // project and cannot be imported by Node code, not even for types.
@@ -51,29 +50,11 @@ declare global {
   }
 }
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+export { ROOT };
 export const RENDER_PAGE = '/test/browser/pages/render.html';
 
 /** Builds the page into `outDir` (default .cache/render-site) and links `fixtureDir` as /fixture. */
 export async function buildRenderSite(fixtureDir: string, outDir = join(ROOT, '.cache/render-site')): Promise<string> {
-  await build({
-    configFile: false,
-    root: ROOT,
-    logLevel: 'warn',
-    base: '/',
-    publicDir: false,
-    worker: { format: 'es' },
-    build: {
-      outDir,
-      emptyOutDir: true,
-      target: 'es2023',
-      sourcemap: false,
-      rollupOptions: { input: { render: join(ROOT, 'test/browser/pages/render.html') } },
-    },
-  });
-  if (!existsSync(join(ROOT, 'wasm/ffmpeg-core/ffmpeg-core.wasm'))) throw new Error('wasm/ffmpeg-core is missing: run node scripts/copy-assets.mjs');
-  symlinkSync(join(ROOT, 'wasm'), join(outDir, 'wasm'));
-  rmSync(join(outDir, 'fixture'), { force: true });
-  symlinkSync(resolve(fixtureDir), join(outDir, 'fixture'));
-  return outDir;
+  requireFfmpegCore();
+  return buildSite({ pages: { render: RENDER_PAGE }, outDir, links: { wasm: join(ROOT, 'wasm'), fixture: resolve(fixtureDir) } });
 }

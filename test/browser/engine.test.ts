@@ -6,14 +6,14 @@
  * and mov/webm/mkv/wav/mp3 inputs sync.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CreateJobResponse, PutUpload } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { buildSite } from '../support/build-site.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -50,28 +50,13 @@ interface JobView {
 }
 type History = Array<{ jobId: string; stage: string; outcome: string; elapsedMs: number; failure?: { message: string } }>;
 
-async function buildSite(fixtureDir: string): Promise<void> {
-  await build({
-    configFile: false,
-    root: ROOT,
-    logLevel: 'warn',
-    base: '/',
-    publicDir: false,
-    worker: { format: 'es' },
-    build: {
-      outDir: SITE,
-      emptyOutDir: true,
-      target: 'es2023',
-      sourcemap: false,
-      rollupOptions: {
-        input: { engine: join(ROOT, PAGE.slice(1)), sw: join(ROOT, 'src/sw/sw.ts') },
-        output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
-      },
-    },
+async function buildEngineSite(fixtureDir: string): Promise<void> {
+  await buildSite({
+    pages: { engine: PAGE },
+    outDir: SITE,
+    sw: true,
+    links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixtureDir, formats: FORMATS },
   });
-  for (const dir of ['wasm', 'models']) symlinkSync(join(ROOT, dir), join(SITE, dir));
-  symlinkSync(fixtureDir, join(SITE, 'fixture'));
-  symlinkSync(FORMATS, join(SITE, 'formats'));
 }
 
 /** mov, webm, mkv, wav, mp3 versions of fixture files, and a damaged mp4. */
@@ -160,7 +145,7 @@ beforeAll(async () => {
   const fixture = await ensureFixture('tiny');
   truth = fixture.truth;
   makeFormats(fixture.dir);
-  await buildSite(fixture.dir);
+  await buildEngineSite(fixture.dir);
   server = await serveStatic(SITE);
   receiver = await startWebhookReceiver({ allowOrigin: server.origin, crossOriginResourcePolicy: true });
   chromium = await launchChromium();

@@ -4,12 +4,12 @@
  * `wasm/` assets beside it, and makes small media files with Debian's ffmpeg.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { build } from 'vite';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FfmpegRunInfo, MediaEngine, MediaProbe } from '../../src/media/protocol.ts';
+import { buildSite, requireFfmpegCore, ROOT } from '../support/build-site.ts';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+export { ROOT };
 /** Where the page is built; served as the site root. */
 export const MEDIA_SITE = join(ROOT, '.cache/media-site');
 /** Generated media files (kept between runs), linked into the site as /media/. */
@@ -18,29 +18,10 @@ export const MEDIA_PAGE = '/test/browser/pages/media.html';
 
 /** Builds the page (a small multi-entry build: page, media worker, ffmpeg.wasm's worker). */
 export async function buildMediaPage(outDir = MEDIA_SITE, links: Record<string, string> = {}): Promise<void> {
-  await build({
-    configFile: false,
-    root: ROOT,
-    logLevel: 'warn',
-    base: '/',
-    publicDir: false,
-    worker: { format: 'es' },
-    build: {
-      outDir,
-      emptyOutDir: true,
-      target: 'es2023',
-      sourcemap: false,
-      rollupOptions: { input: { media: join(ROOT, 'test/browser/pages/media.html') } },
-    },
-  });
-  if (!existsSync(join(ROOT, 'wasm/ffmpeg-core/ffmpeg-core.wasm'))) {
-    throw new Error('wasm/ffmpeg-core is missing: run node scripts/copy-assets.mjs');
-  }
-  symlinkSync(join(ROOT, 'wasm'), join(outDir, 'wasm'));
+  requireFfmpegCore();
   mkdirSync(MEDIA_FILES, { recursive: true });
-  symlinkSync(MEDIA_FILES, join(outDir, 'media'));
-  // Extra folders to serve, e.g. a fixture directory for the benchmark.
-  for (const [name, target] of Object.entries(links)) symlinkSync(target, join(outDir, name));
+  // `links`: extra folders to serve, e.g. a fixture directory for the benchmark.
+  await buildSite({ pages: { media: 'test/browser/pages/media.html' }, outDir, links: { wasm: join(ROOT, 'wasm'), media: MEDIA_FILES, ...links } });
 }
 
 /** A generated test file and what it should give. */

@@ -11,16 +11,16 @@
  * exported (importing a test file would run its tests here).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CreateJobResponse, Cut, PutUpload, TimeRange } from '../../src/contract/types.ts';
 import { keptPieces } from '../../src/render/plan.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
+import { buildSite } from '../support/build-site.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -60,27 +60,13 @@ interface Summary {
 }
 type History = Array<{ jobId: string; stage: string; outcome: string; elapsedMs: number; failure?: { message: string }; metrics?: Record<string, number> }>;
 
-async function buildSite(fixtureDir: string): Promise<void> {
-  await build({
-    configFile: false,
-    root: ROOT,
-    logLevel: 'warn',
-    base: '/',
-    publicDir: false,
-    worker: { format: 'es' },
-    build: {
-      outDir: SITE,
-      emptyOutDir: true,
-      target: 'es2023',
-      sourcemap: false,
-      rollupOptions: {
-        input: { engine: join(ROOT, PAGE.slice(1)), sw: join(ROOT, 'src/sw/sw.ts') },
-        output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
-      },
-    },
+async function buildEngineSite(fixtureDir: string): Promise<void> {
+  await buildSite({
+    pages: { engine: PAGE },
+    outDir: SITE,
+    sw: true,
+    links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixtureDir },
   });
-  for (const dir of ['wasm', 'models']) symlinkSync(join(ROOT, dir), join(SITE, dir));
-  symlinkSync(fixtureDir, join(SITE, 'fixture'));
 }
 
 const call = <T>(fn: string, ...args: unknown[]): Promise<T> =>
@@ -194,7 +180,7 @@ async function downloadAndPlay(url: string, file: string): Promise<{ duration: n
 beforeAll(async () => {
   const fixture = await ensureFixture('tiny');
   truth = fixture.truth;
-  await buildSite(fixture.dir);
+  await buildEngineSite(fixture.dir);
   mkdirSync(OUT, { recursive: true });
   server = await serveStatic(SITE);
   receiver = await startWebhookReceiver({ allowOrigin: server.origin, crossOriginResourcePolicy: true });

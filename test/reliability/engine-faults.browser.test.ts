@@ -7,14 +7,14 @@
  * request of the page, its workers and the service worker is recorded).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page, Request as PwRequest } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CreateJobResponse, PutUpload } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { buildSite } from '../support/build-site.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { seededRandom, newTally, summaryLine, STORES } from './support.ts';
@@ -46,30 +46,6 @@ type History = Array<{ jobId: string; stage: string; outcome: string }>;
  * with the fixture and the damaged media under the same origin.
  */
 async function makeSite(fixtureDir: string): Promise<void> {
-  const marker = join(SITE, '.built');
-  if (!existsSync(marker) || process.env['MULTICAM_REBUILD'] === '1') {
-    rmSync(SITE, { recursive: true, force: true });
-    await build({
-      configFile: false,
-      root: ROOT,
-      logLevel: 'warn',
-      base: '/',
-      publicDir: false,
-      worker: { format: 'es' },
-      build: {
-        outDir: SITE,
-        emptyOutDir: true,
-        target: 'es2023',
-        sourcemap: false,
-        rollupOptions: {
-          input: { engine: join(ROOT, PAGE.slice(1)), sw: join(ROOT, 'src/sw/sw.ts') },
-          output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
-        },
-      },
-    });
-    for (const dir of ['wasm', 'models']) symlinkSync(join(ROOT, dir), join(SITE, dir));
-    writeFileSync(marker, new Date().toISOString());
-  }
   mkdirSync(MEDIA, { recursive: true });
   const noAudio = join(MEDIA, 'no-audio.mp4');
   if (!existsSync(noAudio)) {
@@ -78,10 +54,13 @@ async function makeSite(fixtureDir: string): Promise<void> {
   // Not a video at all: seeded random bytes with an .mp4 name.
   const random = seededRandom(7);
   writeFileSync(join(MEDIA, 'garbage.mp4'), Uint8Array.from({ length: 200_000 }, () => Math.floor(random() * 256)));
-  for (const [link, target] of [['fixture', fixtureDir], ['media', MEDIA]] as const) {
-    rmSync(join(SITE, link), { force: true });
-    symlinkSync(target, join(SITE, link));
-  }
+  await buildSite({
+    pages: { engine: PAGE },
+    outDir: SITE,
+    sw: true,
+    reuse: true,
+    links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixtureDir, media: MEDIA },
+  });
 }
 
 const call = <T>(fn: string, ...args: unknown[]): Promise<T> =>

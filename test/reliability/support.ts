@@ -11,17 +11,7 @@ import type { Database } from '../../src/store/db.ts';
 /** Every object store of the schema (src/store/db.ts). */
 export const STORES = ['meta', 'accounts', 'apiKeys', 'jobs', 'files', 'chunks', 'uploads', 'parts', 'idempotency', 'events', 'work'] as const;
 
-/** mulberry32: a small deterministic generator, so a failing fuzz case can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../src/analysis/random.ts';
 
 /** Picks one element with the generator. */
 export function pick<T>(random: () => number, items: readonly T[]): T {

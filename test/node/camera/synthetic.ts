@@ -5,18 +5,10 @@
  */
 import type { Turn } from '../../../src/contract/types.ts';
 import type { MotionSamples } from '../../../src/analysis/camera/features.ts';
+import { seededRandom } from '../../../src/analysis/random.ts';
 
-/** mulberry32: small, seeded, good enough for test data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (mulberry32), under the name these tests use. */
+export const prng = seededRandom;
 
 /** Turn-taking conversation: turns of 2–12 s, speakers chosen at random (never twice in a row). */
 export function conversation(speakers: string[], durationMs: number, seed = 1): Turn[] {

@@ -4,18 +4,10 @@
  */
 
 import type { CameraMap, JobSource, TimeRange, Track, Turn } from '../../../src/contract/types.ts';
+import { seededRandom } from '../../../src/analysis/random.ts';
 
-/** mulberry32: small, fast, good enough to drive property tests reproducibly. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (mulberry32), under the name these tests use. */
+export const prng = seededRandom;
 
 export const speakerName = (i: number): string => `SPEAKER_${String(i).padStart(2, '0')}`;
 

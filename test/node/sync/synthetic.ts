@@ -4,18 +4,10 @@
  * time, clock drift, gain, colouring and noise. Seeded, so every run is the same.
  */
 import { resample } from '../../../src/analysis/signal-resample.ts';
+import { seededRandom } from '../../../src/analysis/random.ts';
 
-/** Mulberry32: a small seeded PRNG. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (mulberry32), under the name these tests use. */
+export const rng = seededRandom;
 
 function gauss(r: () => number): number {
   return Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
