@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { ApiError } from '../contract/errors.ts';
+import type { ApiError } from '../contract/errors.ts';
 import type {
   CreateJobRequest,
   CreateJobResponse,
-  ErrorBody,
   GetJobResponse,
   JobStatusResponse,
   JobSummary,
@@ -27,12 +26,7 @@ import type {
   UpdateCutsRequest,
 } from '../contract/types.ts';
 import type { ExportFormat } from '../export/index.ts';
-
-function headersOf(response: Response): Record<string, string> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, key) => (headers[key] = value));
-  return headers;
-}
+import { apiErrorOf, readApiResponse } from './response.ts';
 
 /** Options of {@link MulticamClient}. */
 export interface ClientOptions {
@@ -98,21 +92,7 @@ export class MulticamClient {
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
     }
     const response = await this.fetchImpl(`${this.baseUrl}${path}`, init);
-    const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    if (!response.ok) {
-      const errorBody: ErrorBody =
-        parsed !== null && typeof parsed === 'object' && typeof (parsed as ErrorBody).error === 'string'
-          ? (parsed as ErrorBody)
-          : { error: text || response.statusText || `HTTP ${response.status}` };
-      throw ApiError.fromResponse(response.status, errorBody, headersOf(response));
-    }
-    return { data: parsed as T, response };
+    return { data: await readApiResponse<T>(response), response };
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -201,15 +181,7 @@ export class MulticamClient {
     if (options.mediaRoot !== undefined) query.set('mediaRoot', options.mediaRoot);
     const response = await this.fetchImpl(`${this.baseUrl}${this.job(jobId, `/export?${query}`)}`, { method: 'GET', headers: { authorization: `Bearer ${this.apiKey}` } });
     const text = await response.text();
-    if (!response.ok) {
-      let parsed: ErrorBody;
-      try {
-        parsed = JSON.parse(text) as ErrorBody;
-      } catch {
-        parsed = { error: text || `HTTP ${response.status}` };
-      }
-      throw ApiError.fromResponse(response.status, parsed, headersOf(response));
-    }
+    if (!response.ok) throw apiErrorOf(response, text);
     const disposition = response.headers.get('content-disposition') ?? '';
     const utf8 = /filename\*=UTF-8''([^;]+)/i.exec(disposition);
     const plain = /filename="([^"]*)"/i.exec(disposition);
@@ -220,15 +192,6 @@ export class MulticamClient {
   /** PUTs bytes to a presigned URL (whole file or one part); no Authorization header is sent. */
   async upload(url: string, body: Blob | Uint8Array<ArrayBuffer> | string): Promise<void> {
     const response = await this.fetchImpl(url, { method: 'PUT', body });
-    if (!response.ok) {
-      const text = await response.text();
-      let parsed: ErrorBody;
-      try {
-        parsed = JSON.parse(text) as ErrorBody;
-      } catch {
-        parsed = { error: text || `HTTP ${response.status}` };
-      }
-      throw ApiError.fromResponse(response.status, parsed, headersOf(response));
-    }
+    if (!response.ok) throw apiErrorOf(response, await response.text());
   }
 }

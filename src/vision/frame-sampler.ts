@@ -34,7 +34,7 @@ export interface FrameSamplingOptions {
   /**
    * At most this many runs: long files are sampled more sparsely (the spacing grows to
    * duration / maxRuns). Default 600, i.e. every 18 s over 3 hours; the fixtures needed about
-   * 30 runs to be sure (docs/readme/camera-map.md), and hours of talk give far more evidence.
+   * 30 runs to be sure (README, "Camera map"), and hours of talk give far more evidence.
    */
   maxRuns?: number;
   /** Stop after this many seconds of media (from the track's first timestamp). Default: all. */

@@ -10,10 +10,11 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { CreateJobResponse, PutUpload } from '../../src/contract/types.ts';
+import type { CreateJobResponse } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { buildSite } from '../support/build-site.ts';
+import { callEngine, ENGINE_PAGE, engineActive, engineApi, openEnginePage, openSecondTab, putUploads, servedSizes } from '../support/engine-page.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -21,7 +22,6 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/engine-site');
 /** Inputs made from the fixture with Debian's ffmpeg (kept between runs). */
 const FORMATS = join(ROOT, '.cache/engine-formats');
-const PAGE = '/test/browser/pages/engine.html';
 /** One video frame of the fixture (30 fps). */
 const FRAME_MS = 1000 / 30;
 
@@ -52,7 +52,7 @@ type History = Array<{ jobId: string; stage: string; outcome: string; elapsedMs:
 
 async function buildEngineSite(fixtureDir: string): Promise<void> {
   await buildSite({
-    pages: { engine: PAGE },
+    pages: { engine: ENGINE_PAGE },
     outDir: SITE,
     sw: true,
     links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixtureDir, formats: FORMATS },
@@ -82,18 +82,13 @@ function makeFormats(dir: string): void {
   }
 }
 
-const call = <T>(fn: string, ...args: unknown[]): Promise<T> =>
-  page.evaluate(([name, a]) => ((window as unknown as { engineTest: Record<string, (...x: unknown[]) => unknown> }).engineTest as Record<string, (...x: unknown[]) => unknown>)[name as string]!(...(a as unknown[])), [fn, args] as const) as Promise<T>;
+const call = <T>(fn: string, ...args: unknown[]): Promise<T> => callEngine<T>(page, fn, ...args);
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
-  return call('api', apiKey, method, path, body);
-}
+const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => engineApi<T>(page, apiKey, method, path, body);
 
 async function openPage(createAccount: boolean): Promise<void> {
-  await page.goto(`${server.origin}${PAGE}`);
-  await page.waitForSelector('body[data-ready="1"]');
-  const started = await call<{ apiKey: string | null }>('start', dbName, createAccount);
-  if (started.apiKey) apiKey = started.apiKey;
+  const key = await openEnginePage(page, server.origin, dbName, createAccount);
+  if (key) apiKey = key;
 }
 
 /** Creates a job of `files` (paths on the test server), uploads them, starts processing. */
@@ -101,19 +96,14 @@ async function createAndStart(
   files: Array<{ url: string; label: string; kind?: 'video' | 'audio'; ext: string }>,
   extra: { callbackUrl?: string } = {},
 ): Promise<{ jobId: string; ids: string[] }> {
-  const sizes = await Promise.all(files.map((f) => page.evaluate(async (u) => (await (await fetch(u)).blob()).size, f.url)));
+  const sizes = await servedSizes(page, files.map((f) => f.url));
   const created = await api<CreateJobResponse>('POST', '/jobs', {
     sources: files.map((f, i) => ({ label: f.label, kind: f.kind ?? 'video', ext: f.ext, fileSize: sizes[i] })),
     ...extra,
   });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
-  const ids = Object.keys(created.json.uploads);
-  for (const [i, id] of ids.entries()) {
-    const upload = created.json.uploads[id] as PutUpload;
-    expect(upload.method).toBe('put');
-    const put = await call<{ status: number; text: string }>('upload', upload.url, files[i]!.url);
-    expect(put.status, put.text).toBe(200);
-  }
+  for (const upload of Object.values(created.json.uploads)) expect(upload.method).toBe('put');
+  const ids = await putUploads(page, created.json.uploads, files.map((f) => f.url));
   const started = await api<{ status: string }>('POST', `/jobs/${created.json.jobId}/process`);
   expect(started.status, JSON.stringify(started.json)).toBe(200);
   expect(started.json.status).toBe('syncing');
@@ -271,19 +261,12 @@ test('a reload mid-sync resumes: the job still completes syncing', async () => {
 }, 120_000);
 
 test('one engine per profile: a second tab waits for the engine lock', async () => {
-  const second = await chromium.context.newPage();
+  // start() in the second tab does not wait for the lock it cannot get; it only registers.
+  const second = await openSecondTab(chromium.context, server.origin, dbName);
   try {
-    await second.goto(`${server.origin}${PAGE}`);
-    await second.waitForSelector('body[data-ready="1"]');
-    // start() in the second tab does not wait for the lock it cannot get; it only registers.
-    await second.evaluate((db) => {
-      void (window as unknown as { engineTest: { start(d: string, c: boolean): Promise<unknown> } }).engineTest.start(db, false);
-    }, dbName);
-    await second.waitForFunction(() => (window as unknown as { engineTest: { opened(): boolean } }).engineTest.opened(), undefined, { timeout: 20_000 });
     // Give the engine lock request time to be granted, were it free.
     await new Promise((r) => setTimeout(r, 1500));
-    const secondActive = await second.evaluate(() => (window as unknown as { engineTest: { active(): boolean } }).engineTest.active());
-    expect(secondActive).toBe(false);
+    expect(await engineActive(second)).toBe(false);
     expect(await call<boolean>('active')).toBe(true);
   } finally {
     await second.close();

@@ -15,19 +15,19 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { CreateJobResponse, Cut, PutUpload, TimeRange } from '../../src/contract/types.ts';
+import type { CreateJobResponse, Cut, TimeRange } from '../../src/contract/types.ts';
 import { keptPieces } from '../../src/render/plan.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
-import { decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
+import { clickScore, decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
 import { buildSite } from '../support/build-site.ts';
+import { callEngine, ENGINE_PAGE, engineApi, openEnginePage, putUploads, servedSizes } from '../support/engine-page.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/render-e2e-site');
 const OUT = join(ROOT, '.cache/render-e2e-out');
-const PAGE = '/test/browser/pages/engine.html';
 const FRAME_MS = 1000 / 30;
 
 let chromium: LaunchedChromium;
@@ -62,17 +62,16 @@ type History = Array<{ jobId: string; stage: string; outcome: string; elapsedMs:
 
 async function buildEngineSite(fixtureDir: string): Promise<void> {
   await buildSite({
-    pages: { engine: PAGE },
+    pages: { engine: ENGINE_PAGE },
     outDir: SITE,
     sw: true,
     links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixtureDir },
   });
 }
 
-const call = <T>(fn: string, ...args: unknown[]): Promise<T> =>
-  page.evaluate(([name, a]) => ((window as unknown as { engineTest: Record<string, (...x: unknown[]) => unknown> }).engineTest as Record<string, (...x: unknown[]) => unknown>)[name as string]!(...(a as unknown[])), [fn, args] as const) as Promise<T>;
+const call = <T>(fn: string, ...args: unknown[]): Promise<T> => callEngine<T>(page, fn, ...args);
 
-const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => call('api', apiKey, method, path, body);
+const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => engineApi<T>(page, apiKey, method, path, body);
 
 async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number, each?: (v: T) => void): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -133,19 +132,6 @@ function moveChunk(from: [string, number], to: [string, number]): Promise<void> 
   );
 }
 
-/** Click score at `atMs`, as in test/browser/render.test.ts: the largest |second difference| within ±2 ms over the largest 2 to 32 ms around. */
-function clickScore(x: Float32Array, rate: number, atMs: number): number {
-  const c = Math.round((atMs / 1000) * rate);
-  const at = (ms: number) => Math.round((ms / 1000) * rate);
-  const d2 = (i: number) => Math.abs((x[i + 1] ?? 0) - 2 * (x[i] ?? 0) + (x[i - 1] ?? 0));
-  let near = 0;
-  for (let i = c - at(2); i <= c + at(2); i++) near = Math.max(near, d2(i));
-  let around = 1e-6;
-  for (let i = c - at(32); i < c - at(2); i++) around = Math.max(around, d2(i));
-  for (let i = c + at(2) + 1; i <= c + at(32); i++) around = Math.max(around, d2(i));
-  return near / around;
-}
-
 /** Downloads `url` in the page and checks it plays in a <video> for a second. */
 async function downloadAndPlay(url: string, file: string): Promise<{ duration: number; played: number; width: number }> {
   const got = await page.evaluate(async (u) => {
@@ -188,9 +174,7 @@ beforeAll(async () => {
   page = await chromium.context.newPage();
   page.on('pageerror', (e) => console.error('[render-e2e page]', e));
   dbName = `multicam-render-e2e-${process.pid}-${Date.now()}`;
-  await page.goto(`${server.origin}${PAGE}`);
-  await page.waitForSelector('body[data-ready="1"]');
-  apiKey = (await call<{ apiKey: string }>('start', dbName, true)).apiKey;
+  apiKey = (await openEnginePage(page, server.origin, dbName, true))!;
 }, FIXTURE_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
@@ -204,18 +188,14 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   // ---- upload and process ----
   const cams = truth.sources.filter((s) => s.kind === 'video').slice(0, 3);
   const urls = cams.map((s) => `/fixture/${s.file}`);
-  const sizes = await Promise.all(urls.map((u) => page.evaluate(async (x) => (await (await fetch(x)).blob()).size, u)));
+  const sizes = await servedSizes(page, urls);
   const created = await api<CreateJobResponse>('POST', '/jobs', {
     sources: cams.map((s, i) => ({ label: s.label, kind: 'video', ext: 'mp4', fileSize: sizes[i] })),
     callbackUrl: receiver.url,
   });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   const jobId = created.json.jobId;
-  const ids = Object.keys(created.json.uploads);
-  for (const [i, id] of ids.entries()) {
-    const put = await call<{ status: number; text: string }>('upload', (created.json.uploads[id] as PutUpload).url, urls[i]!);
-    expect(put.status, put.text).toBe(200);
-  }
+  const ids = await putUploads(page, created.json.uploads, urls);
   expect((await api('POST', `/jobs/${jobId}/process`)).status).toBe(200);
   const mapping = await waitFor(() => getJob(jobId), (v) => v.job.status !== 'syncing' && v.job.status !== 'diarizing', 70_000);
   expect(mapping.job.status, mapping.job.error_message ?? '').toBe('mapping');

@@ -14,7 +14,7 @@ import { buildRenderSite, RENDER_PAGE, ROOT, type PageRenderOptions, type PageRe
 import type { Cut, TimeRange } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
-import { decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
+import { clickScore, decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 
 let chromium: LaunchedChromium;
@@ -76,23 +76,6 @@ function ffprobe(path: string): { format: { duration: string }; streams: Array<{
   const r = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-show_format', '-show_streams', '-of', 'json', path]);
   if (r.status !== 0) throw new Error(`ffprobe ${path}: ${r.stderr.toString()}`);
   return JSON.parse(r.stdout.toString());
-}
-
-/**
- * Click score at `atMs`: the largest |second difference| within ±2 ms of the join over the
- * largest in the 30 ms on either side of it (2 to 32 ms away). A splice step stands out from
- * the waveform around it (score well above 1); a smooth join does not (about 1 or less).
- */
-function clickScore(x: Float32Array, rate: number, atMs: number): number {
-  const c = Math.round((atMs / 1000) * rate);
-  const at = (ms: number) => Math.round((ms / 1000) * rate);
-  const d2 = (i: number) => Math.abs((x[i + 1] ?? 0) - 2 * (x[i] ?? 0) + (x[i - 1] ?? 0));
-  let near = 0;
-  for (let i = c - at(2); i <= c + at(2); i++) near = Math.max(near, d2(i));
-  let around = 1e-6;
-  for (let i = c - at(32); i < c - at(2); i++) around = Math.max(around, d2(i));
-  for (let i = c + at(2) + 1; i <= c + at(32); i++) around = Math.max(around, d2(i));
-  return near / around;
 }
 
 describe('render of the tiny fixture', () => {

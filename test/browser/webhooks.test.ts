@@ -8,19 +8,18 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import type { EventRecord } from '../../src/store/db.ts';
 import type { OutboxEvent } from '../../src/webhooks/outbox.ts';
 import type { RetrySchedule } from '../../src/webhooks/schedule.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { buildSite } from '../support/build-site.ts';
 import { failFirst, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
-const root = resolve(import.meta.dirname, '../..');
 const PAGE = '/test/browser/pages/webhooks.html';
 
 let outDir: string;
@@ -31,22 +30,7 @@ const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
   // A small build of this page only (the shared test build does not list it yet).
   outDir = mkdtempSync(join(tmpdir(), 'multicam-webhooks-page-'));
-  await build({
-    configFile: false,
-    root,
-    logLevel: 'warn',
-    publicDir: false,
-    build: {
-      outDir,
-      emptyOutDir: true,
-      target: 'es2023',
-      rollupOptions: {
-        input: { webhooks: join(root, PAGE), sw: join(root, 'src/sw/sw.ts') },
-        // The service worker must be /sw.js (scope /), as in the app's build.
-        output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
-      },
-    },
-  });
+  await buildSite({ pages: { webhooks: PAGE }, outDir, sw: true });
   server = await serveStatic(outDir);
   chromium = await launchChromium();
 });

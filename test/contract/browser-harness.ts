@@ -102,7 +102,16 @@ let dbCounter = 0;
 /** Launches Chromium and serves dist-test/ (building it first when missing). */
 export async function startBrowserRun(): Promise<BrowserRun> {
   ensureTestBuild();
-  const server = await serveStatic(TEST_BUILD_DIR);
+  return serveBrowserRun(TEST_BUILD_DIR, 'multicam-test');
+}
+
+/**
+ * Launches Chromium and serves `buildDir`, a `vite build --mode test` output holding the
+ * harness page; each harness page gets a new database named `{dbPrefix}-{pid}-{n}-{time}`
+ * unless told otherwise.
+ */
+export async function serveBrowserRun(buildDir: string, dbPrefix: string): Promise<BrowserRun> {
+  const server = await serveStatic(buildDir);
   let chromium: LaunchedChromium;
   try {
     chromium = await launchChromium();
@@ -118,7 +127,7 @@ export async function startBrowserRun(): Promise<BrowserRun> {
       page.on('pageerror', (error) => console.error('[harness page]', error));
       await page.goto(`${server.origin}${HARNESS_PATH}`);
       await page.waitForSelector('body[data-ready="1"]');
-      const dbName = options.dbName ?? `multicam-test-${process.pid}-${++dbCounter}-${Date.now()}`;
+      const dbName = options.dbName ?? `${dbPrefix}-${process.pid}-${++dbCounter}-${Date.now()}`;
       const call = (async (name: string, ...args: unknown[]) =>
         page.evaluate(
           ([n, a]) => {

@@ -11,10 +11,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page, Request as PwRequest } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { CreateJobResponse, PutUpload } from '../../src/contract/types.ts';
+import type { CreateJobResponse } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { buildSite } from '../support/build-site.ts';
+import { callEngine, ENGINE_PAGE, engineActive, engineApi, openEnginePage, openSecondTab, putUploads } from '../support/engine-page.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { seededRandom, newTally, summaryLine, STORES } from './support.ts';
@@ -22,7 +23,6 @@ import { seededRandom, newTally, summaryLine, STORES } from './support.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/reliability-site');
 const MEDIA = join(ROOT, '.cache/reliability-media');
-const PAGE = '/test/browser/pages/engine.html';
 const tally = newTally();
 
 let chromium: LaunchedChromium;
@@ -55,7 +55,7 @@ async function makeSite(fixtureDir: string): Promise<void> {
   const random = seededRandom(7);
   writeFileSync(join(MEDIA, 'garbage.mp4'), Uint8Array.from({ length: 200_000 }, () => Math.floor(random() * 256)));
   await buildSite({
-    pages: { engine: PAGE },
+    pages: { engine: ENGINE_PAGE },
     outDir: SITE,
     sw: true,
     reuse: true,
@@ -63,29 +63,22 @@ async function makeSite(fixtureDir: string): Promise<void> {
   });
 }
 
-const call = <T>(fn: string, ...args: unknown[]): Promise<T> =>
-  page.evaluate(([name, a]) => ((window as unknown as { engineTest: Record<string, (...x: unknown[]) => unknown> }).engineTest as Record<string, (...x: unknown[]) => unknown>)[name as string]!(...(a as unknown[])), [fn, args] as const) as Promise<T>;
+const call = <T>(fn: string, ...args: unknown[]): Promise<T> => callEngine<T>(page, fn, ...args);
 
-const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => call('api', apiKey, method, path, body);
+const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => engineApi<T>(page, apiKey, method, path, body);
 
 async function openPage(createAccount: boolean): Promise<void> {
   page = await chromium.context.newPage();
   page.on('pageerror', (e) => console.error('[engine page]', e));
-  await page.goto(`${server.origin}${PAGE}`);
-  await page.waitForSelector('body[data-ready="1"]');
-  const started = await call<{ apiKey: string | null }>('start', dbName, createAccount);
-  if (started.apiKey) apiKey = started.apiKey;
+  const key = await openEnginePage(page, server.origin, dbName, createAccount);
+  if (key) apiKey = key;
 }
 
 async function createAndStart(files: Array<{ url: string; label: string }>, extra: Record<string, unknown> = {}): Promise<{ jobId: string; ids: string[] }> {
   const created = await api<CreateJobResponse>('POST', '/jobs', { sources: files.map((f) => ({ label: f.label, ext: 'mp4' })), autoMap: 'off', ...extra });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
-  const ids = Object.keys(created.json.uploads);
   createdJobs.push(created.json.jobId);
-  for (const [i, id] of ids.entries()) {
-    const put = await call<{ status: number; text: string }>('upload', (created.json.uploads[id] as PutUpload).url, files[i]!.url);
-    expect(put.status, put.text).toBe(200);
-  }
+  const ids = await putUploads(page, created.json.uploads, files.map((f) => f.url));
   const started = await api<{ status: string }>('POST', `/jobs/${created.json.jobId}/process`);
   expect(started.status, JSON.stringify(started.json)).toBe(200);
   return { jobId: created.json.jobId, ids };
@@ -321,16 +314,10 @@ test('a worker that crashes mid-stage fails the stage, which is retried once on 
 
 test('two tabs: one engine (the Web Lock), and no job was lost by any fault above', async () => {
   const first = page;
-  const second = await chromium.context.newPage();
+  const second = await openSecondTab(chromium.context, server.origin, dbName);
   try {
-    await second.goto(`${server.origin}${PAGE}`);
-    await second.waitForSelector('body[data-ready="1"]');
-    await second.evaluate((db) => {
-      void (window as unknown as { engineTest: { start(d: string, c: boolean): Promise<unknown> } }).engineTest.start(db, false);
-    }, dbName);
-    await second.waitForFunction(() => (window as unknown as { engineTest: { opened(): boolean } }).engineTest.opened(), undefined, { timeout: 20_000 });
     await new Promise((r) => setTimeout(r, 1000));
-    expect(await second.evaluate(() => (window as unknown as { engineTest: { active(): boolean } }).engineTest.active())).toBe(false);
+    expect(await engineActive(second)).toBe(false);
     expect(await call<boolean>('active')).toBe(true);
   } finally {
     await second.close();

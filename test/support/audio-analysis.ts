@@ -164,3 +164,23 @@ export function readMarker(rgb: Uint8Array, width: number, height: number, m: Ma
   }
   return value;
 }
+
+/**
+ * Click score at `atMs`: the largest |second difference| within ±2 ms of the join over the
+ * largest in the 30 ms on either side of it (2 to 32 ms away). A splice step stands out from
+ * the waveform around it (score well above 1); a smooth join does not (about 1 or less).
+ *
+ * @example
+ * const score = clickScore(decodeAudio(out, 48_000), 48_000, joinMs); // < 1: no audible click
+ */
+export function clickScore(x: Float32Array, rate: number, atMs: number): number {
+  const c = Math.round((atMs / 1000) * rate);
+  const at = (ms: number) => Math.round((ms / 1000) * rate);
+  const d2 = (i: number) => Math.abs((x[i + 1] ?? 0) - 2 * (x[i] ?? 0) + (x[i - 1] ?? 0));
+  let near = 0;
+  for (let i = c - at(2); i <= c + at(2); i++) near = Math.max(near, d2(i));
+  let around = 1e-6;
+  for (let i = c - at(32); i < c - at(2); i++) around = Math.max(around, d2(i));
+  for (let i = c + at(2) + 1; i <= c + at(32); i++) around = Math.max(around, d2(i));
+  return near / around;
+}

@@ -5,10 +5,9 @@
  *
  * @module
  */
-import { ApiError } from '../../contract/errors.ts';
+import { apiErrorOf, readApiResponse } from '../../client/response.ts';
 import type {
   Cut,
-  ErrorBody,
   GetJobResponse,
   JobStatusResponse,
   RecutRequest,
@@ -44,22 +43,7 @@ export class ReviewApi {
       headers['content-type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
-    const response = await fetch(`${this.baseUrl}/jobs/${encodeURIComponent(this.jobId)}${rest}`, init);
-    const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    if (!response.ok) {
-      const errorBody: ErrorBody =
-        parsed !== null && typeof parsed === 'object' && typeof (parsed as ErrorBody).error === 'string'
-          ? (parsed as ErrorBody)
-          : { error: text || `HTTP ${response.status}` };
-      throw ApiError.fromResponse(response.status, errorBody);
-    }
-    return parsed as T;
+    return readApiResponse<T>(await fetch(`${this.baseUrl}/jobs/${encodeURIComponent(this.jobId)}${rest}`, init));
   }
 
   getJob(): Promise<GetJobResponse> {
@@ -87,17 +71,7 @@ export class ReviewApi {
   async exportEdit(format: string): Promise<{ blob: Blob; filename: string }> {
     const url = `${this.baseUrl}/jobs/${encodeURIComponent(this.jobId)}/export?format=${encodeURIComponent(format)}`;
     const response = await fetch(url, { headers: { authorization: `Review ${this.token}` } });
-    if (!response.ok) {
-      const text = await response.text();
-      let body: ErrorBody = { error: text || `HTTP ${response.status}` };
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (parsed !== null && typeof parsed === 'object' && typeof (parsed as ErrorBody).error === 'string') body = parsed as ErrorBody;
-      } catch {
-        // not JSON: keep the text
-      }
-      throw ApiError.fromResponse(response.status, body);
-    }
+    if (!response.ok) throw apiErrorOf(response, await response.text());
     const disposition = response.headers.get('content-disposition') ?? '';
     const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `${this.jobId}.${format}`;
     return { blob: await response.blob(), filename };

@@ -15,6 +15,7 @@ import { DIARIZE_SAMPLE_RATE, toReferenceTimeline } from '../../../src/pipeline/
 import { decodeAudio } from '../../support/audio-analysis.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
 import { pausesAfterRemoval } from './measure.ts';
+import { jobOfTruth } from './truth-job.ts';
 
 const VARIANTS = [
   { name: 'tiny 20 s', options: {} },
@@ -33,21 +34,7 @@ const prepared = new Map<string, Prepared>();
 beforeAll(async () => {
   for (const v of VARIANTS) {
     const { dir, truth } = await ensureFixture('tiny', v.options);
-    const sources: JobSource[] = truth.sources.map((s) => ({
-      id: s.file,
-      label: s.label,
-      kind: s.kind,
-      ext: s.file.split('.').pop() ?? '',
-      offsetMs: s.offsetMs,
-      durationMs: s.endRefMs - s.offsetMs,
-    }));
-    const cameras = truth.expectedCameraMap.cameras.map((c) => ({
-      sourceId: c.file,
-      kind: c.kind,
-      confidence: c.speakers.length > 0 ? ('high' as const) : ('none' as const),
-      speakers: c.speakers,
-    }));
-    const cameraMap: CameraMap = { version: 1, speakers: truth.expectedCameraMap.speakers, unassignedSpeakers: [], droppedSpeakers: [], cameras };
+    const { sources, tracks, cameraMap } = jobOfTruth(truth);
     // The diarize source the engine picks: the audio sources, else the first source.
     const audioSources = truth.sources.filter((s) => s.kind === 'audio');
     const diarize = audioSources.length > 0 ? audioSources : truth.sources.slice(0, 1);
@@ -58,7 +45,7 @@ beforeAll(async () => {
     const mix = new Float32Array(channels[0]?.length ?? 0);
     for (const c of channels) for (let i = 0; i < c.length; i++) mix[i]! += c[i]! / channels.length;
     const quietRanges = findQuietRanges(envelopeDb(mix, DIARIZE_SAMPLE_RATE));
-    prepared.set(v.name, { truth, sources, tracks: cameras.map((c) => ({ sourceId: c.sourceId, speakers: c.speakers })), cameraMap, quietRanges });
+    prepared.set(v.name, { truth, sources, tracks, cameraMap, quietRanges });
   }
 }, FIXTURE_TIMEOUT_MS);
 

@@ -10,6 +10,7 @@ import { checkCutList, planEdit, resolveSilence } from '../../../src/analysis/ed
 import { PRESETS } from '../../../src/analysis/presets.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
 import { singleSpeakerSpans, shownMs } from './measure.ts';
+import { jobOfTruth } from './truth-job.ts';
 
 const VARIANTS = [
   { name: 'tiny 20 s', options: {} },
@@ -20,25 +21,6 @@ beforeAll(async () => {
   for (const v of VARIANTS) truths.set(v.name, (await ensureFixture('tiny', v.options)).truth);
 }, FIXTURE_TIMEOUT_MS);
 
-function job(truth: Truth): { sources: JobSource[]; tracks: Track[]; cameraMap: CameraMap } {
-  const sources: JobSource[] = truth.sources.map((s) => ({
-    id: s.file,
-    label: s.label,
-    kind: s.kind,
-    ext: s.file.split('.').pop() ?? '',
-    offsetMs: s.offsetMs,
-    // The reference span it covers (the file's own length differs by its drift).
-    durationMs: s.endRefMs - s.offsetMs,
-  }));
-  const cameras = truth.expectedCameraMap.cameras.map((c) => ({
-    sourceId: c.file,
-    kind: c.kind,
-    confidence: c.speakers.length > 0 ? ('high' as const) : ('none' as const),
-    speakers: c.speakers,
-  }));
-  const cameraMap: CameraMap = { version: 1, speakers: truth.expectedCameraMap.speakers, unassignedSpeakers: [], droppedSpeakers: [], cameras };
-  return { sources, tracks: cameras.map((c) => ({ sourceId: c.sourceId, speakers: c.speakers })), cameraMap };
-}
 
 /** Share of single-speaker speech, while that speaker's close-up records, shown on that close-up. */
 function closeupShare(truth: Truth, sources: readonly JobSource[], cameraMap: CameraMap, cuts: readonly Cut[], removed: Parameters<typeof singleSpeakerSpans>[1]): { share: number; totalMs: number } {
@@ -83,7 +65,7 @@ describe('planEdit on the tiny fixture truth', () => {
     for (const presetId of PRESET_IDS) {
       test(`${variant.name}, ${presetId}: close-up share and shot lengths`, () => {
         const truth = truths.get(variant.name)!;
-        const { sources, tracks, cameraMap } = job(truth);
+        const { sources, tracks, cameraMap } = jobOfTruth(truth);
         const plan = planEdit({ turns: truth.turns, tracks, sources, cameraMap, presetId, silence: resolveSilence(null) });
         expect(checkCutList(plan.cuts, { sources, removedRanges: plan.removedRanges })).toBeNull();
         const { share, totalMs } = closeupShare(truth, sources, cameraMap, plan.cuts, plan.removedRanges);
@@ -117,7 +99,7 @@ describe('planEdit on the tiny fixture truth', () => {
 
   test('tighten keeps the laughter and shortens the 2.1 s pause around it only where quiet', () => {
     const truth = truths.get('tiny 20 s')!;
-    const { sources, tracks, cameraMap } = job(truth);
+    const { sources, tracks, cameraMap } = jobOfTruth(truth);
     const laugh = truth.nonSpeech[0]!;
     // Quiet everywhere except speech and the laughter: what a perfect energy analysis reports.
     const busy = [...truth.turns, ...truth.nonSpeech].toSorted((a, b) => a.startMs - b.startMs);
