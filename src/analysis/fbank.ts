@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { fft } from './signal-fft.ts';
 
 /** Options of {@link kaldiFbank}; names follow Kaldi's command-line flags. */
 export interface FbankOptions {
@@ -89,47 +90,6 @@ function melBanks(numBins: number, paddedLength: number, sampleRate: number, low
     banks.push(first < 0 ? { start: 0, weights: new Float64Array(0) } : { start: first, weights: full.slice(first, last + 1) });
   }
   return banks;
-}
-
-/** In-place iterative radix-2 FFT on separate real/imaginary arrays. */
-function fft(re: Float64Array, im: Float64Array): void {
-  const n = re.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      const tr = re[i]!;
-      re[i] = re[j]!;
-      re[j] = tr;
-      const ti = im[i]!;
-      im[i] = im[j]!;
-      im[j] = ti;
-    }
-  }
-  for (let len = 2; len <= n; len <<= 1) {
-    const ang = (-2 * Math.PI) / len;
-    const wr = Math.cos(ang);
-    const wi = Math.sin(ang);
-    const half = len >> 1;
-    for (let i = 0; i < n; i += len) {
-      let cr = 1;
-      let ci = 0;
-      for (let k = 0; k < half; k++) {
-        const a = i + k;
-        const b = a + half;
-        const xr = re[b]! * cr - im[b]! * ci;
-        const xi = re[b]! * ci + im[b]! * cr;
-        re[b] = re[a]! - xr;
-        im[b] = im[a]! - xi;
-        re[a] = re[a]! + xr;
-        im[a] = im[a]! + xi;
-        const ncr = cr * wr - ci * wi;
-        ci = cr * wi + ci * wr;
-        cr = ncr;
-      }
-    }
-  }
 }
 
 /**

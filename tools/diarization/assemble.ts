@@ -8,6 +8,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { seededRandom } from '../../src/analysis/random.ts';
 import type { Turn } from '../../src/contract/types.ts';
 import { decodeWithFfmpeg } from './audio.ts';
 
@@ -33,18 +34,6 @@ export interface AssembleOptions {
   seed: number;
   /** Probability that a turn starts before the previous one ends. Default 0.12. */
   overlapRate?: number;
-}
-
-/** Mulberry32: a tiny seeded generator so every run builds the same conversation. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const cache = new Map<string, Float32Array>();
