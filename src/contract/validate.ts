@@ -186,27 +186,27 @@ export function parseTracks(value: unknown, field = 'tracks'): Track[] {
 export function parseCuts(value: unknown, field = 'cuts'): Cut[] {
   return requireArray(value, field).map((raw, i) => {
     const at = `${field}[${i}]`;
-    if (!isObject(raw)) throw ApiError.badRequest(`${at} must be an object`);
-    const startMs = requireNumber(raw['startMs'], `${at}.startMs`);
-    const endMs = requireNumber(raw['endMs'], `${at}.endMs`);
-    if (startMs > endMs) throw ApiError.badRequest(`${at}.startMs must not be above ${at}.endMs`);
-    const sourceId = requireString(raw['sourceId'], `${at}.sourceId`);
+    const { startMs, endMs } = parseRange(raw, at);
+    const fields = raw as Record<string, unknown>;
+    const sourceId = requireString(fields['sourceId'], `${at}.sourceId`);
     const cut: Cut = { startMs, endMs, sourceId };
-    if (typeof raw['reason'] === 'string') cut.reason = raw['reason'];
+    if (typeof fields['reason'] === 'string') cut.reason = fields['reason'];
     return cut;
   });
 }
 
 /** A list of time ranges: numeric startMs not above endMs. */
 export function parseRanges(value: unknown, field = 'removedRanges'): TimeRange[] {
-  return requireArray(value, field).map((raw, i) => {
-    const at = `${field}[${i}]`;
-    if (!isObject(raw)) throw ApiError.badRequest(`${at} must be an object`);
-    const startMs = requireNumber(raw['startMs'], `${at}.startMs`);
-    const endMs = requireNumber(raw['endMs'], `${at}.endMs`);
-    if (startMs > endMs) throw ApiError.badRequest(`${at}.startMs must not be above ${at}.endMs`);
-    return { startMs, endMs };
-  });
+  return requireArray(value, field).map((raw, i) => parseRange(raw, `${field}[${i}]`));
+}
+
+/** One object with numeric startMs not above endMs; `at` names it in errors. */
+function parseRange(raw: unknown, at: string): TimeRange {
+  if (!isObject(raw)) throw ApiError.badRequest(`${at} must be an object`);
+  const startMs = requireNumber(raw['startMs'], `${at}.startMs`);
+  const endMs = requireNumber(raw['endMs'], `${at}.endMs`);
+  if (startMs > endMs) throw ApiError.badRequest(`${at}.startMs must not be above ${at}.endMs`);
+  return { startMs, endMs };
 }
 
 /** `presetId` of recutJob (required). */

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { CreateJobResponse } from '../../src/contract/types.ts';
+import type { CreateJobResponse, GetJobResponse } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { buildSite } from '../support/build-site.ts';
@@ -35,19 +35,8 @@ let dbName: string;
 /** The first test's job, left in mapping for the render test. */
 let mappedJob: { jobId: string; ids: string[]; speakers: string[] } | undefined;
 
-interface JobView {
-  job: {
-    status: string;
-    turns: Array<{ speaker: string; startMs: number; endMs: number }>;
-    speakers?: string[];
-    camera_map: { cameras: Array<{ sourceId: string }> } | null;
-    output_url: string | null;
-    error_message: string | null;
-    failed_at_status: string | null;
-    sources: Array<{ id: string; label: string; durationMs?: number; offsetMs?: number; driftPpm?: number }>;
-  };
-  audioUrl: string | null;
-}
+/** getJob's full view, as the contract types it. */
+type JobView = GetJobResponse;
 type History = Array<{ jobId: string; stage: string; outcome: string; elapsedMs: number; failure?: { message: string } }>;
 
 async function buildEngineSite(fixtureDir: string): Promise<void> {

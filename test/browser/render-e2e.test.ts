@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { CreateJobResponse, Cut, TimeRange } from '../../src/contract/types.ts';
+import type { CreateJobResponse, Cut, GetJobResponse, TimeRange } from '../../src/contract/types.ts';
 import { keptPieces } from '../../src/render/plan.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
@@ -38,19 +38,8 @@ let truth: Truth;
 let apiKey: string;
 let dbName: string;
 
-interface JobView {
-  job: {
-    status: string;
-    turns: Array<{ speaker: string }>;
-    cuts: Cut[];
-    removed_ranges: TimeRange[] | null;
-    output_url: string | null;
-    error_message: string | null;
-    failed_at_status: string | null;
-    camera_map: unknown;
-    sources: Array<{ id: string; offsetMs?: number; durationMs?: number }>;
-  };
-}
+/** getJob's full view, as the contract types it. */
+type JobView = GetJobResponse;
 interface Summary {
   status: string;
   progress: number | null;

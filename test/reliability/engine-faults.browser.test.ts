@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page, Request as PwRequest } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { CreateJobResponse } from '../../src/contract/types.ts';
+import type { CreateJobResponse, GetJobResponse } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { buildSite } from '../support/build-site.ts';
@@ -36,9 +36,8 @@ const requests: Array<{ url: string; kind: string }> = [];
 const createdJobs: string[] = [];
 const deletedJobs: string[] = [];
 
-interface JobView {
-  job: { status: string; error_message: string | null; failed_at_status: string | null; sources: Array<{ id: string; label: string; offsetMs?: number; durationMs?: number }> };
-}
+/** getJob's full view, as the contract types it. */
+type JobView = GetJobResponse;
 type History = Array<{ jobId: string; stage: string; outcome: string }>;
 
 /**
