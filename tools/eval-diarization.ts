@@ -122,7 +122,7 @@ async function main(): Promise<void> {
 
   if (!only || only === 'fixtures') {
     const { evaluateFixtures } = await import('./diarization/fixtures-eval.ts');
-    for (const r of await evaluateFixtures(vad, mixOptions, score)) run(r);
+    for (const r of await evaluateFixtures(vad, mixOptions, score, (line) => console.log(line))) run(r);
   }
 
   console.log('');

@@ -7,7 +7,7 @@
  */
 import { createService, type MulticamService } from '../service.ts';
 import { createQueueEngine } from '../pipeline/queue-engine.ts';
-import { startEngineRunner, type EngineRunner } from '../pipeline/runner.ts';
+import { startEngineRunner, type EngineRunner, type EngineRunnerOptions } from '../pipeline/runner.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../webhooks/delivery.ts';
 import { normaliseBasePath, registerServiceWorker } from './register.ts';
 
@@ -25,6 +25,13 @@ export interface StartMulticamOptions {
    * the API leaves processing to a page that opts in (the demo does).
    */
   engine?: boolean;
+  /**
+   * With `engine: true`: where the engine's runtime assets are served, and the optional models
+   * the host app supplies for single-mix speaker detection, e.g.
+   * `{ segmentationModelUrl: '/host-models/pyannote-segmentation-3.0.onnx', embeddingModelUrl: '/host-models/wespeaker.onnx' }`.
+   * See {@link EngineRunnerOptions.assets}.
+   */
+  assets?: EngineRunnerOptions['assets'];
 }
 
 /** A running instance: the worker answers `fetch`, the page holds the library API. */
@@ -69,7 +76,9 @@ export async function startMulticam(options: StartMulticamOptions = {}): Promise
   // needs an engine, and the queue engine is the one that is right in any context.
   const engine = createQueueEngine(dbOption);
   const service = await createService({ basePath, engine, ...dbOption });
-  const runner = options.engine ? startEngineRunner({ reporter: service.reporter, ...dbOption }) : null;
+  const runner = options.engine
+    ? startEngineRunner({ reporter: service.reporter, ...dbOption, ...(options.assets === undefined ? {} : { assets: options.assets }) })
+    : null;
   const webhooks = options.engine
     ? await startWebhookDelivery({ ...dbOption, signingSecrets: (accountId) => service.accounts.signingSecrets(accountId) })
     : null;

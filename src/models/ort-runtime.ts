@@ -1,9 +1,9 @@
 /**
  * Choosing where onnxruntime-web runs: WebGPU on a real adapter, the wasm build otherwise.
  *
- * The ort module itself is passed in by the caller (`onnxruntime-web/wasm` for the wasm
- * path, `onnxruntime-web/webgpu` for WebGPU) so a page that never sees a GPU does not load
- * the larger JSEP bundle, and Node can use the same code.
+ * The ort module itself is passed in by the caller (in the browser from `loadOrt` in
+ * ./ort-loader.ts: `onnxruntime-web/wasm` for wasm, the JSEP bundle for WebGPU) so a page
+ * that never sees a GPU does not load the larger JSEP bundle, and Node can use the same code.
  *
  * @module
  */

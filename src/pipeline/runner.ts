@@ -38,7 +38,12 @@ export interface EngineRunnerOptions {
   reporter: StageReporter;
   /** IndexedDB database name; default the store's. */
   dbName?: string;
-  /** Where the VAD model and onnxruntime's wasm are served; default `/models/…` and `/wasm/ort/` on this origin. */
+  /**
+   * Where the VAD model and onnxruntime's wasm are served (default `/models/…` and `/wasm/ort/`
+   * on this origin), and the optional host models of single-mix speaker detection
+   * (`segmentationModelUrl`, `embeddingModelUrl`; none by default). Relative URLs are resolved
+   * against this page.
+   */
   assets?: Partial<StageAssets>;
   /** Called with the ids of events recorded by stage reports; default `announceEvents` (wakes webhook delivery). */
   announce?: (ids: readonly string[]) => void;
@@ -167,9 +172,15 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const dbName = options.dbName ?? DB_NAME;
   const announce = options.announce ?? announceEvents;
   const origin = self.location.origin;
+  // The workers fetch these: make them absolute, as seen from this page.
+  const absolute = (url: string): string => new URL(url, self.location.href).href;
+  const segmentationModelUrl = options.assets?.segmentationModelUrl;
+  const embeddingModelUrl = options.assets?.embeddingModelUrl;
   const assets: StageAssets = {
     vadModelUrl: options.assets?.vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', origin).href,
     ortWasmPath: options.assets?.ortWasmPath ?? new URL('/wasm/ort/', origin).href,
+    ...(segmentationModelUrl ? { segmentationModelUrl: absolute(segmentationModelUrl) } : {}),
+    ...(embeddingModelUrl ? { embeddingModelUrl: absolute(embeddingModelUrl) } : {}),
   };
   const reporter = options.reporter;
   const history: StageRunRecord[] = [];

@@ -10,6 +10,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { seededRandom } from '../../src/analysis/random.ts';
 import type { Turn } from '../../src/contract/types.ts';
+import { energySpeechRanges, noiseFloorDb } from '../fixtures/speech.ts';
 import { decodeWithFfmpeg } from './audio.ts';
 
 export const LIBRISPEECH_DIR = '/work/shared/data/librispeech';
@@ -46,6 +47,16 @@ function utterance(path: string): Float32Array {
   return s;
 }
 
+const floors = new WeakMap<Float32Array, number>();
+function floorOf(recording: Float32Array): number {
+  let f = floors.get(recording);
+  if (f === undefined) {
+    f = noiseFloorDb(recording);
+    floors.set(recording, f);
+  }
+  return f;
+}
+
 /** Reader ids present, sorted, with their files. */
 export function librispeechReaders(dir = LIBRISPEECH_DIR): Map<string, string[]> {
   const readers = new Map<string, string[]>();
@@ -54,36 +65,6 @@ export function librispeechReaders(dir = LIBRISPEECH_DIR): Map<string, string[]>
     readers.set(id, [...(readers.get(id) ?? []), join(dir, f)]);
   }
   return readers;
-}
-
-/**
- * Where a clean recording has speech: 20 ms frames above peak − 35 dB, pauses under 250 ms
- * bridged. Returns [startSample, endSample) ranges. Independent of the VAD under test.
- */
-export function energySpeechRanges(s: Float32Array, from: number, to: number): Array<[number, number]> {
-  const hop = 320;
-  const db: number[] = [];
-  for (let i = from; i + hop <= to; i += hop) {
-    let e = 0;
-    for (let k = i; k < i + hop; k++) e += s[k]! * s[k]!;
-    db.push(10 * Math.log10(e / hop + 1e-12));
-  }
-  const peak = Math.max(...db);
-  const ranges: Array<[number, number]> = [];
-  let start = -1;
-  let lastOn = -1;
-  db.forEach((d, k) => {
-    if (d > peak - 35) {
-      if (start < 0) start = k;
-      else if ((k - lastOn - 1) * 20 >= 250) {
-        ranges.push([from + start * hop, from + (lastOn + 1) * hop]);
-        start = k;
-      }
-      lastOn = k;
-    }
-  });
-  if (start >= 0) ranges.push([from + start * hop, from + (lastOn + 1) * hop]);
-  return ranges.filter(([a, b]) => b - a >= 0.1 * 16000);
 }
 
 /** Builds one conversation; the same options always give the same samples and truth. */
@@ -116,7 +97,7 @@ export function assembleConversation(options: AssembleOptions): Conversation {
     const from = sampleCursor[k]!;
     const to = Math.min(src.length, from + want);
     sampleCursor[k] = to;
-    const speech = energySpeechRanges(src, from, to);
+    const speech = energySpeechRanges(src, from, to, floorOf(src));
     if (speech.length === 0) continue;
     const first = speech[0]![0];
     const last = speech[speech.length - 1]![1];

@@ -1,76 +1,106 @@
 /**
- * Runs Silero VAD inside Chromium (launched through tools/chromium.ts) on onnxruntime-web's
- * wasm or WebGPU build, served from this checkout by tools/serve.ts. The page-side loop is
- * the streaming form of src/models/silero-vad.ts (one lane), inlined because the bench
- * serves sources, not a Vite build. Used by bench/diarize/run.ts and test/browser/vad.test.ts.
+ * Runs Silero VAD inside Chromium (launched through tools/chromium.ts) with the engine's own
+ * code: test/browser/pages/vad.html (pickExecutionProvider → loadOrt → SileroVad), built with
+ * Vite into .cache/vad-site and served by tools/serve.ts with cross-origin isolation, so wasm
+ * can use 2 threads. Used by bench/diarize/run.ts and test/browser/vad.test.ts.
  *
  * @module
  */
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../chromium.ts';
-import { serveStatic } from '../serve.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { buildSite, ROOT } from '../../test/support/build-site.ts';
+import { launchChromium, type LaunchedChromium } from '../chromium.ts';
+import { serveStatic, type StaticServer } from '../serve.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** Probabilities per 512-sample frame, wall time and the adapter description. */
-export interface BrowserVadRun {
-  probs: number[];
-  ms: number;
-  adapter: string;
+/** What the page's `window.vad.run` takes (test/browser/pages/vad.ts keeps the same shape). */
+export interface VadPageOptions {
+  provider: 'wasm' | 'webgpu';
+  /** wasm threads (more than 1 needs cross-origin isolation, which the server gives). Default 1. */
+  threads?: number;
+  /** SileroVad lanes. Default SileroVad's (16). */
+  lanes?: number;
+  /** SileroVad warmup frames per lane. Default SileroVad's (32). */
+  warmupFrames?: number;
+  /** Accept a software adapter (SwiftShader) for WebGPU. */
+  allowFallbackAdapter?: boolean;
+  /** `'default'`: the plain `onnxruntime-web` entry on wasm, the engine's former choice (a baseline). */
+  bundle?: 'loader' | 'default';
 }
 
-/** Streams `samples` (16 kHz) through Silero in Chromium with the given execution provider. */
-export async function runVadInChromium(samples: Float32Array, provider: 'wasm' | 'webgpu', optimization: 'disabled' | 'basic' | 'all' = 'all'): Promise<BrowserVadRun> {
-  const server = await serveStatic(root);
-  const chromium = await launchChromium(provider === 'webgpu' ? { extraArgs: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader'] } : {});
+/** Probabilities per 512-sample frame, timings and where it ran. */
+export interface BrowserVadRun {
+  provider: string;
+  probs: number[];
+  /** Session creation, ms. */
+  loadMs: number;
+  /** speechProbabilities, ms. */
+  ms: number;
+  /** The WebGPU adapter (vendor, architecture, fallback flag), or 'none' on wasm. */
+  adapter: string;
+  threads: number;
+  crossOriginIsolated: boolean;
+  /** Paths the page and its worker requested (which onnxruntime-web build and binary were downloaded). */
+  requests: string[];
+}
+
+const PAGE_PATH = 'test/browser/pages/vad.html';
+const SITE = join(ROOT, '.cache/vad-site');
+
+/**
+ * Chromium flags that expose WebGPU on a machine without a GPU: SwiftShader's Vulkan, a
+ * fallback adapter (`isFallbackAdapter` true), which the engine refuses and tests accept.
+ */
+export const WEBGPU_FLAGS: readonly string[] = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader'];
+
+/** A Chromium with the VAD page's site served; every `run` gets a fresh page. */
+export interface VadBrowser {
+  run(samples: Float32Array, options: VadPageOptions): Promise<BrowserVadRun>;
+  close(): Promise<void>;
+}
+
+let built: Promise<string> | undefined;
+
+/** Builds the page (once per process, a few seconds) and opens Chromium on it. */
+export async function openVadBrowser(options: { webgpu?: boolean } = {}): Promise<VadBrowser> {
+  built ??= buildSite({ pages: { vad: PAGE_PATH }, outDir: SITE, links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models') } });
+  await built;
+  mkdirSync(join(SITE, 'input'), { recursive: true });
+  let server: StaticServer | undefined;
+  let chromium: LaunchedChromium | undefined;
   try {
-    const page = await chromium.context.newPage();
-    await page.goto(`${server.origin}/models/manifest.json`);
-    // The UMD build sets a global `ort`; a dynamic import() inside evaluate would be rewritten
-    // by Vite's SSR transform when this runs under vitest.
-    const bundle = provider === 'webgpu' ? 'ort.webgpu.min.js' : 'ort.wasm.min.js';
-    await page.addScriptTag({ url: `${server.origin}/node_modules/onnxruntime-web/dist/${bundle}` });
-    return await page.evaluate(
-      async ({ input, provider, optimization }) => {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        const ort = (globalThis as any).ort;
-        ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
-        ort.env.wasm.numThreads = 1;
-        let adapterText = 'wasm';
-        if (provider === 'webgpu') {
-          const gpu = (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info?: { isFallbackAdapter?: boolean; vendor?: string; architecture?: string } } | null> } }).gpu;
-          const adapter = gpu ? await gpu.requestAdapter() : null;
-          if (!adapter) throw new Error('navigator.gpu.requestAdapter() gave no adapter');
-          adapterText = `${adapter.info?.vendor ?? '?'} ${adapter.info?.architecture ?? ''} fallback=${adapter.info?.isFallbackAdapter}`;
-          ort.env.webgpu.adapter = adapter;
-        }
-        const model = new Uint8Array(await (await fetch('/models/silero_vad_v6.onnx')).arrayBuffer());
-        const session = await ort.InferenceSession.create(model, { executionProviders: [provider], graphOptimizationLevel: optimization });
-        const x = Float32Array.from(input);
-        const frames = Math.ceil(x.length / 512);
-        const sr = new ort.Tensor('int64', BigInt64Array.from([16000n]), []);
-        let state = new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
-        const probs: number[] = [];
-        const t0 = performance.now();
-        for (let f = 0; f < frames; f++) {
-          const row = new Float32Array(576);
-          for (let i = 0; i < 576; i++) {
-            const k = f * 512 - 64 + i;
-            if (k >= 0 && k < x.length) row[i] = x[k]!;
-          }
-          const out = await session.run({ input: new ort.Tensor('float32', row, [1, 576]), state, sr });
-          state = out.stateN;
-          probs.push(out.output.data[0] as number);
-        }
-        const ms = performance.now() - t0;
-        await session.release();
-        return { probs, ms, adapter: adapterText };
-      },
-      { input: Array.from(samples), provider, optimization },
-    );
-  } finally {
-    await chromium.close();
-    await server.close();
+    server = await serveStatic(SITE, 0, PAGE_PATH);
+    chromium = await launchChromium(options.webgpu ? { extraArgs: WEBGPU_FLAGS } : {});
+  } catch (error) {
+    await server?.close();
+    throw error;
   }
+  const origin = server.origin;
+  const browser = chromium;
+  let inputs = 0;
+  return {
+    async run(samples, runOptions) {
+      // Samples go as a served file: 10 minutes are 38 MB, too much for page.evaluate's JSON.
+      const name = `input/${process.pid}-${inputs++}.f32`;
+      writeFileSync(join(SITE, name), new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+      const page: Page = await browser.context.newPage();
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(new URL(request.url()).pathname));
+      try {
+        await page.goto(`${origin}/${PAGE_PATH}`);
+        await page.waitForSelector('body[data-ready="1"]');
+        const run = await page.evaluate(
+          ([url, o]) => (window as unknown as { vad: { run(url: string, options: VadPageOptions): Promise<Omit<BrowserVadRun, 'requests'>> } }).vad.run(url, o),
+          [`/${name}`, runOptions] as const,
+        );
+        return { ...run, requests };
+      } finally {
+        await page.close();
+      }
+    },
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
 }

@@ -1,7 +1,6 @@
 /**
- * The fixtures part of tools/eval-diarization.ts: engineer D's generated sets found in
- * `.cache/fixtures/` (nothing is generated here; run `npm run fixtures` or the tests that
- * call ensureFixture first), scored in
+ * The fixtures part of tools/eval-diarization.ts: a fixed list of generated sets
+ * ({@link EVAL_FIXTURES}, made on first use), scored against their speech-level truth in
  *   - single-mix mode on the fixture's reference mix (reference.wav),
  *   - per-mic mode on the close mics when the set has them, otherwise on the cameras' audio:
  *     for each speaker the camera whose room mix favours them most, plus the wide when a
@@ -10,20 +9,19 @@
  *
  * @module
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Turn } from '../../src/contract/types.ts';
-import { diarizeMix, type MixOptions } from '../../src/analysis/diarize/mix.ts';
+import { diarizeMixWithDiagnostics, type MixOptions } from '../../src/analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../src/analysis/diarize/result.ts';
 import type { SileroVad } from '../../src/models/silero-vad.ts';
+import { ensureFixtureAt } from '../fixtures/cache.ts';
+import type { FixtureOptions, FixtureSet } from '../fixtures/options.ts';
 import type { Truth, TruthSource } from '../fixtures/truth.ts';
 import type { EvalRow } from '../eval-diarization.ts';
 import { decodeWithFfmpeg, loadMono16k } from './audio.ts';
 
 type Score = (name: string, mode: EvalRow['mode'], seconds: number, truth: Turn[], result: DiarizationResult, note?: string) => EvalRow;
-
-const CACHE = join(process.cwd(), '.cache', 'fixtures');
 
 /** A source's audio on the reference timeline (16 kHz), using the truth's offset and drift. */
 function onReferenceTimeline(dir: string, source: TruthSource, durationMs: number): Float32Array {
@@ -65,32 +63,33 @@ function perMicSources(truth: Truth): { sources: TruthSource[]; kind: string } {
   return { sources: [...chosen], kind: `camera audio: ${[...chosen].map((c) => c.label).join(', ')}` };
 }
 
-/** Scores up to `limit` distinct cached fixtures; returns no rows when there are none. */
-export async function evaluateFixtures(vad: SileroVad, mixOptions: MixOptions, score: Score, limit = 5): Promise<EvalRow[]> {
-  if (!existsSync(CACHE)) return [];
-  const seen = new Set<string>();
-  const fixtures: Array<{ dir: string; truth: Truth }> = [];
-  for (const name of readdirSync(CACHE).sort()) {
-    const dir = join(CACHE, name);
-    if (!existsSync(join(dir, '.complete')) || !existsSync(join(dir, 'truth.json'))) continue;
-    const truth = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as Truth;
-    const o = truth.options;
-    const key = JSON.stringify([o['seconds'], o['speakers'], o['voices'], o['mics'], o['cameras'], truth.seed]);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    fixtures.push({ dir, truth });
-  }
-  fixtures.sort((a, b) => a.truth.durationMs - b.truth.durationMs);
+/**
+ * The fixtures scored: generated on first use into `.cache/fixtures/` (small frames: only the
+ * audio matters here). Close mics in the first four (the per-mic target), camera audio only
+ * in the last two.
+ */
+const LIST: Array<{ set: FixtureSet; options: FixtureOptions }> = [
+  { set: 'tiny', options: { voices: 'espeak', speakers: 2, mics: true, seconds: 60, cameras: 'closeup:1,closeup:2', seed: '11' } },
+  { set: 'tiny', options: { speakers: 2, mics: true, seconds: 120, cameras: 'closeup:1,twoshot:1-2', seed: '12' } },
+  { set: 'tiny', options: { speakers: 3, mics: true, seconds: 120, cameras: 'closeup:1,closeup:2,wide:1-2-3', seed: '13' } },
+  { set: 'tiny', options: { speakers: 4, mics: true, seconds: 120, cameras: 'closeup:1,closeup:2,twoshot:3-4', seed: '14' } },
+  { set: 'tiny', options: { speakers: 2, seconds: 120, cameras: 'closeup:1,closeup:2', seed: '15' } },
+  { set: 'tiny', options: { speakers: 3, seconds: 120, cameras: 'closeup:1,closeup:2,closeup:3,wide:1-2-3', seed: '16' } },
+];
+export const EVAL_FIXTURES: ReadonlyArray<{ set: FixtureSet; options: FixtureOptions }> = LIST.map((f) => ({ set: f.set, options: { width: 320, height: 180, fps: 15, ...f.options } }));
+
+/** Generates (or reuses) {@link EVAL_FIXTURES} and scores each in both modes. */
+export async function evaluateFixtures(vad: SileroVad, mixOptions: MixOptions, score: Score, log: (line: string) => void = () => {}): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
-  for (const { dir, truth } of fixtures.slice(0, limit)) {
-    const reference: Turn[] = [
-      ...truth.turns.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs })),
-      ...truth.backchannels.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs })),
-    ];
-    const label = `fixture ${truth.set} ${Math.round(truth.durationMs / 1000)}s ${truth.speakers.length}spk ${String(truth.options['voices'])}`;
+  for (const f of EVAL_FIXTURES) {
+    const { dir, truth, generated } = await ensureFixtureAt(f.set, f.options);
+    if (generated) log(`generated ${dir}`);
+    const reference: Turn[] = truth.speech.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs }));
+    const label = `fixture ${Math.round(truth.durationMs / 1000)}s ${truth.speakers.length}spk ${String(truth.options['voices'])} s${truth.seed}`;
     const seconds = truth.durationMs / 1000;
     const mix = loadMono16k(join(dir, truth.reference.file)).samples;
-    rows.push(score(label, 'mix', seconds, reference, diarizeMix(mix, 16000, await vad.speechProbabilities(mix), mixOptions), 'reference.wav'));
+    const { result, diagnostics } = diarizeMixWithDiagnostics(mix, 16000, await vad.speechProbabilities(mix), mixOptions);
+    rows.push(score(label, 'mix', seconds, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`));
     const { sources, kind } = perMicSources(truth);
     if (sources.length === 0) continue;
     const channels = sources.map((s) => onReferenceTimeline(dir, s, truth.durationMs));

@@ -20,6 +20,9 @@ import {
   type FramePosteriors,
 } from './gmm.ts';
 import { MIN_TOTAL_SPEECH_MS, resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
+import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
+import { symmetricEigen } from './eigen.ts';
+import { pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
 import { spectralCluster } from './spectral.ts';
 import { viterbiSegment } from './viterbi.ts';
 
@@ -31,6 +34,13 @@ export interface MixOptions extends TurnSmoothing {
   vadThreshold?: number;
   /** Padding added around every VAD speech run, ms (Silero trims weak onsets and tails); padding puts noise into the clustered pieces. Default 0. */
   vadPadMs?: number;
+  /** Moves VAD edges onto the signal's speech/noise boundary (edges.ts). Default true. */
+  refineEdges?: boolean;
+  edges?: EdgeOptions;
+  /** Clusters whose per-frame GLR is below this are one speaker. Default 0.65 nats. */
+  mergeBelowGlr?: number;
+  /** Vote the speaker count over several cuttings of the speech into pieces. Default true. */
+  countVote?: boolean;
   /** Known speaker count (skips the eigengap). */
   numSpeakers?: number;
   /** Default 1. */
@@ -56,16 +66,35 @@ export interface MixOptions extends TurnSmoothing {
   mergeBelowClr?: number;
   seed?: number;
   /**
+   * Directions of within-speaker variability projected out of the supervectors before
+   * clustering (nuisance attribute projection), learnt from the differences between
+   * neighbouring pieces of one VAD run, which are nearly always the same voice. Default 0.
+   */
+  napDimensions?: number;
+  /** Keep only this many principal directions of the supervectors (0: all). */
+  pcaDimensions?: number;
+  /** MAP relevance factor of the piece supervectors. Default 16. */
+  relevance?: number;
+  /**
    * Overlapped-speech probability from an optional segmentation model (pyannote
    * segmentation-3.0 via src/models/segmentation.ts). Where it is above 0.5 on speech, the
    * second most likely speaker is marked as talking too. Without it the result has no overlap.
    */
   overlap?: { frameMs: number; values: ArrayLike<number> };
+  /**
+   * Speaker embeddings from an optional host model (src/models/embedding.ts) on a window
+   * grid: when given, the pieces are clustered on these instead of GMM supervectors.
+   */
+  embeddings?: EmbeddingGrid;
 }
 
 /** Diagnostics next to the result, for the evaluation tool. */
 export interface MixDiagnostics {
   eigengapCount: number;
+  /** Per-frame Gaussian likelihood ratio of each pair of clusters after spectral clustering. */
+  pairGlr?: number[];
+  /** The eigengap counts of the vote (one per cutting), when it ran. */
+  countVotes?: number[];
   eigenvalues: number[];
   segments: number;
   merged: number;
@@ -155,26 +184,76 @@ export function diarizeMixWithDiagnostics(
   // Pieces: each VAD run split evenly into pieces of about segmentMs. At most ~200 pieces:
   // the eigen-decomposition is O(n³) per pruning candidate, and longer pieces on long files
   // give steadier supervectors anyway.
-  let segFrames = Math.round((options.segmentMs ?? 1500) / FRAME_MS);
-  segFrames = Math.max(segFrames, Math.ceil(frames.length / 200));
-  const pieces: Array<[number, number]> = []; // [first row, end row) into `frames`
-  let row = 0;
-  for (const [a, b] of runs) {
-    const len = b - a;
-    const count = Math.max(1, Math.round(len / segFrames));
-    for (let p = 0; p < count; p++) {
-      pieces.push([row + Math.floor((p * len) / count), row + Math.floor(((p + 1) * len) / count)]);
-    }
-    row += len;
-  }
-  const clustered = pieces.filter(([a, b]) => b - a >= segFrames / 3);
-  diagnostics.segments = clustered.length;
-
   const rangeRows = (a: number, b: number): Iterable<number> => ({
     *[Symbol.iterator]() {
       for (let i = a; i < b; i++) yield i;
     },
   });
+  // Pieces: each VAD run split evenly into pieces of about `pieceMs` (`phase` shifts the cuts
+  // by that fraction of a piece). At most ~200 pieces: the eigen-decomposition is O(n³) per
+  // pruning candidate, and longer pieces on long files give steadier supervectors anyway.
+  const cutPieces = (pieceMs: number, phase: number): Array<[number, number, number]> => {
+    const segFrames = Math.max(Math.round(pieceMs / FRAME_MS), Math.ceil(frames.length / 200));
+    const out: Array<[number, number, number]> = []; // [first row, end row) into `frames`, VAD run
+    let row = 0;
+    runs.forEach(([a, b], run) => {
+      const len = b - a;
+      const count = Math.max(1, Math.round(len / segFrames));
+      const shift = count > 1 ? Math.floor((phase * len) / count) : 0;
+      const cuts = [0];
+      for (let p = 1; p < count; p++) cuts.push(Math.floor((p * len) / count) + shift);
+      if (shift > 0) cuts.push(shift);
+      cuts.push(len);
+      const sorted = [...new Set(cuts)].sort((x, y) => x - y);
+      for (let i = 0; i + 1 < sorted.length; i++) out.push([row + sorted[i]!, row + sorted[i + 1]!, run]);
+      row += len;
+    });
+    return out.filter(([a, b]) => b - a >= segFrames / 3);
+  };
+  // Cosine similarity of centred, length-normalised supervectors of the pieces, or of the
+  // host model's speaker embeddings when it supplied them.
+  const similarityOf = (pieces: ReadonlyArray<readonly [number, number, number]>): { sim: Float64Array; sv: Float64Array[] } => {
+    const n = pieces.length;
+    if (options.embeddings) {
+      const ms = pieces.map(([a, b]) => [frames[a]! * FRAME_MS, (frames[b - 1]! + 1) * FRAME_MS] as const);
+      return { sim: pieceSimilarity(options.embeddings, ms), sv: embeddingVectors(options.embeddings, ms) };
+    }
+    const sv = pieces.map(([a, b]) => {
+      const st = sufficientStats(ubm, feats, frames, post, rangeRows(a, b));
+      return supervector(ubm, mapAdaptMeans(ubm, st.n, st.f, options.relevance ?? 16));
+    });
+    const len = sv[0]!.length;
+    const centre = new Float64Array(len);
+    for (const v of sv) for (let i = 0; i < len; i++) centre[i] = centre[i]! + v[i]! / n;
+    for (const v of sv) for (let i = 0; i < len; i++) v[i] = v[i]! - centre[i]!;
+    const nap = options.napDimensions ?? 0;
+    if (nap > 0) removeNuisance(sv, pieces, nap);
+    const pca = options.pcaDimensions ?? 0;
+    if (pca > 0) projectPrincipal(sv, pca);
+    const dims = sv[0]!.length;
+    for (const v of sv) {
+      let norm = 0;
+      for (let i = 0; i < dims; i++) norm += v[i]! * v[i]!;
+      norm = Math.sqrt(norm) || 1;
+      for (let i = 0; i < dims; i++) v[i] = v[i]! / norm;
+    }
+    const sim = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) {
+      for (let j = i; j < n; j++) {
+        let acc = 0;
+        const a = sv[i]!;
+        const b = sv[j]!;
+        for (let d = 0; d < dims; d++) acc += a[d]! * b[d]!;
+        sim[i * n + j] = acc;
+        sim[j * n + i] = acc;
+      }
+    }
+    return { sim, sv };
+  };
+  const basePieceMs = options.segmentMs ?? 1500;
+  const clustered = cutPieces(basePieceMs, 0);
+  diagnostics.segments = clustered.length;
+
   let labels: Int32Array; // per speech-frame row
   let k: number;
   if (clustered.length < 3) {
@@ -182,56 +261,53 @@ export function diarizeMixWithDiagnostics(
     labels = new Int32Array(frames.length);
   } else {
     const n = clustered.length;
-    const sv = clustered.map(([a, b]) => {
-      const st = sufficientStats(ubm, feats, frames, post, rangeRows(a, b));
-      return supervector(ubm, mapAdaptMeans(ubm, st.n, st.f, 16));
-    });
-    const len = sv[0]!.length;
-    const centre = new Float64Array(len);
-    for (const v of sv) for (let i = 0; i < len; i++) centre[i] = centre[i]! + v[i]! / n;
-    for (const v of sv) {
-      let norm = 0;
-      for (let i = 0; i < len; i++) {
-        v[i] = v[i]! - centre[i]!;
-        norm += v[i]! * v[i]!;
+    const { sim, sv } = similarityOf(clustered);
+    const maxClusters = (count: number): number => Math.max(1, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(count / 3))));
+    // The eigengap count swings with small changes of the pieces; a vote over several piece
+    // lengths and cut positions (the same speech, cut differently) steadies it.
+    let voted: number | undefined;
+    if (options.numSpeakers === undefined && options.countVote !== false) {
+      const votes: number[] = [];
+      for (const pieceMs of [basePieceMs * 0.8, basePieceMs, basePieceMs * 1.33]) {
+        for (const phase of [0, 0.5]) {
+          const pieces = pieceMs === basePieceMs && phase === 0 ? clustered : cutPieces(pieceMs, phase);
+          if (pieces.length < 3) continue;
+          const sub = pieces === clustered ? sim : similarityOf(pieces).sim;
+          votes.push(spectralCluster(sub, pieces.length, { minClusters: options.minSpeakers ?? 1, maxClusters: maxClusters(pieces.length), seed }).k);
+        }
       }
-      norm = Math.sqrt(norm) || 1;
-      for (let i = 0; i < len; i++) v[i] = v[i]! / norm;
+      diagnostics.countVotes = votes;
+      voted = modeOf(votes);
     }
-    const sim = new Float64Array(n * n);
-    for (let i = 0; i < n; i++) {
-      for (let j = i; j < n; j++) {
-        let s = 0;
-        const a = sv[i]!;
-        const b = sv[j]!;
-        for (let d = 0; d < len; d++) s += a[d]! * b[d]!;
-        sim[i * n + j] = s;
-        sim[j * n + i] = s;
-      }
-    }
+    const fixed = options.numSpeakers ?? voted;
     const spectralOptions = {
       minClusters: options.minSpeakers ?? 1,
       // Sanity bound: a speaker needs a few pieces (~4.5 s of speech) to be counted at all.
-      maxClusters: Math.max(1, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(n / 3)))),
+      maxClusters: maxClusters(n),
       seed,
-      ...(options.numSpeakers !== undefined ? { numClusters: options.numSpeakers } : {}),
+      ...(fixed !== undefined ? { numClusters: fixed } : {}),
     };
-    let sc = spectralCluster(sim, n, spectralOptions);
+    let sc: { labels: Int32Array; k: number; eigenvalues: number[] } = spectralCluster(sim, n, spectralOptions);
     diagnostics.eigengapCount = sc.k;
-    diagnostics.eigenvalues = sc.eigenvalues;
-    // Count guard: k well-separated voices give centroids (around the global mean) with
-    // cosine near −1/(k−1); a voice split in two gives a pair far above that. Step down
-    // until the closest pair is at least 0.3 of the ideal distance apart.
-    const minK = options.minSpeakers ?? 1;
-    while (options.numSpeakers === undefined && sc.k >= 3 && sc.k > minK && closestCentroidCosine(sv, sc.labels, sc.k) > -0.3 / (sc.k - 1)) {
-      sc = spectralCluster(sim, n, { ...spectralOptions, numClusters: sc.k - 1 });
-      diagnostics.merged++;
+    if (options.numSpeakers === undefined) {
+      // The eigengap (voted) over-counts when one voice's pieces spread (its words, its
+      // loudness): clusters are merged while their frames fit one full-covariance Gaussian
+      // nearly as well as two (GLR per frame below mergeBelowGlr). Two halves of one voice
+      // score 0.2–0.6 nats per frame, two voices 0.7–1.3 on the evaluation sets.
+      const merged = mergeByGlr(feats, dim, frames, clustered, sc.labels, sc.k, options.mergeBelowGlr ?? 0.65);
+      diagnostics.merged += sc.k - merged.k;
+      sc = { labels: merged.labels, k: merged.k, eigenvalues: sc.eigenvalues };
     }
+    diagnostics.eigenvalues = sc.eigenvalues;
     k = sc.k;
     diagnostics.closestCentroids = closestCentroidCosine(sv, sc.labels, k);
     diagnostics.separation = clusterSeparation(sim, n, sc.labels, k).min;
     labels = new Int32Array(frames.length).fill(-1);
     clustered.forEach(([a, b], i) => labels.fill(sc.labels[i]!, a, b));
+    const stats = clusterGaussians(feats, dim, frames, labels, k);
+    const glr: number[] = [];
+    for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) glr.push(divergencePerFrame(stats[a]!, stats[b]!, dim));
+    diagnostics.pairGlr = glr;
   }
 
   lap('clustering');
@@ -269,6 +345,28 @@ export function diarizeMixWithDiagnostics(
   frames.forEach((t, i) => {
     activity[Math.max(0, path[i]!)]![t] = 1;
   });
+  if (options.refineEdges !== false) {
+    // Speakers were found on the VAD's speech; only the reported edges move to the signal's
+    // speech/noise boundary (moving them before clustering would change what is clustered).
+    const levels = frameLevelsDb(samples, sampleRate, FRAME_MS);
+    const refined = refineSpeechEdges(speech, levels, noiseFloorDb(levels), options.edges);
+    const label = new Int32Array(T).fill(-1);
+    frames.forEach((t, i) => (label[t] = Math.max(0, path[i]!)));
+    for (const a of activity) a.fill(0);
+    for (const seg of refined) {
+      const a = Math.max(0, Math.round(seg.startMs / FRAME_MS));
+      const b = Math.min(T, Math.round(seg.endMs / FRAME_MS));
+      // Frames added at an edge take the label of the nearest frame the VAD had.
+      let first = a;
+      while (first < b && label[first]! < 0) first++;
+      if (first >= b) continue;
+      let last = label[first]!;
+      for (let t = a; t < b; t++) {
+        if (label[t]! >= 0) last = label[t]!;
+        activity[t < first ? label[first]! : last]![t] = 1;
+      }
+    }
+  }
   if (options.overlap && k > 1) {
     const ov = resampleFrameValues(options.overlap.values, options.overlap.frameMs, FRAME_MS, T);
     const scores = speakerMeans.map((m) => frameLogLikelihoods(ubm, m, feats, frames, post));
@@ -299,6 +397,222 @@ export function diarizeMixWithDiagnostics(
   // Speaker changes are already at least minTurn long; only bridge short pauses.
   const smoothing = { minPauseMs: options.minPauseMs ?? 150, minTurnMs: options.minTurnMs ?? 100 };
   return { result: resultFromActivity(activity, FRAME_MS, smoothing), diagnostics };
+}
+
+/** Each piece's mean embedding (windows centred inside it, else the nearest), unit length: the vectors the count guard compares. */
+function embeddingVectors(grid: EmbeddingGrid, piecesMs: ReadonlyArray<readonly [number, number]>): Float64Array[] {
+  const dim = grid.vectors[0]?.length ?? 0;
+  return piecesMs.map(([a, b]) => {
+    const v = new Float64Array(dim);
+    let best = 0;
+    let bestDist = Infinity;
+    let count = 0;
+    grid.vectors.forEach((w, i) => {
+      const centre = i * grid.hopMs + grid.windowMs / 2;
+      const dist = centre < a ? a - centre : centre > b ? centre - b : 0;
+      if (dist < bestDist) {
+        bestDist = dist;
+        best = i;
+      }
+      if (dist === 0) {
+        for (let d = 0; d < dim; d++) v[d] = v[d]! + w[d]!;
+        count++;
+      }
+    });
+    if (count === 0) for (let d = 0; d < dim; d++) v[d] = grid.vectors[best]![d]!;
+    let norm = 0;
+    for (let d = 0; d < dim; d++) norm += v[d]! * v[d]!;
+    norm = Math.sqrt(norm) || 1;
+    for (let d = 0; d < dim; d++) v[d] = v[d]! / norm;
+    return v;
+  });
+}
+
+/** Count, sum and scatter (full covariance) of one cluster's frames. */
+interface GaussStats {
+  n: number;
+  sum: Float64Array;
+  scatter: Float64Array;
+}
+
+function clusterGaussians(feats: Float32Array, dim: number, frames: readonly number[], labels: Int32Array, k: number): GaussStats[] {
+  const out = Array.from({ length: k }, () => ({ n: 0, sum: new Float64Array(dim), scatter: new Float64Array(dim * dim) }));
+  labels.forEach((l, i) => {
+    if (l < 0 || l >= k) return;
+    const g = out[l]!;
+    const t = frames[i]!;
+    g.n++;
+    for (let a = 0; a < dim; a++) {
+      const x = feats[t * dim + a]!;
+      g.sum[a] = g.sum[a]! + x;
+      for (let b = 0; b <= a; b++) g.scatter[a * dim + b] = g.scatter[a * dim + b]! + x * feats[t * dim + b]!;
+    }
+  });
+  return out;
+}
+
+/** log det of the covariance of stats (Cholesky; the lower triangle of scatter is used). */
+function logDetCovariance(n: number, sum: Float64Array, scatter: Float64Array, dim: number): number {
+  const c = new Float64Array(dim * dim);
+  for (let a = 0; a < dim; a++) for (let b = 0; b <= a; b++) c[a * dim + b] = scatter[a * dim + b]! / n - (sum[a]! / n) * (sum[b]! / n) + (a === b ? 1e-6 : 0);
+  let logDet = 0;
+  for (let j = 0; j < dim; j++) {
+    let d = c[j * dim + j]!;
+    for (let m = 0; m < j; m++) d -= c[j * dim + m]! ** 2;
+    if (!(d > 0)) return -Infinity;
+    const l = Math.sqrt(d);
+    c[j * dim + j] = l;
+    logDet += 2 * Math.log(l);
+    for (let i = j + 1; i < dim; i++) {
+      let v = c[i * dim + j]!;
+      for (let m = 0; m < j; m++) v -= c[i * dim + m]! * c[j * dim + m]!;
+      c[i * dim + j] = v / l;
+    }
+  }
+  return logDet;
+}
+
+/**
+ * Generalised likelihood ratio of two clusters under one full-covariance Gaussian against
+ * one each, per frame (nats): near 0 for two halves of one voice, larger for two voices.
+ */
+function divergencePerFrame(x: GaussStats, y: GaussStats, dim: number): number {
+  const n = x.n + y.n;
+  if (x.n < dim * 2 || y.n < dim * 2) return 0;
+  const sum = new Float64Array(dim);
+  const scatter = new Float64Array(dim * dim);
+  for (let i = 0; i < dim; i++) sum[i] = x.sum[i]! + y.sum[i]!;
+  for (let i = 0; i < dim * dim; i++) scatter[i] = x.scatter[i]! + y.scatter[i]!;
+  const all = logDetCovariance(n, sum, scatter, dim);
+  return 0.5 * (all - (x.n / n) * logDetCovariance(x.n, x.sum, x.scatter, dim) - (y.n / n) * logDetCovariance(y.n, y.sum, y.scatter, dim));
+}
+
+/**
+ * Agglomerates piece clusters: repeatedly merges the pair with the smallest per-frame GLR
+ * while it is below `threshold`. Returns piece labels renumbered 0..k−1.
+ */
+function mergeByGlr(
+  feats: Float32Array,
+  dim: number,
+  frames: readonly number[],
+  pieces: ReadonlyArray<readonly [number, number, number]>,
+  pieceLabels: Int32Array,
+  k: number,
+  threshold: number,
+): { labels: Int32Array; k: number } {
+  const rowLabels = new Int32Array(frames.length).fill(-1);
+  pieces.forEach(([a, b], i) => rowLabels.fill(pieceLabels[i]!, a, b));
+  const stats: Array<GaussStats | undefined> = clusterGaussians(feats, dim, frames, rowLabels, k);
+  const owner = Array.from({ length: k }, (_, i) => i);
+  for (;;) {
+    let best = Infinity;
+    let pair: [number, number] | undefined;
+    for (let a = 0; a < k; a++) {
+      for (let b = a + 1; b < k; b++) {
+        const x = stats[a];
+        const y = stats[b];
+        if (!x || !y) continue;
+        const v = divergencePerFrame(x, y, dim);
+        if (v < best) {
+          best = v;
+          pair = [a, b];
+        }
+      }
+    }
+    if (!pair || best >= threshold) break;
+    const [a, b] = pair;
+    const x = stats[a]!;
+    const y = stats[b]!;
+    for (let i = 0; i < dim; i++) x.sum[i] = x.sum[i]! + y.sum[i]!;
+    for (let i = 0; i < dim * dim; i++) x.scatter[i] = x.scatter[i]! + y.scatter[i]!;
+    x.n += y.n;
+    stats[b] = undefined;
+    for (let i = 0; i < k; i++) if (owner[i] === b) owner[i] = a;
+  }
+  const alive = [...new Set(owner)].sort((p, q) => p - q);
+  const renumber = new Map(alive.map((c, i) => [c, i]));
+  return { labels: pieceLabels.map((l) => renumber.get(owner[l]!)!), k: alive.length };
+}
+
+/** The most frequent value; ties go to the smaller. */
+function modeOf(values: readonly number[]): number | undefined {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: number | undefined;
+  for (const [v, c] of counts) if (best === undefined || c > counts.get(best)! || (c === counts.get(best)! && v < best)) best = v;
+  return best;
+}
+
+/**
+ * Nuisance attribute projection without labels: neighbouring pieces of one VAD run are
+ * (nearly always) one speaker, so their supervector differences span what changes within a
+ * voice (words, loudness). The top `dims` directions of those differences are removed.
+ */
+function removeNuisance(sv: Float64Array[], pieces: ReadonlyArray<readonly [number, number, number]>, dims: number): void {
+  const len = sv[0]!.length;
+  const diffs: Float64Array[] = [];
+  for (let i = 0; i + 1 < pieces.length; i++) {
+    if (pieces[i]![2] !== pieces[i + 1]![2]) continue;
+    const d = new Float64Array(len);
+    for (let j = 0; j < len; j++) d[j] = sv[i]![j]! - sv[i + 1]![j]!;
+    diffs.push(d);
+  }
+  const m = diffs.length;
+  if (m < 2 * dims) return;
+  // Eigenvectors of the m×m Gram matrix map to those of the len×len scatter: v = Dᵀu / √λ.
+  const gram = new Float64Array(m * m);
+  for (let a = 0; a < m; a++) {
+    for (let b = a; b < m; b++) {
+      let s = 0;
+      for (let j = 0; j < len; j++) s += diffs[a]![j]! * diffs[b]![j]!;
+      gram[a * m + b] = s;
+      gram[b * m + a] = s;
+    }
+  }
+  const eig = symmetricEigen(gram, m);
+  for (let r = 0; r < dims; r++) {
+    const col = m - 1 - r; // ascending order: the largest last
+    const lambda = eig.values[col]!;
+    if (!(lambda > 1e-12)) break;
+    const dir = new Float64Array(len);
+    for (let a = 0; a < m; a++) {
+      const u = eig.vectors[a * m + col]!;
+      for (let j = 0; j < len; j++) dir[j] = dir[j]! + u * diffs[a]![j]!;
+    }
+    const scale = 1 / Math.sqrt(lambda);
+    for (let j = 0; j < len; j++) dir[j] = dir[j]! * scale;
+    for (const v of sv) {
+      let dot = 0;
+      for (let j = 0; j < len; j++) dot += v[j]! * dir[j]!;
+      for (let j = 0; j < len; j++) v[j] = v[j]! - dot * dir[j]!;
+    }
+  }
+}
+
+/** Replaces each (centred) supervector by its coordinates on the top `dims` principal directions. */
+function projectPrincipal(sv: Float64Array[], dims: number): void {
+  const n = sv.length;
+  const len = sv[0]!.length;
+  const gram = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) {
+    for (let b = a; b < n; b++) {
+      let s = 0;
+      for (let j = 0; j < len; j++) s += sv[a]![j]! * sv[b]![j]!;
+      gram[a * n + b] = s;
+      gram[b * n + a] = s;
+    }
+  }
+  const eig = symmetricEigen(gram, n);
+  const d = Math.min(dims, n);
+  // Coordinates of item a on principal direction r: √λ_r · u_r[a].
+  for (let a = 0; a < n; a++) {
+    const coords = new Float64Array(len);
+    for (let r = 0; r < d; r++) {
+      const col = n - 1 - r;
+      coords[r] = Math.sqrt(Math.max(0, eig.values[col]!)) * eig.vectors[a * n + col]!;
+    }
+    sv[a] = coords;
+  }
 }
 
 function modelsFromLabels(ubm: DiagGmm, feats: Float32Array, frames: readonly number[], post: FramePosteriors, labels: Int32Array, k: number): Float64Array[] {

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { VAD_FRAME_MS } from '../vad.ts';
+import { VAD_FRAME_MS, type SpeechSegment } from '../vad.ts';
+import { frameLevelsDb as fineLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 
 /** Options of {@link diarizePerMic}. */
@@ -21,6 +22,27 @@ export interface PerMicOptions extends TurnSmoothing {
   bleedMarginDb?: number;
   /** Half-width of the majority vote on "louder than bleed", in frames. Default 2 (5 frames). */
   ownershipWindowFrames?: number;
+  /** Moves turn edges onto the channel's speech/noise boundary at 10 ms (edges.ts). Default true. */
+  refineEdges?: boolean;
+  edges?: EdgeOptions;
+}
+
+/** Frames below this level (dB) are digital silence. */
+const SILENT_DB = -90;
+
+/**
+ * Per frame, whether the channel was recording: digital silence before its first sound or
+ * after its last is a source that started late or stopped early (the diarizing stage puts
+ * every source on the reference timeline and leaves what it did not record at zero).
+ */
+function recordingSpan(levels: Float64Array): Uint8Array {
+  const out = new Uint8Array(levels.length);
+  let first = 0;
+  while (first < levels.length && levels[first]! < SILENT_DB) first++;
+  let last = levels.length - 1;
+  while (last >= first && levels[last]! < SILENT_DB) last--;
+  out.fill(1, first, last + 1);
+  return out;
 }
 
 /** Per-frame level of a channel in dB (mean square), on the VAD frame grid. */
@@ -74,6 +96,7 @@ export function diarizePerMic(
   const level = channels.map((c) => frameLevelsDb(c, frameLen, frames));
   const voiced = vad.map((v) => Uint8Array.from({ length: frames }, (_, t) => (v[t]! >= thr ? 1 : 0)));
 
+  const live = level.map(recordingSpan);
   // bleed[i][j]: expected dB_i − dB_j when only j talks.
   const bleed: number[][] = [];
   for (let i = 0; i < n; i++) {
@@ -85,7 +108,7 @@ export function diarizePerMic(
       }
       const diffs: number[] = [];
       for (let t = 0; t < frames; t++) {
-        if (!voiced[j]![t]) continue;
+        if (!voiced[j]![t] || !live[i]![t] || !live[j]![t]) continue;
         const d = level[i]![t]! - level[j]![t]!;
         if (d < 0) diffs.push(d);
       }
@@ -95,15 +118,54 @@ export function diarizePerMic(
     bleed.push(row);
   }
 
+  // Louder than every neighbour's bleed. A neighbour that is not recording (digital silence
+  // before its start or after its end) cannot be compared: then the frame must also be
+  // nearer the channel's own speech level than the loudest bleed it usually gets.
+  const ownLevel = level.map((l, i) => {
+    const values: number[] = [];
+    for (let t = 0; t < frames; t++) {
+      if (!voiced[i]![t]) continue;
+      let ok = true;
+      for (let j = 0; j < n && ok; j++) if (j !== i && (!live[j]![t] || l[t]! < level[j]![t]! + bleed[i]![j]! + margin)) ok = false;
+      if (ok) values.push(l[t]!);
+    }
+    return values.length >= 10 ? quantile(values, 0.5) : NaN;
+  });
+  const aloneFloor = ownLevel.map((mine, i) => {
+    let loudestBleed = -Infinity;
+    for (let j = 0; j < n; j++) if (j !== i && Number.isFinite(ownLevel[j]!)) loudestBleed = Math.max(loudestBleed, ownLevel[j]! + bleed[i]![j]!);
+    return Number.isFinite(mine) && Number.isFinite(loudestBleed) ? (mine + loudestBleed) / 2 : -Infinity;
+  });
+  const ownsFrame = (lv: readonly Float64Array[], on: readonly Uint8Array[], i: number, t: number): boolean => {
+    if (!on[i]![t]) return false;
+    let missing = false;
+    for (let j = 0; j < n; j++) {
+      if (j === i) continue;
+      if (!on[j]![t]) missing = true;
+      else if (lv[i]![t]! < lv[j]![t]! + bleed[i]![j]! + margin) return false;
+    }
+    return !missing || lv[i]![t]! >= aloneFloor[i]!;
+  };
   const own = channels.map(() => new Uint8Array(frames));
+  for (let t = 0; t < frames; t++) for (let i = 0; i < n; i++) own[i]![t] = ownsFrame(level, live, i, t) ? 1 : 0;
+  // Speech a live channel hears at bleed level while a neighbour is not recording is most
+  // likely that neighbour's: it is credited to the absent channel whose usual bleed onto
+  // this one is nearest in level.
+  const heard = channels.map(() => new Uint8Array(frames));
   for (let t = 0; t < frames; t++) {
     for (let i = 0; i < n; i++) {
-      let above = true;
-      for (let j = 0; j < n && above; j++) {
-        if (j === i) continue;
-        if (level[i]![t]! < level[j]![t]! + bleed[i]![j]! + margin) above = false;
+      if (!voiced[i]![t] || !live[i]![t] || own[i]![t]) continue;
+      let best = -1;
+      let bestGap = Infinity;
+      for (let j = 0; j < n; j++) {
+        if (j === i || live[j]![t] || !Number.isFinite(ownLevel[j]!)) continue;
+        const gap = Math.abs(level[i]![t]! - (ownLevel[j]! + bleed[i]![j]!));
+        if (gap < bestGap) {
+          bestGap = gap;
+          best = j;
+        }
       }
-      own[i]![t] = above ? 1 : 0;
+      if (best >= 0) heard[best]![t] = 1;
     }
   }
   // Levels flicker frame to frame; a majority over ~5 frames (160 ms) keeps bleed bursts
@@ -113,6 +175,10 @@ export function diarizePerMic(
     const a = new Uint8Array(frames);
     const o = own[i]!;
     for (let t = 0; t < frames; t++) {
+      if (heard[i]![t]) {
+        a[t] = 1;
+        continue;
+      }
       if (!voiced[i]![t]) continue;
       let votes = 0;
       let count = 0;
@@ -126,6 +192,24 @@ export function diarizePerMic(
   });
   // Measured on assembled conversations: bridging 300 ms lets bleed bursts chain into false
   // turns with four mics; 150 ms does not.
-  const smoothing = { minPauseMs: options.minPauseMs ?? 150, minTurnMs: options.minTurnMs ?? 250 };
-  return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i));
+  const smoothing = { minPauseMs: options.minPauseMs ?? 150, minTurnMs: options.minTurnMs ?? 250, padMs: options.padMs ?? 0 };
+  if (options.refineEdges === false) return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i));
+  // Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
+  // others would put on it (the same test as above, at the finer grid).
+  const fine = channels.map((c) => fineLevelsDb(c, sampleRate, 10));
+  const T10 = Math.min(...fine.map((l) => l.length));
+  const fineLive = fine.map(recordingSpan);
+  const refine = (i: number, segments: SpeechSegment[]): SpeechSegment[] => {
+    const allowed = new Uint8Array(T10);
+    for (let t = 0; t < T10; t++) allowed[t] = ownsFrame(fine, fineLive, i, t) ? 1 : 0;
+    // Turns credited while the channel was not recording have no signal of their own to refine.
+    const inSpan = (g: SpeechSegment): boolean => {
+      const a = Math.max(0, Math.floor(g.startMs / 10));
+      const b = Math.min(T10 - 1, Math.ceil(g.endMs / 10) - 1);
+      return b >= a && fineLive[i]![a] === 1 && fineLive[i]![b] === 1;
+    };
+    const kept = segments.filter((g) => !inSpan(g));
+    return [...refineSpeechEdges(segments.filter(inSpan), fine[i]!, noiseFloorDb(fine[i]!), options.edges, allowed), ...kept].sort((x, y) => x.startMs - y.startMs);
+  };
+  return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i), refine);
 }

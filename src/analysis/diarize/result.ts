@@ -5,7 +5,7 @@
  * @module
  */
 import type { Turn } from '../../contract/types.ts';
-import { speechSegments } from '../vad.ts';
+import { speechSegments, type SpeechSegment } from '../vad.ts';
 
 /** Speakers were found. `speakers` is most talkative first; labels follow that order. */
 export interface SpeakersFound {
@@ -45,29 +45,33 @@ export interface TurnSmoothing {
   minPauseMs?: number;
   /** Turns shorter than this are dropped. Default 250 ms. */
   minTurnMs?: number;
+  /** Added on both sides of every turn (word onsets and tails sit below the VAD). Default 0. */
+  padMs?: number;
 }
 
 /**
  * Builds the result from per-speaker activity (`activity[k][t]` true when internal speaker
- * k speaks in frame t): smooths each speaker's activity into turns, drops speakers with no
- * turns, and labels the rest SPEAKER_00… by decreasing talk time.
+ * k speaks in frame t): smooths each speaker's activity into turns (then `refine` may move
+ * their edges), drops speakers with no turns, and labels the rest SPEAKER_00… by
+ * decreasing talk time.
  */
 export function resultFromActivity(
   activity: readonly Uint8Array[],
   frameMs: number,
   smoothing: TurnSmoothing = {},
   channelOf?: readonly number[],
+  refine?: (k: number, segments: SpeechSegment[]) => SpeechSegment[],
 ): DiarizationResult {
   const perSpeaker = activity.map((frames, k) => ({
     k,
-    segments: speechSegments(frames, {
+    segments: (refine ?? ((_: number, s: SpeechSegment[]) => s))(k, speechSegments(frames, {
       frameMs,
       threshold: 0.5,
       negThreshold: 0.5,
       minSilenceMs: smoothing.minPauseMs ?? 300,
       minSpeechMs: smoothing.minTurnMs ?? 250,
-      padMs: 0,
-    }),
+      padMs: smoothing.padMs ?? 0,
+    })),
   }));
   const talk = perSpeaker.map((s) => ({ k: s.k, segments: s.segments, ms: s.segments.reduce((a, g) => a + g.endMs - g.startMs, 0) }));
   const total = talk.reduce((a, s) => a + s.ms, 0);

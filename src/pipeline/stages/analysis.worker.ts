@@ -5,30 +5,86 @@
  * @module
  */
 import { expose } from 'comlink';
-import * as ort from 'onnxruntime-web';
-import { diarizeMix } from '../../analysis/diarize/mix.ts';
+import { diarizeMix, type MixOptions } from '../../analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../analysis/diarize/per-mic.ts';
+import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../../analysis/energy.ts';
 import { alignSources, SyncError } from '../../analysis/sync.ts';
-import { configureOrtWasm, type OrtModule } from '../../models/ort-runtime.ts';
+import { loadOrt } from '../../models/ort-loader.ts';
+import { configureOrtWasm, pickExecutionProvider, type GpuLike, type OrtModule } from '../../models/ort-runtime.ts';
 import { SileroVad } from '../../models/silero-vad.ts';
-import type { AnalysisWorkerApi, DiarizeRequest, DiarizeResponse } from './protocol.ts';
+import { HostModelError, HostModelSlots } from './host-models.ts';
+import type { AnalysisWorkerApi, DiarizeOutcome, DiarizeRequest, HostModelSlot, HostModelUse } from './protocol.ts';
 
 const running = new Map<string, AbortController>();
 let vad: Promise<SileroVad> | undefined;
+/**
+ * The onnxruntime-web build the VAD was loaded with (set by loadVad before it resolves):
+ * `onnxruntime-web/wasm`, or the JSEP build when VAD runs on WebGPU. The host models use it too.
+ */
+let ort: OrtModule;
 
+/** Loads Silero on WebGPU when the worker sees a hardware adapter, else (or if that fails) on wasm. */
 function loadVad(request: DiarizeRequest): Promise<SileroVad> {
   vad ??= (async () => {
-    // One thread: the engine shares the machine with the page and the media worker.
-    configureOrtWasm(ort as unknown as OrtModule, request.ortWasmPath, 1);
     const response = await fetch(request.modelUrl);
     if (!response.ok) throw new Error(`VAD model ${request.modelUrl} answered ${response.status}`);
-    return SileroVad.create(ort as unknown as OrtModule, new Uint8Array(await response.arrayBuffer()));
+    const model = new Uint8Array(await response.arrayBuffer());
+    // Only the chosen build is imported: the wasm path never downloads the JSEP bundle.
+    if ((await pickExecutionProvider((navigator as WorkerNavigator & { gpu?: GpuLike }).gpu)) === 'webgpu') {
+      try {
+        const runtime = await loadOrt('webgpu');
+        configureOrtWasm(runtime, request.ortWasmPath, 1);
+        const session = await SileroVad.create(runtime, model, { executionProvider: 'webgpu' });
+        ort = runtime;
+        return session;
+      } catch (error) {
+        // An adapter that cannot create the session (driver, limits) must not stop the job.
+        console.warn('VAD on WebGPU failed, using wasm:', error);
+      }
+    }
+    const runtime = await loadOrt('wasm');
+    // One thread: the engine shares the machine with the page and the media worker.
+    configureOrtWasm(runtime, request.ortWasmPath, 1);
+    const session = await SileroVad.create(runtime, model, { executionProvider: 'wasm' });
+    ort = runtime;
+    return session;
   })().catch((error: unknown) => {
     vad = undefined;
     throw error;
   });
   return vad;
+}
+
+let hostSlots: HostModelSlots | undefined;
+
+/**
+ * Speaker detection of the VAD'd channels: per-mic with several, single-mix with one, where
+ * the host's segmentation and speaker-embedding models (when supplied) give overlap and
+ * speaker similarity; they run (on wasm) in `runtime`, the ort module the VAD was loaded
+ * with. Throws HostModelError when a supplied model cannot be used.
+ */
+async function detectSpeakers(
+  runtime: OrtModule,
+  request: DiarizeRequest,
+  probs: readonly Float32Array[],
+  signal: AbortSignal,
+): Promise<{ result: DiarizationResult; hostModels: Record<HostModelSlot, HostModelUse> }> {
+  if (request.channels.length > 1) {
+    return { result: diarizePerMic(request.channels, request.sampleRate, probs), hostModels: HostModelSlots.skippedPerMic(request) };
+  }
+  const mix = request.channels[0]!;
+  if (hostSlots?.runtime !== runtime) {
+    void hostSlots?.dispose();
+    hostSlots = new HostModelSlots(runtime);
+  }
+  const host = await hostSlots.run(request, mix, signal);
+  signal.throwIfAborted();
+  const options: MixOptions = {
+    ...(host.overlap ? { overlap: host.overlap } : {}),
+    ...(host.embeddings ? { embeddings: host.embeddings } : {}),
+  };
+  return { result: diarizeMix(mix, request.sampleRate, probs[0]!, options), hostModels: host.uses };
 }
 
 function mixDown(channels: readonly Float32Array[]): Float32Array {
@@ -48,7 +104,7 @@ const api: AnalysisWorkerApi = {
     }
   },
 
-  async diarize(request, requestId): Promise<DiarizeResponse> {
+  async diarize(request, requestId): Promise<DiarizeOutcome> {
     const controller = new AbortController();
     running.set(requestId, controller);
     const t0 = performance.now();
@@ -59,13 +115,17 @@ const api: AnalysisWorkerApi = {
       for (const channel of request.channels) probs.push(await model.speechProbabilities(channel, controller.signal));
       controller.signal.throwIfAborted();
       const vadMs = performance.now() - t0;
-      const result =
-        request.channels.length > 1
-          ? diarizePerMic(request.channels, request.sampleRate, probs)
-          : diarizeMix(request.channels[0]!, request.sampleRate, probs[0]!);
+      let detected;
+      try {
+        detected = await detectSpeakers(ort, request, probs, controller.signal);
+      } catch (error) {
+        if (error instanceof HostModelError) return { ok: false, modelFailure: error.failure };
+        throw error;
+      }
+      const { result, hostModels } = detected;
       const mix = request.channels.length > 1 ? mixDown(request.channels) : request.channels[0]!;
       const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
-      return { result, quietRanges, vadProvider: model.executionProvider, vadLoadMs: loadMs, vadMs, elapsedMs: performance.now() - t0 };
+      return { ok: true, result, quietRanges, vadProvider: model.executionProvider, vadLoadMs: loadMs, vadMs, elapsedMs: performance.now() - t0, hostModels };
     } finally {
       running.delete(requestId);
     }

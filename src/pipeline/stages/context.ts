@@ -27,6 +27,17 @@ export interface StageAssets {
   vadModelUrl: string;
   /** onnxruntime-web's wasm folder, e.g. `https://host/wasm/ort/`. */
   ortWasmPath: string;
+  /**
+   * Optional, supplied by the host app: pyannote segmentation-3.0 as ONNX, for overlapped
+   * speech in single-mix speaker detection. A model that cannot be used fails the stage.
+   */
+  segmentationModelUrl?: string;
+  /**
+   * Optional, supplied by the host app: a speaker-embedding ONNX model (WeSpeaker/3D-Speaker
+   * convention, fbank `[batch, frames, 80]` → `[batch, dim]`) for speaker similarity in
+   * single-mix speaker detection. A model that cannot be used fails the stage.
+   */
+  embeddingModelUrl?: string;
 }
 
 /** The input of a stage run. */

@@ -11,6 +11,7 @@ import { toSourceTime } from '../../analysis/sync.ts';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import { mediaFailure, sourceName, type StageRunner } from './context.ts';
+import type { HostModelSlot, HostModelUse } from './protocol.ts';
 import { monoWavBlob } from './wav.ts';
 
 /** The rate VAD and speaker detection run at. */
@@ -42,6 +43,23 @@ export function toReferenceTimeline(samples: Float32Array, rate: number, offsetM
     out[i] = samples[k]! * (1 - f) + samples[k + 1]! * f;
   }
   return out;
+}
+
+/**
+ * Stage metrics of the optional model slots: `segmentationModel` / `embeddingModel` are
+ * `used`, `not-supplied` or `skipped-per-mic`; a used model adds its load and run time, ms.
+ */
+export function hostModelMetrics(uses: Record<HostModelSlot, HostModelUse>): Record<string, number | string> {
+  const metrics: Record<string, number | string> = {};
+  for (const slot of ['segmentation', 'embedding'] as const) {
+    const use = uses[slot];
+    metrics[`${slot}Model`] = use.state;
+    if (use.state === 'used') {
+      metrics[`${slot}LoadMs`] = Math.round(use.loadMs);
+      metrics[`${slot}Ms`] = Math.round(use.runMs);
+    }
+  }
+  return metrics;
 }
 
 /** Runs the diarizing stage of one job. */
@@ -78,7 +96,14 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
   try {
     response = await analysis.diarize(
       transfer(
-        { channels, sampleRate: DIARIZE_SAMPLE_RATE, modelUrl: assets.vadModelUrl, ortWasmPath: assets.ortWasmPath },
+        {
+          channels,
+          sampleRate: DIARIZE_SAMPLE_RATE,
+          modelUrl: assets.vadModelUrl,
+          ortWasmPath: assets.ortWasmPath,
+          ...(assets.segmentationModelUrl ? { segmentationModelUrl: assets.segmentationModelUrl } : {}),
+          ...(assets.embeddingModelUrl ? { embeddingModelUrl: assets.embeddingModelUrl } : {}),
+        },
         channels.map((c) => c.buffer as ArrayBuffer),
       ),
       requestId,
@@ -87,6 +112,11 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
     signal.removeEventListener('abort', onAbort);
   }
   signal.throwIfAborted();
+  if (!response.ok) {
+    // A model the host supplied and that cannot be used: say which, never fall back silently.
+    const { message, permanent } = response.modelFailure;
+    return { ok: false, failure: { message: `speaker detection: ${message}`, permanent } };
+  }
   const names = sources.map((s) => sourceName(job, s)).join(', ');
   if (response.result.kind === 'no-speech') {
     return {
@@ -99,6 +129,14 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
   return {
     ok: true,
     output: { turns: response.result.turns, speakers: response.result.speakers, audio, quietRanges: response.quietRanges },
-    metrics: { decodeMs: Math.round(decodedAt - startedAt), vadLoadMs: Math.round(response.vadLoadMs), vadMs: Math.round(response.vadMs), diarizeMs: Math.round(response.elapsedMs - response.vadMs), vadProvider: response.vadProvider, channels: channels.length },
+    metrics: {
+      decodeMs: Math.round(decodedAt - startedAt),
+      vadLoadMs: Math.round(response.vadLoadMs),
+      vadMs: Math.round(response.vadMs),
+      diarizeMs: Math.round(response.elapsedMs - response.vadMs),
+      vadProvider: response.vadProvider,
+      channels: channels.length,
+      ...hostModelMetrics(response.hostModels),
+    },
   };
 };

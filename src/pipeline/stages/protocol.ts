@@ -21,6 +21,32 @@ export interface DiarizeRequest {
   /** Where the VAD model and onnxruntime's wasm are served (absolute URLs). */
   modelUrl: string;
   ortWasmPath: string;
+  /** Host-supplied pyannote segmentation-3.0 (absolute URL): overlapped speech in single-mix mode. */
+  segmentationModelUrl?: string;
+  /** Host-supplied speaker-embedding model (absolute URL): speaker similarity in single-mix mode. */
+  embeddingModelUrl?: string;
+}
+
+/** The optional model slots of single-mix speaker detection. */
+export type HostModelSlot = 'segmentation' | 'embedding';
+
+/** How a model slot was used by one diarize call. */
+export type HostModelUse =
+  /** No URL was given for the slot. */
+  | { state: 'not-supplied' }
+  /** A URL was given but the call ran per-mic diarization, which has no use for it. */
+  | { state: 'skipped-per-mic' }
+  /** The model ran: load time (0 when already loaded) and run time, ms. */
+  | { state: 'used'; url: string; loadMs: number; runMs: number };
+
+/** A supplied model that could not be used: the stage fails naming it (no silent fallback). */
+export interface HostModelFailure {
+  slot: HostModelSlot;
+  url: string;
+  /** Names the model URL and what was wrong. */
+  message: string;
+  /** The file itself is wrong (not ONNX, wrong inputs or shapes): retrying cannot help. Fetch failures are not permanent. */
+  permanent: boolean;
 }
 
 /** What {@link AnalysisWorkerApi.diarize} returns. */
@@ -35,14 +61,22 @@ export interface DiarizeResponse {
   /** Time in VAD (model load included), ms. */
   vadMs: number;
   elapsedMs: number;
+  /** What each optional model slot did. */
+  hostModels: Record<HostModelSlot, HostModelUse>;
 }
+
+/** What {@link AnalysisWorkerApi.diarize} returns: a response, or the supplied model that failed. */
+export type DiarizeOutcome = ({ ok: true } & DiarizeResponse) | { ok: false; modelFailure: HostModelFailure };
 
 /** The analysis worker's API (used as comlink `Remote<AnalysisWorkerApi>`). */
 export interface AnalysisWorkerApi {
   /** `alignSources` on decoded audio. */
   align(signals: SyncSignal[], referenceId?: string): Promise<AlignResult>;
-  /** VAD per channel, then per-mic diarization (several channels) or single-mix clustering (one). */
-  diarize(request: DiarizeRequest, requestId: string): Promise<DiarizeResponse>;
+  /**
+   * VAD per channel, then per-mic diarization (several channels) or single-mix clustering (one,
+   * with the supplied segmentation and speaker-embedding models when given).
+   */
+  diarize(request: DiarizeRequest, requestId: string): Promise<DiarizeOutcome>;
   /** Aborts the diarize call started with `requestId`. */
   abort(requestId: string): void;
 }

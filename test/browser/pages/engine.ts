@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { startMulticam, type MulticamInstance } from '../../../src/dom/start.ts';
+import { startMulticam, type MulticamInstance, type StartMulticamOptions } from '../../../src/dom/start.ts';
 import type { StageRunRecord } from '../../../src/pipeline/runner.ts';
 
 let instance: MulticamInstance | undefined;
@@ -17,9 +17,9 @@ function running(): MulticamInstance {
 }
 
 const engineTest = {
-  /** Starts the library with the engine on database `dbName`; a new account's API key when asked. */
-  async start(dbName: string, createAccount: boolean): Promise<{ apiKey: string | null; baseUrl: string }> {
-    instance = await startMulticam({ basePath: '/api', dbName, engine: true });
+  /** Starts the library with the engine on database `dbName` (and engine `assets` when given); a new account's API key when asked. */
+  async start(dbName: string, createAccount: boolean, assets?: StartMulticamOptions['assets']): Promise<{ apiKey: string | null; baseUrl: string }> {
+    instance = await startMulticam({ basePath: '/api', dbName, engine: true, ...(assets === undefined ? {} : { assets }) });
     await instance.engine?.started;
     const apiKey = createAccount ? (await instance.accounts.create()).apiKey : null;
     return { apiKey, baseUrl: instance.baseUrl };

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diarizationErrorRate } from '../../../src/analysis/diarize/der.ts';
 import { diarizePerMic } from '../../../src/analysis/diarize/per-mic.ts';
-import { speechSegments } from '../../../src/analysis/vad.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { assembleConversation, withBleed, type Conversation } from '../../../tools/diarization/assemble.ts';
@@ -21,10 +20,11 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     mics = withBleed(conv.tracks, 0.15);
     probs = [];
     for (const m of mics) probs.push(await vad.speechProbabilities(m));
+    // The same method on each bleed-free track alone (VAD, smoothing and edge refinement).
     cleanReference = [];
     for (const [k, track] of conv.tracks.entries()) {
-      const segs = speechSegments(await vad.speechProbabilities(track), { minSilenceMs: 150, padMs: 0 });
-      for (const s of segs) cleanReference.push({ speaker: conv.speakerIds[k]!, ...s });
+      const alone = diarizePerMic([track], 16000, [await vad.speechProbabilities(track)]);
+      if (alone.kind === 'speakers') for (const t of alone.turns) cleanReference.push({ ...t, speaker: conv.speakerIds[k]! });
     }
   }, 60_000);
   afterAll(async () => {
@@ -42,8 +42,9 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     // Against the assembled truth, misses are mostly Silero calling breaths and weak
     // syllables non-speech; against clean-mic VAD the bleed rule itself must be near exact.
     expect(score.der).toBeLessThan(0.3);
-    // 6.5 % measured on this overlap-heavy conversation (35 % of turns start over the previous one).
-    expect(diarizationErrorRate(cleanReference, r.turns).der).toBeLessThan(0.08);
+    // 8.8 % measured on this overlap-heavy conversation (35 % of turns start over the
+    // previous one): bleed makes the 10 ms edges a little longer than on clean mics.
+    expect(diarizationErrorRate(cleanReference, r.turns).der).toBeLessThan(0.1);
     // The mapping found by the scorer sends each reader to the label of their own mic.
     for (const [reader, label] of Object.entries(score.mapping)) {
       expect(r.channelOfSpeaker?.[label]).toBe(conv.speakerIds.indexOf(reader));
@@ -51,6 +52,45 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     // Labels by talk time: SPEAKER_00 talks most.
     const talk = (s: string): number => r.turns.filter((t) => t.speaker === s).reduce((a, t) => a + t.endMs - t.startMs, 0);
     expect(talk('SPEAKER_00')).toBeGreaterThanOrEqual(talk('SPEAKER_01'));
+  });
+
+  test('10 ms edge refinement brings turns closer to the speech-level truth', () => {
+    const coarse = diarizePerMic(mics, 16000, probs, { refineEdges: false });
+    const fine = diarizePerMic(mics, 16000, probs);
+    if (coarse.kind !== 'speakers' || fine.kind !== 'speakers') throw new Error('expected speakers');
+    // Measured: 24.2 % without, 19.9 % with (no collar).
+    expect(diarizationErrorRate(conv.truth, fine.turns).der).toBeLessThan(diarizationErrorRate(conv.truth, coarse.turns).der - 0.02);
+  });
+
+  test('a mic that starts late: its speaker is heard on the others, not given to them', async () => {
+    // The mic of whoever speaks first records only from 15 s on (the diarizing stage leaves
+    // what a source did not record at zero).
+    const lateFrom = 15 * 16000;
+    const k = conv.speakerIds.indexOf(conv.truth[0]!.speaker);
+    const late = mics.map((m, i) => (i === k ? Float32Array.from(m, (v, j) => (j < lateFrom ? 0 : v)) : m));
+    const lateProbs = [...probs];
+    lateProbs[k] = await vad.speechProbabilities(late[k]!);
+    const r = diarizePerMic(late, 16000, lateProbs);
+    if (r.kind !== 'speakers') throw new Error('expected speakers');
+    // Before 15 s, 10 ms steps where that reader speaks alone (truth): who does the result credit?
+    const active = (turns: readonly Turn[], t: number): Turn[] => turns.filter((x) => x.startMs <= t && x.endMs > t);
+    let alone = 0;
+    let toLate = 0;
+    let toOthers = 0;
+    for (let t = 0; t < 15000; t += 10) {
+      const truth = active(conv.truth, t);
+      if (truth.length !== 1 || truth[0]!.speaker !== conv.speakerIds[k]) continue;
+      alone++;
+      const channels = new Set(active(r.turns, t).map((x) => r.channelOfSpeaker?.[x.speaker]));
+      if (channels.has(k)) toLate++;
+      if ([...channels].some((c) => c !== undefined && c !== k)) toOthers++;
+    }
+    expect(alone).toBeGreaterThan(200);
+    // Measured: 30 % still given to the others (their loudest bleed frames pass as their own)
+    // and 46 % credited to the late mic; without the recording-span rule 63 % went to the
+    // others and none to the late mic.
+    expect(toOthers / alone).toBeLessThan(0.4);
+    expect(toLate / alone).toBeGreaterThan(0.35);
   });
 
   test('the same VAD without the bleed rule would give the bleed to the quiet mics', () => {

@@ -1,0 +1,168 @@
+/**
+ * The optional model slots of single-mix speaker detection, as the analysis worker runs them:
+ * a pyannote segmentation-3.0 model (overlapped speech) and a speaker-embedding model (speaker
+ * similarity), both supplied by the host app as URLs. Each is fetched and loaded once per URL
+ * and kept for the next job, like the VAD.
+ *
+ * A supplied model that cannot be fetched, is not ONNX, or has the wrong inputs or shapes fails
+ * the stage with a message naming its URL: the host asked for it, so silently falling back to
+ * the built-in method would hide a broken deployment. Without URLs nothing here runs and the
+ * built-in method stands on its own.
+ *
+ * @module
+ */
+import type { EmbeddingGrid } from '../../analysis/diarize/embeddings.ts';
+import { SpeakerEmbedding } from '../../models/embedding.ts';
+import type { ExecutionProviderName, OrtModule } from '../../models/ort-runtime.ts';
+import { PyannoteSegmentation, type OverlapTrack } from '../../models/segmentation.ts';
+import type { DiarizeRequest, HostModelFailure, HostModelSlot, HostModelUse } from './protocol.ts';
+
+/** A supplied model could not be used; carries what the stage reports. */
+export class HostModelError extends Error {
+  override readonly name = 'HostModelError';
+  constructor(readonly failure: HostModelFailure) {
+    super(failure.message);
+  }
+}
+
+/** What the slots give diarizeMix, and how each slot was used. */
+export interface HostModelOutputs {
+  overlap?: OverlapTrack;
+  embeddings?: EmbeddingGrid;
+  uses: Record<HostModelSlot, HostModelUse>;
+}
+
+interface Loaded<T> {
+  url: string;
+  model: Promise<T>;
+}
+
+const SLOT_NAMES: Record<HostModelSlot, string> = {
+  segmentation: 'segmentation model',
+  embedding: 'speaker-embedding model',
+};
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Fetches a model file; HTTP and network failures are not permanent (the stage is retried once). */
+async function fetchModel(slot: HostModelSlot, url: string, fetcher: typeof fetch): Promise<Uint8Array> {
+  let response: Response;
+  try {
+    response = await fetcher(url);
+  } catch (error) {
+    throw new HostModelError({ slot, url, permanent: false, message: `the ${SLOT_NAMES[slot]} ${url} could not be fetched: ${messageOf(error)}` });
+  }
+  if (!response.ok) throw new HostModelError({ slot, url, permanent: false, message: `the ${SLOT_NAMES[slot]} ${url} answered HTTP ${response.status}` });
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/**
+ * The two slots of one worker. `ort` is whichever onnxruntime-web bundle the worker loaded
+ * (already configured with its wasm path); `fetcher` defaults to `fetch`.
+ *
+ * @example
+ * const slots = new HostModelSlots(ort);
+ * const { overlap, embeddings, uses } = await slots.run(request, mix16k, signal);
+ * diarizeMix(mix16k, 16000, vadProbs, { ...(overlap ? { overlap } : {}), ...(embeddings ? { embeddings } : {}) });
+ */
+export class HostModelSlots {
+  private segmentation: Loaded<PyannoteSegmentation> | undefined;
+  private embedding: Loaded<SpeakerEmbedding> | undefined;
+
+  constructor(
+    /** The onnxruntime-web module sessions are created with (configured by the caller). */
+    readonly runtime: OrtModule,
+    private readonly options: { executionProvider?: ExecutionProviderName; fetcher?: typeof fetch } = {},
+  ) {}
+
+  /** How the slots are used by a per-mic call: not at all, but a supplied URL is recorded as skipped. */
+  static skippedPerMic(request: DiarizeRequest): Record<HostModelSlot, HostModelUse> {
+    return {
+      segmentation: request.segmentationModelUrl ? { state: 'skipped-per-mic' } : { state: 'not-supplied' },
+      embedding: request.embeddingModelUrl ? { state: 'skipped-per-mic' } : { state: 'not-supplied' },
+    };
+  }
+
+  /**
+   * Loads (once per URL) and runs the supplied models on the single-mix signal.
+   *
+   * @throws HostModelError naming the model URL when a supplied model cannot be used
+   */
+  async run(request: DiarizeRequest, mix16k: Float32Array, signal?: AbortSignal): Promise<HostModelOutputs> {
+    const out: HostModelOutputs = { uses: { segmentation: { state: 'not-supplied' }, embedding: { state: 'not-supplied' } } };
+    const segUrl = request.segmentationModelUrl;
+    if (segUrl) {
+      const t0 = performance.now();
+      const model = await this.loadSegmentation(segUrl);
+      const t1 = performance.now();
+      out.overlap = await this.runModel('segmentation', segUrl, () => model.overlapProbabilities(mix16k, signal), signal);
+      out.uses.segmentation = { state: 'used', url: segUrl, loadMs: t1 - t0, runMs: performance.now() - t1 };
+    }
+    const embUrl = request.embeddingModelUrl;
+    if (embUrl) {
+      const t0 = performance.now();
+      const model = await this.loadEmbedding(embUrl);
+      const t1 = performance.now();
+      out.embeddings = await this.runModel('embedding', embUrl, () => model.embedWindows(mix16k, {}, signal), signal);
+      out.uses.embedding = { state: 'used', url: embUrl, loadMs: t1 - t0, runMs: performance.now() - t1 };
+    }
+    return out;
+  }
+
+  /** Releases the loaded sessions. */
+  async dispose(): Promise<void> {
+    const loaded = [this.segmentation?.model, this.embedding?.model];
+    this.segmentation = this.embedding = undefined;
+    for (const model of loaded) await model?.then((m) => m.dispose(), () => undefined);
+  }
+
+  /** A run-time failure of a loaded model (e.g. an output shape that changes with the batch) is the model's fault: permanent. */
+  private async runModel<T>(slot: HostModelSlot, url: string, run: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new HostModelError({ slot, url, permanent: true, message: `the ${SLOT_NAMES[slot]} ${url} failed while running: ${messageOf(error)}` });
+    }
+  }
+
+  private loadSegmentation(url: string): Promise<PyannoteSegmentation> {
+    if (this.segmentation?.url === url) return this.segmentation.model;
+    const previous = this.segmentation?.model;
+    const model = this.load('segmentation', url, (bytes) =>
+      PyannoteSegmentation.create(this.runtime, bytes, this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {}),
+    );
+    this.segmentation = { url, model };
+    void previous?.then((m) => m.dispose(), () => undefined);
+    model.catch(() => {
+      if (this.segmentation?.model === model) this.segmentation = undefined;
+    });
+    return model;
+  }
+
+  private loadEmbedding(url: string): Promise<SpeakerEmbedding> {
+    if (this.embedding?.url === url) return this.embedding.model;
+    const previous = this.embedding?.model;
+    const model = this.load('embedding', url, (bytes) =>
+      SpeakerEmbedding.create(this.runtime, bytes, { label: `the speaker-embedding model ${url}`, ...(this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {}) }),
+    );
+    this.embedding = { url, model };
+    void previous?.then((m) => m.dispose(), () => undefined);
+    model.catch(() => {
+      if (this.embedding?.model === model) this.embedding = undefined;
+    });
+    return model;
+  }
+
+  private async load<T>(slot: HostModelSlot, url: string, create: (bytes: Uint8Array) => Promise<T>): Promise<T> {
+    const bytes = await fetchModel(slot, url, this.options.fetcher ?? fetch);
+    try {
+      return await create(bytes);
+    } catch (error) {
+      const detail = messageOf(error);
+      // The embedding loader already names the model; the segmentation loader does not.
+      const message = detail.includes(url) ? detail : `the ${SLOT_NAMES[slot]} ${url} cannot be used: ${detail}`;
+      throw new HostModelError({ slot, url, permanent: true, message });
+    }
+  }
+}
