@@ -64,14 +64,14 @@ function printRow(r: EvalRow): void {
   );
 }
 
-function summary(rows: EvalRow[], mode: EvalRow['mode'], label: string): void {
-  const sel = rows.filter((r) => r.mode === mode && r.name.startsWith(label));
+function summary(rows: EvalRow[], mode: EvalRow['mode'], label: string, noteHas = ''): void {
+  const sel = rows.filter((r) => r.mode === mode && r.name.startsWith(label) && r.note.includes(noteHas));
   if (sel.length === 0) return;
   const tot = (f: (r: EvalRow) => number): number => sel.reduce((s, r) => s + f(r), 0);
   const der = (tot((r) => r.der.missed + r.der.falseAlarm + r.der.confusion) / tot((r) => r.der.scored)) * 100;
   const derC = (tot((r) => r.derCollar.missed + r.derCollar.falseAlarm + r.derCollar.confusion) / tot((r) => r.derCollar.scored)) * 100;
   const countOk = sel.filter((r) => r.foundSpeakers === r.trueSpeakers).length;
-  console.log(`== ${label} ${mode}: ${sel.length} files, pooled DER ${der.toFixed(1)}%, collar 0.25 s ${derC.toFixed(1)}%, speaker count right ${countOk}/${sel.length}`);
+  console.log(`== ${label} ${mode}${noteHas ? ` (${noteHas})` : ''}: ${sel.length} files, pooled DER ${der.toFixed(1)}%, collar 0.25 s ${derC.toFixed(1)}%, speaker count right ${countOk}/${sel.length}`);
 }
 
 async function main(): Promise<void> {
@@ -133,6 +133,8 @@ async function main(): Promise<void> {
   summary(rows, 'per-mic', 'libri');
   summary(rows, 'mix', 'fixture');
   summary(rows, 'per-mic', 'fixture');
+  summary(rows, 'per-mic', 'fixture', 'close mics');
+  summary(rows, 'per-mic', 'fixture', 'camera audio');
   await vad.dispose();
   await seg?.dispose();
 }

@@ -20,6 +20,12 @@ export interface EdgeOptions {
   floorMarginDb?: number;
   /** Segments shorter than this after refinement are dropped, ms. Default 60. */
   minSpeechMs?: number;
+  /**
+   * A pause inside a segment at least this long (every frame below the speech level) splits
+   * it, ms; 0 keeps segments whole. Default 250 (pauses shorter than the 0.25 s collar are
+   * part of speech in the references). The VAD bridges shorter gaps than its own hangover.
+   */
+  splitPauseMs?: number;
 }
 
 /** Level of each `frameMs` frame in dB (mean square). */
@@ -63,6 +69,7 @@ export function refineSpeechEdges(
   const range = options.peakRangeDb ?? 35;
   const margin = options.floorMarginDb ?? 6;
   const minLen = Math.round((options.minSpeechMs ?? 60) / frameMs);
+  const splitPause = Math.round((options.splitPauseMs ?? 250) / frameMs);
   const T = levels.length;
   const out: SpeechSegment[] = [];
   let prevEnd = 0;
@@ -83,9 +90,25 @@ export function refineSpeechEdges(
     if (e - 1 >= s && on(e - 1)) while (e < nextStart && e - e0 < maxShift && on(e)) e++;
     else while (e > s && e0 - e < maxShift && !on(e - 1)) e--;
     if (e - s < minLen) return;
-    const last = out[out.length - 1];
-    if (last && s * frameMs <= last.endMs) last.endMs = Math.max(last.endMs, e * frameMs);
-    else out.push({ startMs: s * frameMs, endMs: e * frameMs });
+    const pieces: Array<[number, number]> = [];
+    let from = s;
+    let quiet = 0;
+    for (let t = s; t < e; t++) {
+      if (on(t)) {
+        if (splitPause > 0 && quiet >= splitPause && t - quiet > from) {
+          pieces.push([from, t - quiet]);
+          from = t;
+        }
+        quiet = 0;
+      } else quiet++;
+    }
+    pieces.push([from, e]);
+    for (const [a, b] of pieces) {
+      if (b - a < minLen) continue;
+      const last = out[out.length - 1];
+      if (last && a * frameMs <= last.endMs) last.endMs = Math.max(last.endMs, b * frameMs);
+      else out.push({ startMs: a * frameMs, endMs: b * frameMs });
+    }
     prevEnd = e;
   });
   return out;

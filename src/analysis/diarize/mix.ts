@@ -21,8 +21,7 @@ import {
 } from './gmm.ts';
 import { MIN_TOTAL_SPEECH_MS, resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
-import { symmetricEigen } from './eigen.ts';
-import { pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
+import { pieceEmbeddings, pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
 import { spectralCluster } from './spectral.ts';
 import { viterbiSegment } from './viterbi.ts';
 
@@ -39,6 +38,8 @@ export interface MixOptions extends TurnSmoothing {
   edges?: EdgeOptions;
   /** Clusters whose per-frame GLR is below this are one speaker. Default 0.65 nats. */
   mergeBelowGlr?: number;
+  /** Score the resegmentation on static + delta cepstra (a second UBM). Default true. */
+  deltas?: boolean;
   /** Vote the speaker count over several cuttings of the speech into pieces. Default true. */
   countVote?: boolean;
   /** Known speaker count (skips the eigengap). */
@@ -65,16 +66,6 @@ export interface MixOptions extends TurnSmoothing {
    */
   mergeBelowClr?: number;
   seed?: number;
-  /**
-   * Directions of within-speaker variability projected out of the supervectors before
-   * clustering (nuisance attribute projection), learnt from the differences between
-   * neighbouring pieces of one VAD run, which are nearly always the same voice. Default 0.
-   */
-  napDimensions?: number;
-  /** Keep only this many principal directions of the supervectors (0: all). */
-  pcaDimensions?: number;
-  /** MAP relevance factor of the piece supervectors. Default 16. */
-  relevance?: number;
   /**
    * Overlapped-speech probability from an optional segmentation model (pyannote
    * segmentation-3.0 via src/models/segmentation.ts). Where it is above 0.5 on speech, the
@@ -180,6 +171,10 @@ export function diarizeMixWithDiagnostics(
   lap('ubm');
   const post = ubmPosteriors(ubm, feats, frames, 5);
   lap('posteriors');
+  // Resegmentation scores frames with delta cepstra appended (they sharpen speaker changes);
+  // the count and the clustering stay on the static cepstra, whose GLR scale is calibrated.
+  const reseg = options.deltas === false ? { ubm, feats, dim, post } : withDeltas(feats, dim, T, frames, trainFrames, options.ubmComponents ?? 32, seed);
+  lap('deltas');
 
   // Pieces: each VAD run split evenly into pieces of about segmentMs. At most ~200 pieces:
   // the eigen-decomposition is O(n³) per pruning candidate, and longer pieces on long files
@@ -216,20 +211,16 @@ export function diarizeMixWithDiagnostics(
     const n = pieces.length;
     if (options.embeddings) {
       const ms = pieces.map(([a, b]) => [frames[a]! * FRAME_MS, (frames[b - 1]! + 1) * FRAME_MS] as const);
-      return { sim: pieceSimilarity(options.embeddings, ms), sv: embeddingVectors(options.embeddings, ms) };
+      return { sim: pieceSimilarity(options.embeddings, ms), sv: pieceEmbeddings(options.embeddings, ms) };
     }
     const sv = pieces.map(([a, b]) => {
       const st = sufficientStats(ubm, feats, frames, post, rangeRows(a, b));
-      return supervector(ubm, mapAdaptMeans(ubm, st.n, st.f, options.relevance ?? 16));
+      return supervector(ubm, mapAdaptMeans(ubm, st.n, st.f, 16));
     });
     const len = sv[0]!.length;
     const centre = new Float64Array(len);
     for (const v of sv) for (let i = 0; i < len; i++) centre[i] = centre[i]! + v[i]! / n;
     for (const v of sv) for (let i = 0; i < len; i++) v[i] = v[i]! - centre[i]!;
-    const nap = options.napDimensions ?? 0;
-    if (nap > 0) removeNuisance(sv, pieces, nap);
-    const pca = options.pcaDimensions ?? 0;
-    if (pca > 0) projectPrincipal(sv, pca);
     const dims = sv[0]!.length;
     for (const v of sv) {
       let norm = 0;
@@ -315,12 +306,12 @@ export function diarizeMixWithDiagnostics(
   const minDur = Math.max(1, Math.round((options.minTurnFramesMs ?? 300) / FRAME_MS));
   const penalty = options.switchPenalty ?? 30;
   const iterations = options.resegmentIterations ?? 3;
-  let speakerMeans = modelsFromLabels(ubm, feats, frames, post, labels, k);
+  let speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, labels, k);
   let path = labels;
   for (let it = 0; it < iterations; it++) {
-    const scores = speakerMeans.map((m) => frameLogLikelihoods(ubm, m, feats, frames, post));
+    const scores = speakerMeans.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
     path = viterbiSegment(scores, minDur, penalty);
-    speakerMeans = modelsFromLabels(ubm, feats, frames, post, path, k);
+    speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, path, k);
     // Count guards, applied on the models of this pass.
     const guard = guardSpeakerCount(path, scores, k, options, frames.length);
     diagnostics.closestClr.push(guard.closest);
@@ -337,7 +328,7 @@ export function diarizeMixWithDiagnostics(
     }
   }
   if (k > 1 && path.some((l) => l < 0)) {
-    const scores = speakerMeans.map((m) => frameLogLikelihoods(ubm, m, feats, frames, post));
+    const scores = speakerMeans.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
     path = viterbiSegment(scores, minDur, penalty);
   }
   lap('resegmentation');
@@ -369,7 +360,7 @@ export function diarizeMixWithDiagnostics(
   }
   if (options.overlap && k > 1) {
     const ov = resampleFrameValues(options.overlap.values, options.overlap.frameMs, FRAME_MS, T);
-    const scores = speakerMeans.map((m) => frameLogLikelihoods(ubm, m, feats, frames, post));
+    const scores = speakerMeans.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
     // The second speaker is chosen on likelihoods summed over ±250 ms: single frames are too noisy.
     const half = 25;
     const prefix = scores.map((s) => {
@@ -399,33 +390,42 @@ export function diarizeMixWithDiagnostics(
   return { result: resultFromActivity(activity, FRAME_MS, smoothing), diagnostics };
 }
 
-/** Each piece's mean embedding (windows centred inside it, else the nearest), unit length: the vectors the count guard compares. */
-function embeddingVectors(grid: EmbeddingGrid, piecesMs: ReadonlyArray<readonly [number, number]>): Float64Array[] {
-  const dim = grid.vectors[0]?.length ?? 0;
-  return piecesMs.map(([a, b]) => {
-    const v = new Float64Array(dim);
-    let best = 0;
-    let bestDist = Infinity;
-    let count = 0;
-    grid.vectors.forEach((w, i) => {
-      const centre = i * grid.hopMs + grid.windowMs / 2;
-      const dist = centre < a ? a - centre : centre > b ? centre - b : 0;
-      if (dist < bestDist) {
-        bestDist = dist;
-        best = i;
-      }
-      if (dist === 0) {
-        for (let d = 0; d < dim; d++) v[d] = v[d]! + w[d]!;
-        count++;
-      }
-    });
-    if (count === 0) for (let d = 0; d < dim; d++) v[d] = grid.vectors[best]![d]!;
-    let norm = 0;
-    for (let d = 0; d < dim; d++) norm += v[d]! * v[d]!;
-    norm = Math.sqrt(norm) || 1;
-    for (let d = 0; d < dim; d++) v[d] = v[d]! / norm;
-    return v;
-  });
+/**
+ * Static cepstra plus their ±2-frame regression deltas (normalised over speech), with a
+ * UBM and posteriors of their own.
+ */
+function withDeltas(
+  feats: Float32Array,
+  dim: number,
+  T: number,
+  frames: readonly number[],
+  trainFrames: readonly number[],
+  components: number,
+  seed: number,
+): { ubm: DiagGmm; feats: Float32Array; dim: number; post: FramePosteriors } {
+  const wide = 2 * dim;
+  const out = new Float32Array(T * wide);
+  for (let t = 0; t < T; t++) {
+    for (let d = 0; d < dim; d++) {
+      out[t * wide + d] = feats[t * dim + d]!;
+      let acc = 0;
+      for (let k = 1; k <= 2; k++) acc += k * (feats[Math.min(T - 1, t + k) * dim + d]! - feats[Math.max(0, t - k) * dim + d]!);
+      out[t * wide + dim + d] = acc / 10;
+    }
+  }
+  for (let d = dim; d < wide; d++) {
+    let m = 0;
+    let q = 0;
+    for (const t of frames) {
+      m += out[t * wide + d]!;
+      q += out[t * wide + d]! ** 2;
+    }
+    m /= frames.length;
+    const sd = Math.sqrt(Math.max(1e-8, q / frames.length - m * m));
+    for (let t = 0; t < T; t++) out[t * wide + d] = (out[t * wide + d]! - m) / sd;
+  }
+  const ubm = trainUbm(out, wide, trainFrames, components, 8, seed);
+  return { ubm, feats: out, dim: wide, post: ubmPosteriors(ubm, out, frames, 5) };
 }
 
 /** Count, sum and scatter (full covariance) of one cluster's frames. */
@@ -541,78 +541,6 @@ function modeOf(values: readonly number[]): number | undefined {
   let best: number | undefined;
   for (const [v, c] of counts) if (best === undefined || c > counts.get(best)! || (c === counts.get(best)! && v < best)) best = v;
   return best;
-}
-
-/**
- * Nuisance attribute projection without labels: neighbouring pieces of one VAD run are
- * (nearly always) one speaker, so their supervector differences span what changes within a
- * voice (words, loudness). The top `dims` directions of those differences are removed.
- */
-function removeNuisance(sv: Float64Array[], pieces: ReadonlyArray<readonly [number, number, number]>, dims: number): void {
-  const len = sv[0]!.length;
-  const diffs: Float64Array[] = [];
-  for (let i = 0; i + 1 < pieces.length; i++) {
-    if (pieces[i]![2] !== pieces[i + 1]![2]) continue;
-    const d = new Float64Array(len);
-    for (let j = 0; j < len; j++) d[j] = sv[i]![j]! - sv[i + 1]![j]!;
-    diffs.push(d);
-  }
-  const m = diffs.length;
-  if (m < 2 * dims) return;
-  // Eigenvectors of the m×m Gram matrix map to those of the len×len scatter: v = Dᵀu / √λ.
-  const gram = new Float64Array(m * m);
-  for (let a = 0; a < m; a++) {
-    for (let b = a; b < m; b++) {
-      let s = 0;
-      for (let j = 0; j < len; j++) s += diffs[a]![j]! * diffs[b]![j]!;
-      gram[a * m + b] = s;
-      gram[b * m + a] = s;
-    }
-  }
-  const eig = symmetricEigen(gram, m);
-  for (let r = 0; r < dims; r++) {
-    const col = m - 1 - r; // ascending order: the largest last
-    const lambda = eig.values[col]!;
-    if (!(lambda > 1e-12)) break;
-    const dir = new Float64Array(len);
-    for (let a = 0; a < m; a++) {
-      const u = eig.vectors[a * m + col]!;
-      for (let j = 0; j < len; j++) dir[j] = dir[j]! + u * diffs[a]![j]!;
-    }
-    const scale = 1 / Math.sqrt(lambda);
-    for (let j = 0; j < len; j++) dir[j] = dir[j]! * scale;
-    for (const v of sv) {
-      let dot = 0;
-      for (let j = 0; j < len; j++) dot += v[j]! * dir[j]!;
-      for (let j = 0; j < len; j++) v[j] = v[j]! - dot * dir[j]!;
-    }
-  }
-}
-
-/** Replaces each (centred) supervector by its coordinates on the top `dims` principal directions. */
-function projectPrincipal(sv: Float64Array[], dims: number): void {
-  const n = sv.length;
-  const len = sv[0]!.length;
-  const gram = new Float64Array(n * n);
-  for (let a = 0; a < n; a++) {
-    for (let b = a; b < n; b++) {
-      let s = 0;
-      for (let j = 0; j < len; j++) s += sv[a]![j]! * sv[b]![j]!;
-      gram[a * n + b] = s;
-      gram[b * n + a] = s;
-    }
-  }
-  const eig = symmetricEigen(gram, n);
-  const d = Math.min(dims, n);
-  // Coordinates of item a on principal direction r: √λ_r · u_r[a].
-  for (let a = 0; a < n; a++) {
-    const coords = new Float64Array(len);
-    for (let r = 0; r < d; r++) {
-      const col = n - 1 - r;
-      coords[r] = Math.sqrt(Math.max(0, eig.values[col]!)) * eig.vectors[a * n + col]!;
-    }
-    sv[a] = coords;
-  }
 }
 
 function modelsFromLabels(ubm: DiagGmm, feats: Float32Array, frames: readonly number[], post: FramePosteriors, labels: Int32Array, k: number): Float64Array[] {
