@@ -12,34 +12,12 @@ import type { Page } from 'playwright-core';
 import { buildSite, ROOT } from '../../test/support/build-site.ts';
 import { launchChromium, type LaunchedChromium } from '../chromium.ts';
 import { serveStatic, type StaticServer } from '../serve.ts';
+import type { VadPageOptions, VadPageRun } from '../../test/browser/pages/vad.worker.ts';
 
-/** What the page's `window.vad.run` takes (test/browser/pages/vad.ts keeps the same shape). */
-export interface VadPageOptions {
-  provider: 'wasm' | 'webgpu';
-  /** wasm threads (more than 1 needs cross-origin isolation, which the server gives). Default 1. */
-  threads?: number;
-  /** SileroVad lanes. Default SileroVad's (16). */
-  lanes?: number;
-  /** SileroVad warmup frames per lane. Default SileroVad's (32). */
-  warmupFrames?: number;
-  /** Accept a software adapter (SwiftShader) for WebGPU. */
-  allowFallbackAdapter?: boolean;
-  /** `'default'`: the plain `onnxruntime-web` entry on wasm, the engine's former choice (a baseline). */
-  bundle?: 'loader' | 'default';
-}
+export type { VadPageOptions } from '../../test/browser/pages/vad.worker.ts';
 
-/** Probabilities per 512-sample frame, timings and where it ran. */
-export interface BrowserVadRun {
-  provider: string;
-  probs: number[];
-  /** Session creation, ms. */
-  loadMs: number;
-  /** speechProbabilities, ms. */
-  ms: number;
-  /** The WebGPU adapter (vendor, architecture, fallback flag), or 'none' on wasm. */
-  adapter: string;
-  threads: number;
-  crossOriginIsolated: boolean;
+/** Probabilities per 512-sample frame, timings, where it ran, and what the page downloaded. */
+export interface BrowserVadRun extends VadPageRun {
   /** Paths the page and its worker requested (which onnxruntime-web build and binary were downloaded). */
   requests: string[];
 }

@@ -1,9 +1,11 @@
 /**
  * Single-mix diarization: one track with everybody on it. MFCCs from the Kaldi fbank, a UBM
- * trained on the file, MAP-adapted mean supervectors per ~1.5 s of speech, spectral
- * clustering that picks the speaker count by eigengap, then Viterbi resegmentation with
- * speaker GMMs and a minimum turn length. Guards against an unstable count: speakers whose
- * models are too close are merged, speakers with too little talk time are dropped.
+ * trained on the file, MAP-adapted mean supervectors per ~1.5 s of speech (or a host model's
+ * speaker embeddings), spectral clustering whose count is the eigengap voted over several
+ * cuttings of the speech, clusters merged while one Gaussian fits them nearly as well as two
+ * (GLR), then Viterbi resegmentation with speaker GMMs on static + delta cepstra and a
+ * minimum turn length, and turn edges refined at 10 ms. Speakers with too little talk time
+ * are dropped.
  *
  * @module
  */
@@ -101,6 +103,8 @@ export interface MixDiagnostics {
 }
 
 const FRAME_MS = 10;
+/** Files cut into fewer pieces than this get the count vote. */
+const VOTE_BELOW_PIECES = 150;
 
 /**
  * Diarizes one mono 16 kHz track.
@@ -255,9 +259,11 @@ export function diarizeMixWithDiagnostics(
     const { sim, sv } = similarityOf(clustered);
     const maxClusters = (count: number): number => Math.max(1, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(count / 3))));
     // The eigengap count swings with small changes of the pieces; a vote over several piece
-    // lengths and cut positions (the same speech, cut differently) steadies it.
+    // lengths and cut positions (the same speech, cut differently) steadies it. With 150+
+    // pieces (about 4 min of speech) the count is steadier and each vote costs seconds of
+    // eigen-decompositions, so long files are counted once.
     let voted: number | undefined;
-    if (options.numSpeakers === undefined && options.countVote !== false) {
+    if (options.numSpeakers === undefined && options.countVote !== false && n < VOTE_BELOW_PIECES) {
       const votes: number[] = [];
       for (const pieceMs of [basePieceMs * 0.8, basePieceMs, basePieceMs * 1.33]) {
         for (const phase of [0, 0.5]) {
