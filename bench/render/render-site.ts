@@ -4,45 +4,11 @@
  * Vite's API, links the pinned `wasm/` assets and a fixture directory beside it (/fixture/).
  */
 import { join, resolve } from 'node:path';
-import type { Cut, TimeRange } from '../../src/contract/types.ts';
-import type { RenderOutputOptions, RenderResult, RenderSource } from '../../src/render/protocol.ts';
+import type { PageRenderOptions, PageRenderSummary } from '../../test/browser/pages/render.ts';
 import { buildSite, requireFfmpegCore, ROOT } from '../../test/support/build-site.ts';
 
-// The page's API (test/browser/pages/render.ts), mirrored here: the page belongs to the DOM
-// project and cannot be imported by Node code, not even for types.
-
-/** A source as the page takes it: a served URL instead of a Blob. */
-export interface PageSource extends Omit<RenderSource, 'blob'> {
-  url: string;
-}
-
-/** What `window.renderTest.render` takes. */
-export interface PageRenderOptions {
-  cuts: Cut[];
-  removedRanges: TimeRange[];
-  sources: PageSource[];
-  audioSourceIds?: string[];
-  output?: RenderOutputOptions;
-  abortAfterMs?: number;
-  returnFile?: boolean;
-  heapEveryMs?: number;
-  sequentialSink?: boolean;
-}
-
-/** What it returns. */
-export interface PageRenderSummary {
-  result?: RenderResult;
-  error?: { name: string; message: string };
-  progress: number[];
-  sinkAborted: string | null;
-  sinkClosed: boolean;
-  writes: number;
-  outOfOrderWrites: number;
-  fileBase64?: string;
-  video?: { duration: number; width: number; height: number } | { error: string };
-  heap: number[];
-  wallMs: number;
-}
+// The page's API, from the page itself (a type-only import: nothing of the DOM project runs here).
+export type { PageRenderOptions, PageRenderSummary, PageSource } from '../../test/browser/pages/render.ts';
 
 declare global {
   interface Window {

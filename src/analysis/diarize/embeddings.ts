@@ -62,34 +62,6 @@ export function pieceSimilarity(grid: EmbeddingGrid, piecesMs: ReadonlyArray<rea
   const dim = grid.vectors[0]!.length;
   if (dim === 0 || grid.vectors.some((v) => v.length !== dim)) throw new RangeError(`pieceSimilarity: every embedding must have the same non-zero length (the first has ${dim})`);
 
-  const { means, zero } = centredPieceMeans(grid, piecesMs);
-  for (let a = 0; a < n; a++) {
-    sim[a * n + a] = 1;
-    const ma = means[a]!;
-    for (let b = a + 1; b < n; b++) {
-      const mb = means[b]!;
-      let dot = 0;
-      for (let d = 0; d < dim; d++) dot += ma[d]! * mb[d]!;
-      const s = zero[a] && zero[b] ? 1 : Math.max(-1, Math.min(1, dot));
-      sim[a * n + b] = s;
-      sim[b * n + a] = s;
-    }
-  }
-  return sim;
-}
-
-/**
- * Each piece's mean embedding, centred on the mean of the windows the pieces use and scaled
- * to unit length (the vectors {@link pieceSimilarity} compares); `zero[p]` marks a piece
- * whose centred mean vanished.
- */
-export function pieceEmbeddings(grid: EmbeddingGrid, piecesMs: ReadonlyArray<readonly [number, number]>): Float64Array[] {
-  return centredPieceMeans(grid, piecesMs).means;
-}
-
-function centredPieceMeans(grid: EmbeddingGrid, piecesMs: ReadonlyArray<readonly [number, number]>): { means: Float64Array[]; zero: Uint8Array } {
-  const n = piecesMs.length;
-  const dim = grid.vectors[0]?.length ?? 0;
   const members = piecesMs.map(([start, end]) => windowsOfPiece(grid, start, end));
   const used = new Set<number>();
   for (const m of members) for (const i of m) used.add(i);
@@ -118,5 +90,17 @@ function centredPieceMeans(grid: EmbeddingGrid, piecesMs: ReadonlyArray<readonly
     }
     return mean;
   });
-  return { means, zero };
+  for (let a = 0; a < n; a++) {
+    sim[a * n + a] = 1;
+    const ma = means[a]!;
+    for (let b = a + 1; b < n; b++) {
+      const mb = means[b]!;
+      let dot = 0;
+      for (let d = 0; d < dim; d++) dot += ma[d]! * mb[d]!;
+      const s = zero[a] && zero[b] ? 1 : Math.max(-1, Math.min(1, dot));
+      sim[a * n + b] = s;
+      sim[b * n + a] = s;
+    }
+  }
+  return sim;
 }

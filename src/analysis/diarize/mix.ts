@@ -23,7 +23,7 @@ import {
 } from './gmm.ts';
 import { MIN_TOTAL_SPEECH_MS, resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
-import { pieceEmbeddings, pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
+import { pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
 import { spectralCluster } from './spectral.ts';
 import { viterbiSegment } from './viterbi.ts';
 
@@ -86,8 +86,6 @@ export interface MixOptions extends TurnSmoothing {
 /** Diagnostics next to the result, for the evaluation tool. */
 export interface MixDiagnostics {
   eigengapCount: number;
-  /** Per-frame Gaussian likelihood ratio of each pair of clusters after spectral clustering. */
-  pairGlr?: number[];
   /** The eigengap counts of the vote (one per cutting), when it ran. */
   countVotes?: number[];
   eigenvalues: number[];
@@ -96,10 +94,6 @@ export interface MixDiagnostics {
   dropped: number;
   /** Smallest cross-likelihood ratio between two speakers at each resegmentation pass. */
   closestClr: number[];
-  /** Cosine similarity of the two closest cluster centroids (supervector space). */
-  closestCentroids: number;
-  /** Smallest separation between two clusters (see clusterSeparation). */
-  separation: number;
   /** Wall time of each step, ms (Date.now: the pure project has no performance clock types). */
   timings: Record<string, number>;
 }
@@ -127,7 +121,7 @@ export function diarizeMixWithDiagnostics(
   options: MixOptions = {},
 ): { result: DiarizationResult; diagnostics: MixDiagnostics } {
   if (sampleRate !== 16000) throw new RangeError(`sampleRate is ${sampleRate}; diarizeMix expects 16000 Hz audio`);
-  const diagnostics: MixDiagnostics = { eigengapCount: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], closestCentroids: -1, separation: Infinity, timings: {} };
+  const diagnostics: MixDiagnostics = { eigengapCount: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], timings: {} };
   let clock = Date.now();
   const lap = (step: string): void => {
     const now = Date.now();
@@ -213,11 +207,11 @@ export function diarizeMixWithDiagnostics(
   };
   // Cosine similarity of centred, length-normalised supervectors of the pieces, or of the
   // host model's speaker embeddings when it supplied them.
-  const similarityOf = (pieces: ReadonlyArray<readonly [number, number, number]>): { sim: Float64Array; sv: Float64Array[] } => {
+  const similarityOf = (pieces: ReadonlyArray<readonly [number, number, number]>): Float64Array => {
     const n = pieces.length;
     if (options.embeddings) {
       const ms = pieces.map(([a, b]) => [frames[a]! * FRAME_MS, (frames[b - 1]! + 1) * FRAME_MS] as const);
-      return { sim: pieceSimilarity(options.embeddings, ms), sv: pieceEmbeddings(options.embeddings, ms) };
+      return pieceSimilarity(options.embeddings, ms);
     }
     const sv = pieces.map(([a, b]) => {
       const st = sufficientStats(ubm, feats, frames, post, rangeRows(a, b));
@@ -245,7 +239,7 @@ export function diarizeMixWithDiagnostics(
         sim[j * n + i] = acc;
       }
     }
-    return { sim, sv };
+    return sim;
   };
   const basePieceMs = options.segmentMs ?? 1500;
   const clustered = cutPieces(basePieceMs, 0);
@@ -258,7 +252,7 @@ export function diarizeMixWithDiagnostics(
     labels = new Int32Array(frames.length);
   } else {
     const n = clustered.length;
-    const { sim, sv } = similarityOf(clustered);
+    const sim = similarityOf(clustered);
     const maxClusters = (count: number): number => Math.max(1, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(count / 3))));
     // The eigengap count swings with small changes of the pieces; a vote over several piece
     // lengths and cut positions (the same speech, cut differently) steadies it. With 150+
@@ -271,7 +265,7 @@ export function diarizeMixWithDiagnostics(
         for (const phase of [0, 0.5]) {
           const pieces = pieceMs === basePieceMs && phase === 0 ? clustered : cutPieces(pieceMs, phase);
           if (pieces.length < 3) continue;
-          const sub = pieces === clustered ? sim : similarityOf(pieces).sim;
+          const sub = pieces === clustered ? sim : similarityOf(pieces);
           votes.push(spectralCluster(sub, pieces.length, { minClusters: options.minSpeakers ?? 1, maxClusters: maxClusters(pieces.length), seed }).k);
         }
       }
@@ -299,14 +293,8 @@ export function diarizeMixWithDiagnostics(
     }
     diagnostics.eigenvalues = sc.eigenvalues;
     k = sc.k;
-    diagnostics.closestCentroids = closestCentroidCosine(sv, sc.labels, k);
-    diagnostics.separation = clusterSeparation(sim, n, sc.labels, k).min;
     labels = new Int32Array(frames.length).fill(-1);
     clustered.forEach(([a, b], i) => labels.fill(sc.labels[i]!, a, b));
-    const stats = clusterGaussians(feats, dim, frames, labels, k);
-    const glr: number[] = [];
-    for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) glr.push(divergencePerFrame(stats[a]!, stats[b]!, dim));
-    diagnostics.pairGlr = glr;
   }
 
   lap('clustering');
@@ -626,59 +614,3 @@ function guardSpeakerCount(
   return { keep: [...alive].sort((x, y) => x - y), merged, dropped, closest };
 }
 
-/** Largest cosine similarity between two cluster centroids of unit supervectors. */
-function closestCentroidCosine(sv: readonly Float64Array[], labels: Int32Array, k: number): number {
-  if (k < 2) return -1;
-  const len = sv[0]!.length;
-  const centroids = Array.from({ length: k }, () => new Float64Array(len));
-  sv.forEach((v, i) => {
-    const c = centroids[labels[i]!]!;
-    for (let d = 0; d < len; d++) c[d] = c[d]! + v[d]!;
-  });
-  let best = -1;
-  for (let a = 0; a < k; a++) {
-    for (let b = a + 1; b < k; b++) {
-      let dot = 0;
-      let na = 0;
-      let nb = 0;
-      for (let d = 0; d < len; d++) {
-        dot += centroids[a]![d]! * centroids[b]![d]!;
-        na += centroids[a]![d]! ** 2;
-        nb += centroids[b]![d]! ** 2;
-      }
-      best = Math.max(best, dot / Math.sqrt(na * nb || 1));
-    }
-  }
-  return best;
-}
-
-/**
- * How distinct two clusters are: mean similarity inside each (averaged) minus mean similarity
- * across. Two halves of one voice score near 0; two voices score well above.
- */
-function clusterSeparation(sim: Float64Array, n: number, labels: Int32Array, k: number): { min: number; pair: [number, number] } {
-  const sum = new Float64Array(k * k);
-  const cnt = new Float64Array(k * k);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      if (i === j) continue;
-      const a = labels[i]!;
-      const b = labels[j]!;
-      sum[a * k + b] = sum[a * k + b]! + sim[i * n + j]!;
-      cnt[a * k + b] = cnt[a * k + b]! + 1;
-    }
-  }
-  const mean = (a: number, b: number): number => (cnt[a * k + b]! > 0 ? sum[a * k + b]! / cnt[a * k + b]! : 1);
-  let min = Infinity;
-  let pair: [number, number] = [0, 0];
-  for (let a = 0; a < k; a++) {
-    for (let b = a + 1; b < k; b++) {
-      const v = (mean(a, a) + mean(b, b)) / 2 - mean(a, b);
-      if (v < min) {
-        min = v;
-        pair = [a, b];
-      }
-    }
-  }
-  return { min, pair };
-}

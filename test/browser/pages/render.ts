@@ -7,7 +7,7 @@ import { createRenderClient } from '../../../src/render/client.ts';
 import type { RenderOutputOptions, RenderProgress, RenderRequest, RenderResult, RenderSink, RenderSource } from '../../../src/render/protocol.ts';
 import type { Cut, TimeRange } from '../../../src/contract/types.ts';
 
-/** A source as the Node side describes it: a served URL instead of a Blob. (Mirrored in bench/render/render-site.ts for the Node side.) */
+/** A source as the Node side describes it: a served URL instead of a Blob. */
 export interface PageSource extends Omit<RenderSource, 'blob'> {
   url: string;
 }
