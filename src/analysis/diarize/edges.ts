@@ -28,22 +28,28 @@ export interface EdgeOptions {
   splitPauseMs?: number;
 }
 
-/** Level of each `frameMs` frame in dB (mean square). */
-export function frameLevelsDb(samples: Float32Array, sampleRate: number, frameMs = 10): Float64Array {
+/**
+ * Level of each `frameMs` frame in dB (mean square; digital silence reads −100 dB). `frames`
+ * defaults to the whole frames in the signal; a last frame cut short by its end is averaged
+ * over what it has.
+ */
+export function frameLevelsDb(samples: Float32Array, sampleRate: number, frameMs = 10, frames?: number): Float64Array {
   const len = Math.round((sampleRate * frameMs) / 1000);
-  const frames = Math.floor(samples.length / len);
-  const out = new Float64Array(frames);
-  for (let t = 0; t < frames; t++) {
+  const count = frames ?? Math.floor(samples.length / len);
+  const out = new Float64Array(count);
+  for (let t = 0; t < count; t++) {
     let s = 0;
-    for (let i = t * len; i < (t + 1) * len; i++) s += samples[i]! * samples[i]!;
-    out[t] = 10 * Math.log10(s / len + 1e-12);
+    const from = t * len;
+    const to = Math.min(samples.length, from + len);
+    for (let i = from; i < to; i++) s += samples[i]! * samples[i]!;
+    out[t] = 10 * Math.log10(s / Math.max(1, to - from) + 1e-10);
   }
   return out;
 }
 
 /** The noise floor: the 10th-percentile frame level, dB (digital silence ignored). */
 export function noiseFloorDb(levels: ArrayLike<number>): number {
-  const live = Array.from(levels).filter((v) => v > -110).sort((a, b) => a - b);
+  const live = Array.from(levels).filter((v) => v > -99).sort((a, b) => a - b);
   return live.length === 0 ? -120 : live[Math.floor(live.length * 0.1)]!;
 }
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { VAD_FRAME_MS, type SpeechSegment } from '../vad.ts';
-import { frameLevelsDb as fineLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
+import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 
 /** Options of {@link diarizePerMic}. */
@@ -45,19 +45,6 @@ function recordingSpan(levels: Float64Array): Uint8Array {
   return out;
 }
 
-/** Per-frame level of a channel in dB (mean square), on the VAD frame grid. */
-function frameLevelsDb(samples: Float32Array, frameLen: number, frames: number): Float64Array {
-  const out = new Float64Array(frames);
-  for (let t = 0; t < frames; t++) {
-    let s = 0;
-    const from = t * frameLen;
-    const to = Math.min(samples.length, from + frameLen);
-    for (let i = from; i < to; i++) s += samples[i]! * samples[i]!;
-    out[t] = 10 * Math.log10(s / Math.max(1, to - from) + 1e-10);
-  }
-  return out;
-}
-
 function quantile(values: number[], q: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -90,10 +77,9 @@ export function diarizePerMic(
   const frameMs = options.vadFrameMs ?? VAD_FRAME_MS;
   const thr = options.vadThreshold ?? 0.5;
   const margin = options.bleedMarginDb ?? 6;
-  const frameLen = Math.round((sampleRate * frameMs) / 1000);
   const frames = Math.min(...vad.map((v) => v.length));
   const n = channels.length;
-  const level = channels.map((c) => frameLevelsDb(c, frameLen, frames));
+  const level = channels.map((c) => frameLevelsDb(c, sampleRate, frameMs, frames));
   const voiced = vad.map((v) => Uint8Array.from({ length: frames }, (_, t) => (v[t]! >= thr ? 1 : 0)));
 
   const live = level.map(recordingSpan);
@@ -196,7 +182,7 @@ export function diarizePerMic(
   if (options.refineEdges === false) return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i));
   // Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
   // others would put on it (the same test as above, at the finer grid).
-  const fine = channels.map((c) => fineLevelsDb(c, sampleRate, 10));
+  const fine = channels.map((c) => frameLevelsDb(c, sampleRate, 10));
   const T10 = Math.min(...fine.map((l) => l.length));
   const fineLive = fine.map(recordingSpan);
   const refine = (i: number, segments: SpeechSegment[]): SpeechSegment[] => {
