@@ -32,6 +32,12 @@ export interface HostModelOutputs {
   uses: Record<HostModelSlot, HostModelUse>;
 }
 
+/** The model class behind each slot. */
+interface SlotModels {
+  segmentation: PyannoteSegmentation;
+  embedding: SpeakerEmbedding;
+}
+
 interface Loaded<T> {
   url: string;
   model: Promise<T>;
@@ -66,8 +72,7 @@ async function fetchModel(slot: HostModelSlot, url: string, fetcher: typeof fetc
  * diarizeMix(mix16k, 16000, vadProbs, { ...(overlap ? { overlap } : {}), ...(embeddings ? { embeddings } : {}) });
  */
 export class HostModelSlots {
-  private segmentation: Loaded<PyannoteSegmentation> | undefined;
-  private embedding: Loaded<SpeakerEmbedding> | undefined;
+  private readonly loaded: { [S in HostModelSlot]?: Loaded<SlotModels[S]> | undefined } = {};
 
   constructor(
     /** The onnxruntime-web module sessions are created with (configured by the caller). */
@@ -93,7 +98,9 @@ export class HostModelSlots {
     const segUrl = request.segmentationModelUrl;
     if (segUrl) {
       const t0 = performance.now();
-      const model = await this.loadSegmentation(segUrl);
+      const model = await this.loadOnce('segmentation', segUrl, (bytes) =>
+        PyannoteSegmentation.create(this.runtime, bytes, this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {}),
+      );
       const t1 = performance.now();
       out.overlap = await this.runModel('segmentation', segUrl, () => model.overlapProbabilities(mix16k, signal), signal);
       out.uses.segmentation = { state: 'used', url: segUrl, loadMs: t1 - t0, runMs: performance.now() - t1 };
@@ -101,7 +108,9 @@ export class HostModelSlots {
     const embUrl = request.embeddingModelUrl;
     if (embUrl) {
       const t0 = performance.now();
-      const model = await this.loadEmbedding(embUrl);
+      const model = await this.loadOnce('embedding', embUrl, (bytes) =>
+        SpeakerEmbedding.create(this.runtime, bytes, { label: `the speaker-embedding model ${embUrl}`, ...(this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {}) }),
+      );
       const t1 = performance.now();
       out.embeddings = await this.runModel('embedding', embUrl, () => model.embedWindows(mix16k, {}, signal), signal);
       out.uses.embedding = { state: 'used', url: embUrl, loadMs: t1 - t0, runMs: performance.now() - t1 };
@@ -111,9 +120,9 @@ export class HostModelSlots {
 
   /** Releases the loaded sessions. */
   async dispose(): Promise<void> {
-    const loaded = [this.segmentation?.model, this.embedding?.model];
-    this.segmentation = this.embedding = undefined;
-    for (const model of loaded) await model?.then((m) => m.dispose(), () => undefined);
+    const models = [this.loaded.segmentation?.model, this.loaded.embedding?.model];
+    this.loaded.segmentation = this.loaded.embedding = undefined;
+    for (const model of models) await model?.then((m) => m.dispose(), () => undefined);
   }
 
   /** A run-time failure of a loaded model (e.g. an output shape that changes with the batch) is the model's fault: permanent. */
@@ -126,30 +135,15 @@ export class HostModelSlots {
     }
   }
 
-  private loadSegmentation(url: string): Promise<PyannoteSegmentation> {
-    if (this.segmentation?.url === url) return this.segmentation.model;
-    const previous = this.segmentation?.model;
-    const model = this.load('segmentation', url, (bytes) =>
-      PyannoteSegmentation.create(this.runtime, bytes, this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {}),
-    );
-    this.segmentation = { url, model };
-    void previous?.then((m) => m.dispose(), () => undefined);
+  /** The slot's model for `url`: loaded once, kept until another URL replaces it (then disposed) or loading fails. */
+  private loadOnce<S extends HostModelSlot>(slot: S, url: string, create: (bytes: Uint8Array) => Promise<SlotModels[S]>): Promise<SlotModels[S]> {
+    const current = this.loaded[slot] as Loaded<SlotModels[S]> | undefined;
+    if (current?.url === url) return current.model;
+    const model = this.load(slot, url, create);
+    (this.loaded as Record<HostModelSlot, Loaded<SlotModels[HostModelSlot]> | undefined>)[slot] = { url, model };
+    void current?.model.then((m) => m.dispose(), () => undefined);
     model.catch(() => {
-      if (this.segmentation?.model === model) this.segmentation = undefined;
-    });
-    return model;
-  }
-
-  private loadEmbedding(url: string): Promise<SpeakerEmbedding> {
-    if (this.embedding?.url === url) return this.embedding.model;
-    const previous = this.embedding?.model;
-    const model = this.load('embedding', url, (bytes) =>
-      SpeakerEmbedding.create(this.runtime, bytes, { label: `the speaker-embedding model ${url}`, ...(this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {}) }),
-    );
-    this.embedding = { url, model };
-    void previous?.then((m) => m.dispose(), () => undefined);
-    model.catch(() => {
-      if (this.embedding?.model === model) this.embedding = undefined;
+      if (this.loaded[slot]?.model === model) this.loaded[slot] = undefined;
     });
     return model;
   }
