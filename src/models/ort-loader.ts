@@ -3,8 +3,9 @@
  * worker that runs on wasm never downloads the WebGPU code (and the reverse).
  *
  * - `'wasm'` → `onnxruntime-web/wasm`: the plain SIMD/threads build
- *   (`ort-wasm-simd-threaded.wasm`, 14 MB). Measured 2–3× faster for Silero VAD than the
- *   wasm EP of the default bundle, which runs on the larger JSEP binary.
+ *   (`ort-wasm-simd-threaded.wasm`, 14 MB). Measured 1.2–1.6× faster for Silero VAD in
+ *   Chromium here (bench/diarize) than the wasm EP of the default bundle, which runs on the
+ *   larger JSEP binary, and its sessions load about twice as fast.
  * - `'webgpu'` → `onnxruntime-web`, the default bundle, whose WebGPU EP is JSEP
  *   (`ort-wasm-simd-threaded.jsep.wasm`). Not `onnxruntime-web/webgpu`: in 1.30 that entry is the
  *   new native WebGPU EP (`…asyncify.wasm`), whose Conv gives wrong results when a Conv has
