@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { LOW_CUT_HZ, lowCut } from '../signal-filter.ts';
 import type { SpeechSegment } from '../vad.ts';
 
 /** Options of {@link refineSpeechEdges}. */
@@ -26,14 +27,24 @@ export interface EdgeOptions {
    * part of speech in the references). The VAD bridges shorter gaps than its own hangover.
    */
   splitPauseMs?: number;
+  /**
+   * The floor an edge is held to is the larger of the recording's and the noise next to it:
+   * the 20th-percentile level of the frames outside every segment within this many ms before
+   * the start (for the start) or after the end (for the end). A voice recorded with its own
+   * room tone, or a mic that picks up a fan only while its owner leans in, raises the floor
+   * only there. 0 uses the recording's floor alone. Default 500.
+   */
+  localFloorMs?: number;
 }
 
 /**
- * Level of each `frameMs` frame in dB (mean square; digital silence reads −100 dB). `frames`
+ * Level of each `frameMs` frame in dB (mean square above `lowCutHz`, {@link lowCut}; digital
+ * silence reads −100 dB). `frames`
  * defaults to the whole frames in the signal; a last frame cut short by its end is averaged
  * over what it has.
  */
-export function frameLevelsDb(samples: Float32Array, sampleRate: number, frameMs = 10, frames?: number): Float64Array {
+export function frameLevelsDb(input: Float32Array, sampleRate: number, frameMs = 10, frames?: number, lowCutHz = LOW_CUT_HZ): Float64Array {
+  const samples = lowCutHz > 0 ? lowCut(input, sampleRate, lowCutHz) : input;
   const len = Math.round((sampleRate * frameMs) / 1000);
   const count = frames ?? Math.floor(samples.length / len);
   const out = new Float64Array(count);
@@ -80,21 +91,46 @@ export function refineSpeechEdges(
   const out: SpeechSegment[] = [];
   let prevEnd = 0;
   const sorted = [...segments].sort((a, b) => a.startMs - b.startMs);
+  const inSegment = new Uint8Array(T);
+  for (const g of sorted) inSegment.fill(1, Math.max(0, Math.round(g.startMs / frameMs)), Math.min(T, Math.round(g.endMs / frameMs)));
+  const localWindow = Math.round((options.localFloorMs ?? 500) / frameMs);
+  /** 20th-percentile level of the non-speech frames in [from, to), or −∞ with fewer than 10. */
+  const nearbyNoise = (from: number, to: number): number => {
+    const quiet: number[] = [];
+    for (let t = Math.max(0, from); t < Math.min(T, to); t++) if (!inSegment[t] && levels[t]! > -99) quiet.push(levels[t]!);
+    if (quiet.length < 10) return -Infinity;
+    quiet.sort((a, b) => a - b);
+    return quiet[Math.floor(0.2 * (quiet.length - 1))]!;
+  };
   sorted.forEach((seg, i) => {
     let s = Math.max(0, Math.min(T, Math.round(seg.startMs / frameMs)));
     let e = Math.max(s, Math.min(T, Math.round(seg.endMs / frameMs)));
     if (e <= s) return;
     let peak = -Infinity;
     for (let t = s; t < e; t++) peak = Math.max(peak, levels[t]!);
-    const thr = Math.max(peak - range, floorDb + margin);
-    const on = (t: number): boolean => levels[t]! >= thr && (!allowed || allowed[t] === 1);
+    // Noise is far under the voice: a "floor" within 20 dB of the peak is speech the VAD
+    // left out of this segment (or someone else's), and the recording's floor holds alone.
+    const noiseNear = (from: number, to: number): number => {
+      const level = nearbyNoise(from, to);
+      return level < peak - 20 ? level : -Infinity;
+    };
+    const before = noiseNear(s - localWindow, s);
+    const after = noiseNear(e, e + localWindow);
+    const thrS = Math.max(peak - range, Math.max(floorDb, before) + margin);
+    const thrE = Math.max(peak - range, Math.max(floorDb, after) + margin);
+    // Inside the segment (pause splitting) the lower of the two holds.
+    const thr = Math.min(thrS, thrE);
+    const onAt = (t: number, level: number): boolean => levels[t]! >= level && (!allowed || allowed[t] === 1);
+    const on = (t: number): boolean => onAt(t, thr);
+    const onS = (t: number): boolean => onAt(t, thrS);
+    const onE = (t: number): boolean => onAt(t, thrE);
     const nextStart = i + 1 < sorted.length ? Math.round(sorted[i + 1]!.startMs / frameMs) : T;
     const s0 = s;
     const e0 = e;
-    if (on(s)) while (s > prevEnd && s0 - s < maxShift && on(s - 1)) s--;
-    else while (s < e && s - s0 < maxShift && !on(s)) s++;
-    if (e - 1 >= s && on(e - 1)) while (e < nextStart && e - e0 < maxShift && on(e)) e++;
-    else while (e > s && e0 - e < maxShift && !on(e - 1)) e--;
+    if (onS(s)) while (s > prevEnd && s0 - s < maxShift && onS(s - 1)) s--;
+    else while (s < e && s - s0 < maxShift && !onS(s)) s++;
+    if (e - 1 >= s && onE(e - 1)) while (e < nextStart && e - e0 < maxShift && onE(e)) e++;
+    else while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
     if (e - s < minLen) return;
     const pieces: Array<[number, number]> = [];
     let from = s;

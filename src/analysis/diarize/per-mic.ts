@@ -135,23 +135,45 @@ export function diarizePerMic(
   const own = channels.map(() => new Uint8Array(frames));
   for (let t = 0; t < frames; t++) for (let i = 0; i < n; i++) own[i]![t] = ownsFrame(level, live, i, t) ? 1 : 0;
   // Speech a live channel hears at bleed level while a neighbour is not recording is most
-  // likely that neighbour's: it is credited to the absent channel whose usual bleed onto
-  // this one is nearest in level.
+  // likely that neighbour's, unless a recording neighbour owns the frame and explains it.
+  const explained = (i: number, t: number): boolean => {
+    for (let k = 0; k < n; k++) if (k !== i && own[k]![t] && level[i]![t]! < level[k]![t]! + bleed[i]![k]! + margin) return true;
+    return false;
+  };
   const heard = channels.map(() => new Uint8Array(frames));
-  for (let t = 0; t < frames; t++) {
-    for (let i = 0; i < n; i++) {
-      if (!voiced[i]![t] || !live[i]![t] || own[i]![t]) continue;
-      let best = -1;
-      let bestGap = Infinity;
-      for (let j = 0; j < n; j++) {
-        if (j === i || live[j]![t] || !Number.isFinite(ownLevel[j]!)) continue;
-        const gap = Math.abs(level[i]![t]! - (ownLevel[j]! + bleed[i]![j]!));
-        if (gap < bestGap) {
-          bestGap = gap;
-          best = j;
+  for (let i = 0; i < n; i++) {
+    const unexplained = (t: number): boolean => voiced[i]![t] === 1 && live[i]![t] === 1 && !own[i]![t] && !explained(i, t);
+    for (let t = 0; t < frames; ) {
+      const absent = (j: number): boolean => j !== i && !live[j]![t] && Number.isFinite(ownLevel[j]!);
+      if (!unexplained(t) || !Array.from({ length: n }, (_, j) => j).some(absent)) {
+        t++;
+        continue;
+      }
+      // One run of such frames goes to one absent channel: the one whose own speech the
+      // run leads into or follows from without a pause (a mic started or stopped while
+      // its speaker talked), else the one whose usual bleed onto this channel is nearest
+      // the run's level.
+      const candidates = Array.from({ length: n }, (_, j) => j).filter(absent);
+      let end = t;
+      while (end < frames && unexplained(end) && candidates.every((j) => !live[j]![end])) end++;
+      let from = t;
+      while (from > 0 && voiced[i]![from - 1]) from--;
+      let to = end;
+      while (to < frames && voiced[i]![to]) to++;
+      let best = candidates.find((j) => own[j]!.subarray(from, to).includes(1)) ?? -1;
+      if (best < 0) {
+        let bestGap = Infinity;
+        for (const j of candidates) {
+          let gap = 0;
+          for (let k = t; k < end; k++) gap += Math.abs(level[i]![k]! - (ownLevel[j]! + bleed[i]![j]!));
+          if (gap < bestGap) {
+            bestGap = gap;
+            best = j;
+          }
         }
       }
-      if (best >= 0) heard[best]![t] = 1;
+      heard[best]!.fill(1, t, end);
+      t = end;
     }
   }
   // Levels flicker frame to frame; a majority over ~5 frames (160 ms) keeps bleed bursts

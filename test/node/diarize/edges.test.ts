@@ -2,12 +2,13 @@ import { describe, expect, test } from 'vitest';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges } from '../../../src/analysis/diarize/edges.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 
-/** 3 s at 16 kHz: faint noise, a 1 kHz tone (the "word") from 1.00 s to 2.00 s. */
+/** 3 s at 16 kHz: faint noise, a 1 kHz tone (the "word", 2 ms fades) from 1.00 s to 2.00 s. */
 function word(): Float32Array {
   const rand = seededRandom(5);
   const x = new Float32Array(48000);
   for (let i = 0; i < x.length; i++) x[i] = (rand() - 0.5) * 2e-3;
-  for (let i = 16000; i < 32000; i++) x[i] = x[i]! + 0.3 * Math.sin((2 * Math.PI * 1000 * i) / 16000);
+  const fade = (i: number): number => Math.min(1, (i - 16000) / 32, (32000 - i) / 32);
+  for (let i = 16000; i < 32000; i++) x[i] = x[i]! + 0.3 * fade(i) * Math.sin((2 * Math.PI * 1000 * i) / 16000);
   return x;
 }
 
@@ -34,5 +35,40 @@ describe('refineSpeechEdges', () => {
     const allowed = new Uint8Array(levels.length).fill(1);
     allowed.fill(0, 100, 140); // the first 400 ms of the word belong to someone else
     expect(refineSpeechEdges([{ startMs: 1500, endMs: 1900 }], levels, floor, { maxShiftMs: 1000 }, allowed)).toEqual([{ startMs: 1400, endMs: 2000 }]);
+  });
+});
+
+describe('refineSpeechEdges near local noise', () => {
+  /** The word of word(), then 600 ms of room tone 30 dB under it that comes with the voice. */
+  function wordThenRoomTone(): Float32Array {
+    const x = word();
+    const rand = seededRandom(9);
+    for (let i = 32000; i < 41600; i++) x[i] = x[i]! + (rand() - 0.5) * 0.03;
+    return x;
+  }
+  const levels = frameLevelsDb(wordThenRoomTone(), 16000);
+  const floor = noiseFloorDb(levels);
+
+  test('an end is held to the noise after it, not only to the recording\'s floor', () => {
+    // The tone is > 20 dB over the recording's floor: held to that floor alone, the end runs
+    // into it by the whole maxShiftMs.
+    expect(levels[230]! - floor).toBeGreaterThan(20);
+    expect(refineSpeechEdges([{ startMs: 1000, endMs: 2060 }], levels, floor, { localFloorMs: 0 })).toEqual([{ startMs: 1000, endMs: 2220 }]);
+    expect(refineSpeechEdges([{ startMs: 1000, endMs: 2060 }], levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
+  });
+
+  test('the start, with quiet before it, still reaches the word\'s onset', () => {
+    expect(refineSpeechEdges([{ startMs: 1090, endMs: 2060 }], levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
+  });
+});
+
+describe('frameLevelsDb', () => {
+  test('measures above 80 Hz: a 30 Hz thump as loud as a voice reads 20 dB under it', () => {
+    const tone = (hz: number): Float32Array => Float32Array.from({ length: 16000 }, (_, i) => 0.1 * Math.sin((2 * Math.PI * hz * i) / 16000));
+    const mean = (l: Float64Array): number => l.slice(20).reduce((a, b) => a + b, 0) / (l.length - 20);
+    const voice = mean(frameLevelsDb(tone(200), 16000));
+    expect(voice).toBeCloseTo(-23, 0); // 0.1² / 2 → −23 dB
+    expect(voice - mean(frameLevelsDb(tone(30), 16000))).toBeGreaterThan(16);
+    expect(mean(frameLevelsDb(tone(30), 16000, 10, undefined, 0))).toBeCloseTo(-23, 0);
   });
 });
