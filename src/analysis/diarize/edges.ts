@@ -35,6 +35,12 @@ export interface EdgeOptions {
    * only there. 0 uses the recording's floor alone. Default 500.
    */
   localFloorMs?: number;
+  /**
+   * Pauses between refined segments shorter than this are bridged, ms (the references'
+   * convention: one speaker's pauses under 250 ms are speech, as NIST bridges under 0.3 s).
+   * Default 0: the caller passes the segments of one speaker to bridge them.
+   */
+  bridgeMs?: number;
 }
 
 /**
@@ -148,7 +154,7 @@ export function refineSpeechEdges(
     for (const [a, b] of pieces) {
       if (b - a < minLen) continue;
       const last = out[out.length - 1];
-      if (last && a * frameMs <= last.endMs) last.endMs = Math.max(last.endMs, b * frameMs);
+      if (last && a * frameMs < last.endMs + (options.bridgeMs ?? 0)) last.endMs = Math.max(last.endMs, b * frameMs);
       else out.push({ startMs: a * frameMs, endMs: b * frameMs });
     }
     prevEnd = e;

@@ -217,7 +217,9 @@ export function diarizePerMic(
       return b >= a && fineLive[i]![a] === 1 && fineLive[i]![b] === 1;
     };
     const kept = segments.filter((g) => !inSpan(g));
-    return [...refineSpeechEdges(segments.filter(inSpan), fine[i]!, noiseFloorDb(fine[i]!), options.edges, allowed), ...kept].sort((x, y) => x.startMs - y.startMs);
+    // One channel is one speaker: its pauses under 250 ms are bridged, as in the references.
+    const edges = { bridgeMs: 250, ...options.edges };
+    return [...refineSpeechEdges(segments.filter(inSpan), fine[i]!, noiseFloorDb(fine[i]!), edges, allowed), ...kept].sort((x, y) => x.startMs - y.startMs);
   };
   return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i), refine);
 }

@@ -72,3 +72,24 @@ describe('frameLevelsDb', () => {
     expect(mean(frameLevelsDb(tone(30), 16000, 10, undefined, 0))).toBeCloseTo(-23, 0);
   });
 });
+
+describe('refineSpeechEdges bridging', () => {
+  /** Two 1 kHz "words" (2 ms fades): 1.00–1.50 s and 1.70–2.20 s, a 200 ms pause between. */
+  function twoWords(): Float32Array {
+    const rand = seededRandom(3);
+    const x = Float32Array.from({ length: 48000 }, () => (rand() - 0.5) * 2e-3);
+    for (const [a, b] of [[16000, 24000], [27200, 35200]] as const) {
+      for (let i = a; i < b; i++) x[i] = x[i]! + 0.3 * Math.min(1, (i - a) / 32, (b - i) / 32) * Math.sin((2 * Math.PI * 1000 * i) / 16000);
+    }
+    return x;
+  }
+  const levels = frameLevelsDb(twoWords(), 16000);
+  const floor = noiseFloorDb(levels);
+  const words = [{ startMs: 1000, endMs: 1500 }, { startMs: 1700, endMs: 2200 }];
+
+  test('one speaker\'s pause shorter than bridgeMs is speech; a longer one is not', () => {
+    expect(refineSpeechEdges(words, levels, floor)).toEqual(words);
+    expect(refineSpeechEdges(words, levels, floor, { bridgeMs: 250 })).toEqual([{ startMs: 1000, endMs: 2200 }]);
+    expect(refineSpeechEdges(words, levels, floor, { bridgeMs: 150 })).toEqual(words);
+  });
+});
