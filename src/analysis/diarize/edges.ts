@@ -4,7 +4,8 @@
  * while a reference marks speech from the first audible sound to the last. Each segment's
  * start and end are moved, by at most `maxShiftMs`, to where the signal crosses the level
  * that separates speech from room noise: within `peakRangeDb` of the segment's loudest frame
- * and at least `floorMarginDb` above the recording's noise floor.
+ * and at least `floorMarginDb` above the noise (the recording's floor, or the noise just
+ * outside that edge when it is louder). Levels are measured above 80 Hz.
  *
  * @module
  */
@@ -44,10 +45,9 @@ export interface EdgeOptions {
 }
 
 /**
- * Level of each `frameMs` frame in dB (mean square above `lowCutHz`, {@link lowCut}; digital
- * silence reads −100 dB). `frames`
- * defaults to the whole frames in the signal; a last frame cut short by its end is averaged
- * over what it has.
+ * Level of each `frameMs` frame in dB: mean square above `lowCutHz` ({@link lowCut}; 0 measures
+ * the whole band), digital silence reading −100 dB. `frames` defaults to the whole frames in
+ * the signal; a last frame cut short by its end is averaged over what it has.
  */
 export function frameLevelsDb(input: Float32Array, sampleRate: number, frameMs = 10, frames?: number, lowCutHz = LOW_CUT_HZ): Float64Array {
   const samples = lowCutHz > 0 ? lowCut(input, sampleRate, lowCutHz) : input;

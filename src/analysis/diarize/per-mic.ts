@@ -141,11 +141,12 @@ export function diarizePerMic(
     return false;
   };
   const heard = channels.map(() => new Uint8Array(frames));
+  const indices = channels.map((_, j) => j);
   for (let i = 0; i < n; i++) {
     const unexplained = (t: number): boolean => voiced[i]![t] === 1 && live[i]![t] === 1 && !own[i]![t] && !explained(i, t);
     for (let t = 0; t < frames; ) {
-      const absent = (j: number): boolean => j !== i && !live[j]![t] && Number.isFinite(ownLevel[j]!);
-      if (!unexplained(t) || !Array.from({ length: n }, (_, j) => j).some(absent)) {
+      const candidates = unexplained(t) ? indices.filter((j) => j !== i && !live[j]![t] && Number.isFinite(ownLevel[j]!)) : [];
+      if (candidates.length === 0) {
         t++;
         continue;
       }
@@ -153,7 +154,6 @@ export function diarizePerMic(
       // run leads into or follows from without a pause (a mic started or stopped while
       // its speaker talked), else the one whose usual bleed onto this channel is nearest
       // the run's level.
-      const candidates = Array.from({ length: n }, (_, j) => j).filter(absent);
       let end = t;
       while (end < frames && unexplained(end) && candidates.every((j) => !live[j]![end])) end++;
       let from = t;
