@@ -71,7 +71,7 @@ function summary(rows: EvalRow[], mode: EvalRow['mode'], label: string, noteHas 
   const der = (tot((r) => r.der.missed + r.der.falseAlarm + r.der.confusion) / tot((r) => r.der.scored)) * 100;
   const derC = (tot((r) => r.derCollar.missed + r.derCollar.falseAlarm + r.derCollar.confusion) / tot((r) => r.derCollar.scored)) * 100;
   const countOk = sel.filter((r) => r.foundSpeakers === r.trueSpeakers).length;
-  console.log(`== ${label} ${mode}${noteHas ? ` (${noteHas})` : ''}: ${sel.length} files, pooled DER ${der.toFixed(1)}%, collar 0.25 s ${derC.toFixed(1)}%, speaker count right ${countOk}/${sel.length}`);
+  console.log(`== ${label} ${mode}${noteHas ? ` (${noteHas})` : ''}: ${sel.length} files, pooled DER ${der.toFixed(2)}%, collar 0.25 s ${derC.toFixed(2)}%, speaker count right ${countOk}/${sel.length}`);
 }
 
 async function main(): Promise<void> {
