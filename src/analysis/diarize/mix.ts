@@ -149,21 +149,7 @@ export function diarizeMixWithDiagnostics(
   });
   if (frames.length * FRAME_MS < MIN_TOTAL_SPEECH_MS) return empty();
 
-  // Mean/variance normalisation over speech.
-  const mean = new Float64Array(dim);
-  const sq = new Float64Array(dim);
-  for (const t of frames) {
-    for (let d = 0; d < dim; d++) {
-      const v = feats[t * dim + d]!;
-      mean[d] = mean[d]! + v;
-      sq[d] = sq[d]! + v * v;
-    }
-  }
-  for (let d = 0; d < dim; d++) {
-    mean[d] = mean[d]! / frames.length;
-    const sd = Math.sqrt(Math.max(1e-8, sq[d]! / frames.length - mean[d]! * mean[d]!));
-    for (let t = 0; t < T; t++) feats[t * dim + d] = (feats[t * dim + d]! - mean[d]!) / sd;
-  }
+  normaliseOverSpeech(feats, dim, T, frames, 0, dim);
 
   const seed = options.seed ?? 1;
   const trainFrames = frames.length > 40000 ? frames.filter((_, i) => i % Math.ceil(frames.length / 40000) === 0) : frames;
@@ -176,9 +162,6 @@ export function diarizeMixWithDiagnostics(
   const reseg = options.deltas === false ? { ubm, feats, dim, post } : withDeltas(feats, dim, T, frames, trainFrames, options.resegComponents ?? 4, seed);
   lap('deltas');
 
-  // Pieces: each VAD run split evenly into pieces of about segmentMs. At most ~200 pieces:
-  // the eigen-decomposition is O(n³) per pruning candidate, and longer pieces on long files
-  // give steadier supervectors anyway.
   const rangeRows = (a: number, b: number): Iterable<number> => ({
     *[Symbol.iterator]() {
       for (let i = a; i < b; i++) yield i;
@@ -217,11 +200,10 @@ export function diarizeMixWithDiagnostics(
       const st = sufficientStats(ubm, feats, frames, post, rangeRows(a, b));
       return supervector(ubm, mapAdaptMeans(ubm, st.n, st.f, 16));
     });
-    const len = sv[0]!.length;
-    const centre = new Float64Array(len);
-    for (const v of sv) for (let i = 0; i < len; i++) centre[i] = centre[i]! + v[i]! / n;
-    for (const v of sv) for (let i = 0; i < len; i++) v[i] = v[i]! - centre[i]!;
     const dims = sv[0]!.length;
+    const centre = new Float64Array(dims);
+    for (const v of sv) for (let i = 0; i < dims; i++) centre[i] = centre[i]! + v[i]! / n;
+    for (const v of sv) for (let i = 0; i < dims; i++) v[i] = v[i]! - centre[i]!;
     for (const v of sv) {
       let norm = 0;
       for (let i = 0; i < dims; i++) norm += v[i]! * v[i]!;
@@ -387,6 +369,25 @@ export function diarizeMixWithDiagnostics(
 }
 
 /**
+ * Mean/variance normalisation over speech of columns [from, to) of `x` (T rows of `stride`
+ * values): every row is normalised with the statistics of the rows in `frames`.
+ */
+function normaliseOverSpeech(x: Float32Array, stride: number, T: number, frames: readonly number[], from: number, to: number): void {
+  for (let d = from; d < to; d++) {
+    let mean = 0;
+    let sq = 0;
+    for (const t of frames) {
+      const v = x[t * stride + d]!;
+      mean += v;
+      sq += v * v;
+    }
+    mean /= frames.length;
+    const sd = Math.sqrt(Math.max(1e-8, sq / frames.length - mean * mean));
+    for (let t = 0; t < T; t++) x[t * stride + d] = (x[t * stride + d]! - mean) / sd;
+  }
+}
+
+/**
  * Static cepstra plus their ±2-frame regression deltas (normalised over speech), with a
  * UBM and posteriors of their own.
  */
@@ -409,17 +410,7 @@ function withDeltas(
       out[t * wide + dim + d] = acc / 10;
     }
   }
-  for (let d = dim; d < wide; d++) {
-    let m = 0;
-    let q = 0;
-    for (const t of frames) {
-      m += out[t * wide + d]!;
-      q += out[t * wide + d]! ** 2;
-    }
-    m /= frames.length;
-    const sd = Math.sqrt(Math.max(1e-8, q / frames.length - m * m));
-    for (let t = 0; t < T; t++) out[t * wide + d] = (out[t * wide + d]! - m) / sd;
-  }
+  normaliseOverSpeech(out, wide, T, frames, dim, wide);
   const ubm = trainUbm(out, wide, trainFrames, components, 8, seed);
   return { ubm, feats: out, dim: wide, post: ubmPosteriors(ubm, out, frames, 5) };
 }
