@@ -6,6 +6,7 @@
  * @module
  */
 import { VAD_FRAME_MS, type SpeechSegment } from '../vad.ts';
+import { lowCut } from '../signal-filter.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 
@@ -79,7 +80,9 @@ export function diarizePerMic(
   const margin = options.bleedMarginDb ?? 6;
   const frames = Math.min(...vad.map((v) => v.length));
   const n = channels.length;
-  const level = channels.map((c) => frameLevelsDb(c, sampleRate, frameMs, frames));
+  // Levels above 80 Hz, on the VAD grid here and at 10 ms for the edges: filtered once.
+  const filtered = channels.map((c) => lowCut(c, sampleRate));
+  const level = filtered.map((c) => frameLevelsDb(c, sampleRate, frameMs, frames, 0));
   const voiced = vad.map((v) => Uint8Array.from({ length: frames }, (_, t) => (v[t]! >= thr ? 1 : 0)));
 
   const live = level.map(recordingSpan);
@@ -104,6 +107,8 @@ export function diarizePerMic(
     bleed.push(row);
   }
 
+  /** Channel i's level in frame t is no more than the bleed of j onto it (plus the margin) would explain. */
+  const belowBleed = (lv: readonly Float64Array[], i: number, j: number, t: number): boolean => lv[i]![t]! < lv[j]![t]! + bleed[i]![j]! + margin;
   // Louder than every neighbour's bleed. A neighbour that is not recording (digital silence
   // before its start or after its end) cannot be compared: then the frame must also be
   // nearer the channel's own speech level than the loudest bleed it usually gets.
@@ -112,7 +117,7 @@ export function diarizePerMic(
     for (let t = 0; t < frames; t++) {
       if (!voiced[i]![t]) continue;
       let ok = true;
-      for (let j = 0; j < n && ok; j++) if (j !== i && (!live[j]![t] || l[t]! < level[j]![t]! + bleed[i]![j]! + margin)) ok = false;
+      for (let j = 0; j < n && ok; j++) if (j !== i && (!live[j]![t] || belowBleed(level, i, j, t))) ok = false;
       if (ok) values.push(l[t]!);
     }
     return values.length >= 10 ? quantile(values, 0.5) : NaN;
@@ -128,7 +133,7 @@ export function diarizePerMic(
     for (let j = 0; j < n; j++) {
       if (j === i) continue;
       if (!on[j]![t]) missing = true;
-      else if (lv[i]![t]! < lv[j]![t]! + bleed[i]![j]! + margin) return false;
+      else if (belowBleed(lv, i, j, t)) return false;
     }
     return !missing || lv[i]![t]! >= aloneFloor[i]!;
   };
@@ -137,7 +142,7 @@ export function diarizePerMic(
   // Speech a live channel hears at bleed level while a neighbour is not recording is most
   // likely that neighbour's, unless a recording neighbour owns the frame and explains it.
   const explained = (i: number, t: number): boolean => {
-    for (let k = 0; k < n; k++) if (k !== i && own[k]![t] && level[i]![t]! < level[k]![t]! + bleed[i]![k]! + margin) return true;
+    for (let k = 0; k < n; k++) if (k !== i && own[k]![t] && belowBleed(level, i, k, t)) return true;
     return false;
   };
   const heard = channels.map(() => new Uint8Array(frames));
@@ -204,7 +209,7 @@ export function diarizePerMic(
   if (options.refineEdges === false) return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i));
   // Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
   // others would put on it (the same test as above, at the finer grid).
-  const fine = channels.map((c) => frameLevelsDb(c, sampleRate, 10));
+  const fine = filtered.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
   const T10 = Math.min(...fine.map((l) => l.length));
   const fineLive = fine.map(recordingSpan);
   const refine = (i: number, segments: SpeechSegment[]): SpeechSegment[] => {
