@@ -11,44 +11,40 @@ import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../../analysis/energy.ts';
 import { alignSources, SyncError } from '../../analysis/sync.ts';
 import { loadOrt } from '../../models/ort-loader.ts';
-import { configureOrtWasm, pickExecutionProvider, type GpuLike, type OrtModule } from '../../models/ort-runtime.ts';
+import { configureOrtWasm, pickExecutionProvider, type ExecutionProviderName, type GpuLike, type OrtModule } from '../../models/ort-runtime.ts';
 import { SileroVad } from '../../models/silero-vad.ts';
 import { HostModelError, HostModelSlots } from './host-models.ts';
 import type { AnalysisWorkerApi, DiarizeOutcome, DiarizeRequest, HostModelSlot, HostModelUse } from './protocol.ts';
 
 const running = new Map<string, AbortController>();
-let vad: Promise<SileroVad> | undefined;
 /**
- * The onnxruntime-web build the VAD was loaded with (set by loadVad before it resolves):
- * `onnxruntime-web/wasm`, or the JSEP build when VAD runs on WebGPU. The host models use it too.
+ * Silero and the onnxruntime-web build it was loaded with (`onnxruntime-web/wasm`, or the JSEP
+ * build when VAD runs on WebGPU); the host models use the same build.
  */
-let ort: OrtModule;
+let vad: Promise<{ model: SileroVad; runtime: OrtModule }> | undefined;
 
 /** Loads Silero on WebGPU when the worker sees a hardware adapter, else (or if that fails) on wasm. */
-function loadVad(request: DiarizeRequest): Promise<SileroVad> {
+function loadVad(request: DiarizeRequest): Promise<{ model: SileroVad; runtime: OrtModule }> {
   vad ??= (async () => {
     const response = await fetch(request.modelUrl);
     if (!response.ok) throw new Error(`VAD model ${request.modelUrl} answered ${response.status}`);
-    const model = new Uint8Array(await response.arrayBuffer());
+    const bytes = new Uint8Array(await response.arrayBuffer());
     // Only the chosen build is imported: the wasm path never downloads the JSEP bundle.
+    const start = async (executionProvider: ExecutionProviderName): Promise<{ model: SileroVad; runtime: OrtModule }> => {
+      const runtime = await loadOrt(executionProvider);
+      // One thread: the engine shares the machine with the page and the media worker.
+      configureOrtWasm(runtime, request.ortWasmPath, 1);
+      return { model: await SileroVad.create(runtime, bytes, { executionProvider }), runtime };
+    };
     if ((await pickExecutionProvider((navigator as WorkerNavigator & { gpu?: GpuLike }).gpu)) === 'webgpu') {
       try {
-        const runtime = await loadOrt('webgpu');
-        configureOrtWasm(runtime, request.ortWasmPath, 1);
-        const session = await SileroVad.create(runtime, model, { executionProvider: 'webgpu' });
-        ort = runtime;
-        return session;
+        return await start('webgpu');
       } catch (error) {
         // An adapter that cannot create the session (driver, limits) must not stop the job.
         console.warn('VAD on WebGPU failed, using wasm:', error);
       }
     }
-    const runtime = await loadOrt('wasm');
-    // One thread: the engine shares the machine with the page and the media worker.
-    configureOrtWasm(runtime, request.ortWasmPath, 1);
-    const session = await SileroVad.create(runtime, model, { executionProvider: 'wasm' });
-    ort = runtime;
-    return session;
+    return start('wasm');
   })().catch((error: unknown) => {
     vad = undefined;
     throw error;
@@ -109,7 +105,7 @@ const api: AnalysisWorkerApi = {
     running.set(requestId, controller);
     const t0 = performance.now();
     try {
-      const model = await loadVad(request);
+      const { model, runtime } = await loadVad(request);
       const loadMs = performance.now() - t0;
       const probs: Float32Array[] = [];
       for (const channel of request.channels) probs.push(await model.speechProbabilities(channel, controller.signal));
@@ -117,7 +113,7 @@ const api: AnalysisWorkerApi = {
       const vadMs = performance.now() - t0;
       let detected;
       try {
-        detected = await detectSpeakers(ort, request, probs, controller.signal);
+        detected = await detectSpeakers(runtime, request, probs, controller.signal);
       } catch (error) {
         if (error instanceof HostModelError) return { ok: false, modelFailure: error.failure };
         throw error;
