@@ -95,25 +95,24 @@ export class HostModelSlots {
    */
   async run(request: DiarizeRequest, mix16k: Float32Array, signal?: AbortSignal): Promise<HostModelOutputs> {
     const out: HostModelOutputs = { uses: { segmentation: { state: 'not-supplied' }, embedding: { state: 'not-supplied' } } };
+    const provider = this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {};
     const segUrl = request.segmentationModelUrl;
     if (segUrl) {
-      const t0 = performance.now();
-      const model = await this.loadOnce('segmentation', segUrl, (bytes) =>
-        PyannoteSegmentation.create(this.runtime, bytes, this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {}),
-      );
-      const t1 = performance.now();
-      out.overlap = await this.runModel('segmentation', segUrl, () => model.overlapProbabilities(mix16k, signal), signal);
-      out.uses.segmentation = { state: 'used', url: segUrl, loadMs: t1 - t0, runMs: performance.now() - t1 };
+      const seg = await this.use('segmentation', segUrl, (bytes) => PyannoteSegmentation.create(this.runtime, bytes, provider), (model) => model.overlapProbabilities(mix16k, signal), signal);
+      out.overlap = seg.value;
+      out.uses.segmentation = seg.use;
     }
     const embUrl = request.embeddingModelUrl;
     if (embUrl) {
-      const t0 = performance.now();
-      const model = await this.loadOnce('embedding', embUrl, (bytes) =>
-        SpeakerEmbedding.create(this.runtime, bytes, { label: `the speaker-embedding model ${embUrl}`, ...(this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {}) }),
+      const emb = await this.use(
+        'embedding',
+        embUrl,
+        (bytes) => SpeakerEmbedding.create(this.runtime, bytes, { label: `the speaker-embedding model ${embUrl}`, ...provider }),
+        (model) => model.embedWindows(mix16k, {}, signal),
+        signal,
       );
-      const t1 = performance.now();
-      out.embeddings = await this.runModel('embedding', embUrl, () => model.embedWindows(mix16k, {}, signal), signal);
-      out.uses.embedding = { state: 'used', url: embUrl, loadMs: t1 - t0, runMs: performance.now() - t1 };
+      out.embeddings = emb.value;
+      out.uses.embedding = emb.use;
     }
     return out;
   }
@@ -123,6 +122,21 @@ export class HostModelSlots {
     const models = [this.loaded.segmentation?.model, this.loaded.embedding?.model];
     this.loaded.segmentation = this.loaded.embedding = undefined;
     for (const model of models) await model?.then((m) => m.dispose(), () => undefined);
+  }
+
+  /** Loads the slot's model once per URL, runs it, and times both. */
+  private async use<S extends HostModelSlot, R>(
+    slot: S,
+    url: string,
+    create: (bytes: Uint8Array) => Promise<SlotModels[S]>,
+    run: (model: SlotModels[S]) => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<{ value: R; use: HostModelUse }> {
+    const t0 = performance.now();
+    const model = await this.loadOnce(slot, url, create);
+    const t1 = performance.now();
+    const value = await this.runModel(slot, url, () => run(model), signal);
+    return { value, use: { state: 'used', url, loadMs: t1 - t0, runMs: performance.now() - t1 } };
   }
 
   /** A run-time failure of a loaded model (e.g. an output shape that changes with the batch) is the model's fault: permanent. */
