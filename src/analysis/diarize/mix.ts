@@ -284,10 +284,12 @@ export function diarizeMixWithDiagnostics(
   const minDur = Math.max(1, Math.round((options.minTurnFramesMs ?? 300) / FRAME_MS));
   const penalty = options.switchPenalty ?? 30;
   const iterations = options.resegmentIterations ?? 3;
+  /** Log-likelihood of every speech frame under each speaker model. */
+  const scoresOf = (means: readonly Float64Array[]): Float64Array[] => means.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
   let speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, labels, k);
   let path = labels;
   for (let it = 0; it < iterations; it++) {
-    const scores = speakerMeans.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
+    const scores = scoresOf(speakerMeans);
     path = viterbiSegment(scores, minDur, penalty);
     speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, path, k);
     // Count guards, applied on the models of this pass.
@@ -306,7 +308,7 @@ export function diarizeMixWithDiagnostics(
     }
   }
   if (k > 1 && path.some((l) => l < 0)) {
-    const scores = speakerMeans.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
+    const scores = scoresOf(speakerMeans);
     path = viterbiSegment(scores, minDur, penalty);
   }
   lap('resegmentation');
@@ -338,7 +340,7 @@ export function diarizeMixWithDiagnostics(
   }
   if (options.overlap && k > 1) {
     const ov = resampleFrameValues(options.overlap.values, options.overlap.frameMs, FRAME_MS, T);
-    const scores = speakerMeans.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
+    const scores = scoresOf(speakerMeans);
     // The second speaker is chosen on likelihoods summed over ±250 ms: single frames are too noisy.
     const half = 25;
     const prefix = scores.map((s) => {
