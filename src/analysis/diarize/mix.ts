@@ -3,8 +3,8 @@
  * trained on the file, MAP-adapted mean supervectors per ~1.5 s of speech (or a host model's
  * speaker embeddings), spectral clustering whose count is the eigengap voted over several
  * cuttings of the speech, clusters merged while one Gaussian fits them nearly as well as two
- * (GLR), then Viterbi resegmentation with speaker GMMs on static + delta cepstra and a
- * minimum turn length, and turn edges refined at 10 ms. Speakers with too little talk time
+ * (GLR), then Viterbi resegmentation with speaker GMMs on static + delta cepstra, a
+ * minimum turn length and speaker changes cheaper at pauses, and turn edges refined at 10 ms. Speakers with too little talk time
  * are dropped.
  *
  * @module
@@ -58,8 +58,13 @@ export interface MixOptions extends TurnSmoothing {
   ubmComponents?: number;
   /** Shortest speaker turn the resegmentation allows, ms. Default 300. */
   minTurnFramesMs?: number;
-  /** Log-likelihood cost of a speaker change in the resegmentation. Default 30. */
+  /** Log-likelihood cost of a speaker change inside continuous speech in the resegmentation. Default 30. */
   switchPenalty?: number;
+  /**
+   * Cost of a speaker change across a pause (a gap between VAD speech runs, ≥ 200 ms). Turns
+   * mostly change at pauses. Default 0: the minimum turn length still applies.
+   */
+  pauseSwitchPenalty?: number;
   /** Default 3. */
   resegmentIterations?: number;
   /** A speaker with less talk than this share of all speech is dropped. Default 0.04. */
@@ -282,7 +287,11 @@ export function diarizeMixWithDiagnostics(
   lap('clustering');
   // Resegmentation with speaker models, then the count guards, then resegment again.
   const minDur = Math.max(1, Math.round((options.minTurnFramesMs ?? 300) / FRAME_MS));
-  const penalty = options.switchPenalty ?? 30;
+  // A change costs `switchPenalty` inside continuous speech and `pauseSwitchPenalty` at the
+  // first frame after a pause (frames are speech only, so a pause is a jump in frame index).
+  const penalty = new Float64Array(frames.length).fill(options.switchPenalty ?? 30);
+  const atPause = options.pauseSwitchPenalty ?? 0;
+  for (let i = 1; i < frames.length; i++) if (frames[i]! !== frames[i - 1]! + 1) penalty[i] = atPause;
   const iterations = options.resegmentIterations ?? 3;
   /** Log-likelihood of every speech frame under each speaker model. */
   const scoresOf = (means: readonly Float64Array[]): Float64Array[] => means.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));

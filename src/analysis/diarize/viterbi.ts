@@ -10,15 +10,19 @@
  * Best speaker per frame given `scores[k][t]` (log-likelihood of frame t under speaker k).
  * Frames form one sequence: callers pass only speech frames.
  *
+ * @param switchPenalty cost of a change of speaker: one number, or per frame (`[t]` is the
+ *   cost of a turn starting at frame t), e.g. cheaper where a pause was cut out
+ *
  * @example
  * const path = viterbiSegment([llA, llB], 25, 10); // path[t] is 0 or 1, runs ≥ 25 frames
  */
-export function viterbiSegment(scores: readonly Float64Array[], minDurationFrames: number, switchPenalty: number): Int32Array {
+export function viterbiSegment(scores: readonly Float64Array[], minDurationFrames: number, switchPenalty: number | ArrayLike<number>): Int32Array {
   const k = scores.length;
   const T = k === 0 ? 0 : scores[0]!.length;
   const out = new Int32Array(T);
   if (T === 0 || k <= 1) return out;
   const D = Math.max(1, minDurationFrames);
+  const penaltyAt = typeof switchPenalty === 'number' ? (): number => switchPenalty : (t: number): number => switchPenalty[t]!;
   const S = k * D; // state sp·D + d: speaker sp, d frames into the turn (D−1 loops)
   // Only two decisions are not implied by the chain: where a turn came from, and whether the
   // last chain state looped. Storing just those keeps memory at T·k·5 bytes.
@@ -41,7 +45,7 @@ export function viterbiSegment(scores: readonly Float64Array[], minDurationFrame
         }
       }
       enteredFrom[t * k + sp] = bs;
-      const entry = b - switchPenalty + x;
+      const entry = b - penaltyAt(t) + x;
       if (D === 1) {
         const loop = prev[sp]! + x;
         looped[t * k + sp] = loop >= entry ? 1 : 0;

@@ -23,6 +23,25 @@ describe('viterbiSegment', () => {
     expect([...path.subarray(42, 68)].every((x) => x === 1)).toBe(true);
     expect(path[90]).toBe(0);
   });
+
+  test('a per-frame switch penalty puts the change where it is cheap', () => {
+    // b is favoured from frame 50 on, but only slightly over 45..55; a change costs 20
+    // everywhere except at frame 45 (where a pause was cut out), where it costs nothing.
+    const T = 100;
+    const a = new Float64Array(T);
+    const b = new Float64Array(T);
+    for (let t = 0; t < T; t++) {
+      a[t] = t < 50 ? 0 : -1;
+      b[t] = t < 45 ? -1 : t < 50 ? -0.5 : 0;
+    }
+    const flat = viterbiSegment([a, b], 5, 20);
+    expect(flat.indexOf(1)).toBe(50);
+    const perFrame = new Float64Array(T).fill(20);
+    perFrame[45] = 0;
+    const cheap = viterbiSegment([a, b], 5, perFrame);
+    expect(cheap.indexOf(1)).toBe(45);
+    expect([...cheap.subarray(45)].every((x) => x === 1)).toBe(true);
+  });
 });
 
 describe('diarizeMix on an assembled conversation (real Silero VAD)', () => {
