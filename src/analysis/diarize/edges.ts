@@ -14,7 +14,7 @@ import type { SpeechSegment } from '../vad.ts';
 
 /** Options of {@link refineSpeechEdges}. */
 export interface EdgeOptions {
-  /** Largest move of an edge, ms. Default 160. */
+  /** Largest move of an edge, ms. Default 500: Silero can lag a quiet onset by 300 ms and more. */
   maxShiftMs?: number;
   /** Frames further than this below the segment's loudest are not speech. Default 35 dB. */
   peakRangeDb?: number;
@@ -88,7 +88,7 @@ export function refineSpeechEdges(
   allowed?: Uint8Array,
 ): SpeechSegment[] {
   const frameMs = 10;
-  const maxShift = Math.round((options.maxShiftMs ?? 160) / frameMs);
+  const maxShift = Math.round((options.maxShiftMs ?? 500) / frameMs);
   const range = options.peakRangeDb ?? 35;
   const margin = options.floorMarginDb ?? 6;
   const minLen = Math.round((options.minSpeechMs ?? 60) / frameMs);
