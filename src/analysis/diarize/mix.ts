@@ -4,8 +4,8 @@
  * speaker embeddings), spectral clustering whose count is the eigengap voted over several
  * cuttings of the speech, clusters merged while one Gaussian fits them nearly as well as two
  * (GLR), then Viterbi resegmentation with speaker GMMs on static + delta cepstra, a
- * minimum turn length and speaker changes cheaper at pauses, and turn edges refined at 10 ms. Speakers with too little talk time
- * are dropped.
+ * minimum turn length and speaker changes free at pauses, and turn edges refined at 10 ms.
+ * Speakers with too little talk time are dropped.
  *
  * @module
  */

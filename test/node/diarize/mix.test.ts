@@ -25,7 +25,7 @@ describe('viterbiSegment', () => {
   });
 
   test('a per-frame switch penalty puts the change where it is cheap', () => {
-    // b is favoured from frame 50 on, but only slightly over 45..55; a change costs 20
+    // b fits a little worse than a over frames 45..49 and better from 50 on; a change costs 20
     // everywhere except at frame 45 (where a pause was cut out), where it costs nothing.
     const T = 100;
     const a = new Float64Array(T);
