@@ -9,7 +9,7 @@
  * Usage: npx tsx tools/eval-diarization.ts [--only libri|sample|fixtures] [--quick] [--no-seg]
  *
  * With /work/shared/models/pyannote-segmentation-3.0.int8.onnx present, single-mix is also
- * scored with its overlap detection (rows marked mix+seg).
+ * scored with its local speakers: count floor, turn changes and overlap (rows marked mix+seg).
  *
  * @module
  */
@@ -85,11 +85,19 @@ async function main(): Promise<void> {
   const vad: SileroVad = await createNodeVad(1);
   // The optional model slot: pyannote segmentation-3.0 from ../shared/models when present.
   const seg = args.includes('--no-seg') ? undefined : await createNodeSegmentation(1);
-  const withSeg = async (name: string, samples: Float32Array, probs: Float32Array, truth: Turn[]): Promise<void> => {
-    if (!seg) return;
-    const overlap = await seg.overlapProbabilities(samples);
-    const { result } = diarizeMixWithDiagnostics(samples, 16000, probs, { ...mixOptions, overlap });
-    run(score(name, 'mix+seg', samples.length / 16000, truth, result, 'overlap from segmentation-3.0'));
+  /** The segmentation model's local speakers (and overlap) as diarizeMix options. */
+  const segOptions = async (samples: Float32Array): Promise<MixOptions | undefined> => {
+    if (!seg) return undefined;
+    const { local, overlap } = await seg.localSpeakers(samples);
+    return { overlap, localSpeakers: local };
+  };
+  const withSeg = async (name: string, samples: Float32Array, probs: Float32Array, truth: Turn[], options?: MixOptions): Promise<EvalRow | undefined> => {
+    const fromModel = options ?? (await segOptions(samples));
+    if (!fromModel) return undefined;
+    const { result, diagnostics } = diarizeMixWithDiagnostics(samples, 16000, probs, { ...mixOptions, ...fromModel });
+    const row = score(name, 'mix+seg', samples.length / 16000, truth, result, `local speakers from segmentation-3.0, count floor ${diagnostics.localFloor}`);
+    run(row);
+    return row;
   };
   const rows: EvalRow[] = [];
   const run = (r: EvalRow): void => {
@@ -105,17 +113,22 @@ async function main(): Promise<void> {
     const { result, diagnostics } = diarizeMixWithDiagnostics(audio.samples, 16000, probs, mixOptions);
     const row = score('sample.wav', 'mix', seconds, truth, result, `eigengap k=${diagnostics.eigengapCount}`);
     run(row);
-    await withSeg('sample.wav', audio.samples, probs, truth);
+    const fromModel = await segOptions(audio.samples);
+    const segRow = await withSeg('sample.wav', audio.samples, probs, truth, fromModel);
     // 30 s of speech is little for a UBM trained on the file: how much the figure owes to the
-    // initialisation shows in the spread over seeds (the row above is the default seed's).
-    const spread = SEED_SPREAD.map((seed) =>
-      seed === (mixOptions.seed ?? 1) ? row : score('sample.wav', 'mix', seconds, truth, diarizeMix(audio.samples, 16000, probs, { ...mixOptions, seed })),
-    );
-    console.log(
-      `sample.wav mix over seeds ${SEED_SPREAD[0]}–${SEED_SPREAD[SEED_SPREAD.length - 1]}: DER ${spread.map((r) => pct(r.der.der).trim()).join(' ')} %; ` +
-        `speaker count right ${spread.filter((r) => r.foundSpeakers === r.trueSpeakers).length}/${spread.length}; ` +
-        `DER ≤ 15 % on ${spread.filter((r) => r.der.der <= 0.15).length}/${spread.length}`,
-    );
+    // initialisation shows in the spread over seeds (the rows above are the default seed's).
+    const spread = (mode: string, first: EvalRow, extra: MixOptions): void => {
+      const rows = SEED_SPREAD.map((seed) =>
+        seed === (mixOptions.seed ?? 1) ? first : score('sample.wav', 'mix', seconds, truth, diarizeMix(audio.samples, 16000, probs, { ...mixOptions, ...extra, seed })),
+      );
+      console.log(
+        `sample.wav ${mode} over seeds ${SEED_SPREAD[0]}–${SEED_SPREAD[SEED_SPREAD.length - 1]}: DER ${rows.map((r) => pct(r.der.der).trim()).join(' ')} %; ` +
+          `speaker count right ${rows.filter((r) => r.foundSpeakers === r.trueSpeakers).length}/${rows.length}; ` +
+          `DER ≤ 15 % on ${rows.filter((r) => r.der.der <= 0.15).length}/${rows.length}`,
+      );
+    };
+    spread('mix', row, {});
+    if (segRow && fromModel) spread('mix+seg', segRow, fromModel);
   }
 
   if (!only || only === 'libri') {

@@ -7,6 +7,7 @@
  * @module
  */
 import type * as Ort from 'onnxruntime-web';
+import type { LocalSpeakerWindows } from '../analysis/diarize/local.ts';
 import type { ExecutionProviderName, OrtModule } from './ort-runtime.ts';
 
 /** Samples per window at 16 kHz (10 s). */
@@ -41,6 +42,62 @@ export class PyannoteSegmentation {
       throw new Error(`segmentation model: expected input "x" and output "y" (pyannote segmentation-3.0), got ${session.inputNames.join(',')} → ${session.outputNames.join(',')}`);
     }
     return new PyannoteSegmentation(ort, session);
+  }
+
+  /**
+   * Local speaker activity on 10 s windows every `stepMs` (the last window ends with the
+   * signal), and P(two or more speakers) per model frame averaged over the windows that cover
+   * it. Each local speaker's probability is the sum of the powerset classes that contain it.
+   */
+  async localSpeakers(samples: Float32Array, options: { stepMs?: number } = {}, signal?: AbortSignal): Promise<{ local: LocalSpeakerWindows; overlap: OverlapTrack }> {
+    const step = Math.max(1600, Math.round(((options.stepMs ?? 2500) / 1000) * 16000));
+    const starts: number[] = [];
+    for (let s = 0; s + SEGMENTATION_WINDOW < samples.length; s += step) starts.push(s);
+    starts.push(Math.max(0, samples.length - SEGMENTATION_WINDOW));
+    const windows: LocalSpeakerWindows['windows'] = [];
+    let frameMs = 0;
+    let overlapSum = new Float32Array(0);
+    let overlapCount = new Uint16Array(0);
+    for (const start of starts) {
+      signal?.throwIfAborted();
+      const x = new Float32Array(SEGMENTATION_WINDOW);
+      x.set(samples.subarray(start, Math.min(samples.length, start + SEGMENTATION_WINDOW)));
+      const logp = await this.runWindow(x);
+      const frames = logp.length / 7;
+      if (frameMs === 0) {
+        frameMs = (SEGMENTATION_WINDOW / 16000 / frames) * 1000;
+        const total = Math.ceil((samples.length / 16000) * 1000 / frameMs);
+        overlapSum = new Float32Array(total);
+        overlapCount = new Uint16Array(total);
+      }
+      const activity = new Float32Array(frames * 3);
+      const offset = Math.round((start / 16000) * 1000 / frameMs);
+      for (let t = 0; t < frames; t++) {
+        const p = [0, 1, 2, 3, 4, 5, 6].map((c) => Math.exp(logp[t * 7 + c]!));
+        // Powerset {∅, 1, 2, 3, 1+2, 1+3, 2+3}.
+        activity[t * 3] = p[1]! + p[4]! + p[5]!;
+        activity[t * 3 + 1] = p[2]! + p[4]! + p[6]!;
+        activity[t * 3 + 2] = p[3]! + p[5]! + p[6]!;
+        const g = offset + t;
+        if (g < overlapSum.length) {
+          overlapSum[g] = overlapSum[g]! + p[4]! + p[5]! + p[6]!;
+          overlapCount[g] = overlapCount[g]! + 1;
+        }
+      }
+      windows.push({ startMs: (start / 16000) * 1000, activity });
+    }
+    const values = overlapSum.map((v, i) => (overlapCount[i]! > 0 ? v / overlapCount[i]! : 0));
+    return { local: { frameMs, speakers: 3, windows }, overlap: { frameMs, values } };
+  }
+
+  /** Powerset log-probabilities of one 10 s window, `frames × 7`. */
+  private async runWindow(x: Float32Array): Promise<Float32Array> {
+    const out = await this.session.run({ x: new this.ort.Tensor('float32', x, [1, 1, SEGMENTATION_WINDOW]) });
+    const y = out['y'];
+    if (!y || y.dims.length !== 3 || y.dims[2] !== 7) throw new Error('segmentation model: output "y" must be [N, T, 7]');
+    const data = (y.data as Float32Array).slice();
+    y.dispose();
+    return data;
   }
 
   /** P(two or more speakers) per model frame over the whole signal (10 s windows, no overlap). */

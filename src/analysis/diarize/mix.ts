@@ -24,6 +24,7 @@ import {
 import { MIN_TOTAL_SPEECH_MS, resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
+import { localSpeakerFloor, localVotes, speakersWithOverlap, type LocalSpeakerWindows } from './local.ts';
 import { spectralCluster } from './spectral.ts';
 import { viterbiSegment } from './viterbi.ts';
 
@@ -86,11 +87,29 @@ export interface MixOptions extends TurnSmoothing {
    * grid: when given, the pieces are clustered on these instead of GMM supervectors.
    */
   embeddings?: EmbeddingGrid;
+  /**
+   * Local speaker activity from an optional segmentation model (pyannote segmentation-3.0 via
+   * src/models/segmentation.ts; local.ts). When given (and `overlap` is then not used):
+   * - the count has a floor: the most local speakers that each talk ≥ 2 s in one window;
+   * - each window's local speakers are tied to the global speakers their rows score best on,
+   *   and the share of windows voting for a speaker is added to its row scores
+   *   (× `localWeight`) in two more resegmentation passes;
+   * - two global speakers that are never two different local speakers of one window are
+   *   merged (a voice split in two);
+   * - where the windows hear two or more local speakers, the most voted others are marked
+   *   as talking too (overlap).
+   */
+  localSpeakers?: LocalSpeakerWindows;
+  /** Weight of the windows' votes against the models' per-row log-likelihoods. Default 1. */
+  localWeight?: number;
 }
 
 /** Diagnostics next to the result, for the evaluation tool. */
 export interface MixDiagnostics {
   eigengapCount: number;
+  /** The fewest speakers the segmentation model's windows allow (0 without it). */
+  localFloor: number;
+  together?: number[];
   /** The eigengap counts of the vote (one per cutting), when it ran. */
   countVotes?: number[];
   eigenvalues: number[];
@@ -126,7 +145,7 @@ export function diarizeMixWithDiagnostics(
   options: MixOptions = {},
 ): { result: DiarizationResult; diagnostics: MixDiagnostics } {
   if (sampleRate !== 16000) throw new RangeError(`sampleRate is ${sampleRate}; diarizeMix expects 16000 Hz audio`);
-  const diagnostics: MixDiagnostics = { eigengapCount: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], timings: {} };
+  const diagnostics: MixDiagnostics = { eigengapCount: 0, localFloor: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], timings: {} };
   let clock = Date.now();
   const lap = (step: string): void => {
     const now = Date.now();
@@ -155,6 +174,8 @@ export function diarizeMixWithDiagnostics(
   if (frames.length * FRAME_MS < MIN_TOTAL_SPEECH_MS) return empty();
 
   normaliseOverSpeech(feats, dim, T, frames, 0, dim);
+  if (options.localSpeakers) diagnostics.localFloor = localSpeakerFloor(options.localSpeakers, frames, FRAME_MS);
+  const minCount = Math.max(options.minSpeakers ?? 1, diagnostics.localFloor);
 
   const seed = options.seed ?? 1;
   const trainFrames = frames.length > 40000 ? frames.filter((_, i) => i % Math.ceil(frames.length / 40000) === 0) : frames;
@@ -240,7 +261,7 @@ export function diarizeMixWithDiagnostics(
   } else {
     const n = clustered.length;
     const sim = similarityOf(clustered);
-    const maxClusters = (count: number): number => Math.max(1, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(count / 3))));
+    const maxClusters = (count: number): number => Math.max(minCount, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(count / 3))));
     // The eigengap count swings with small changes of the pieces; a vote over several piece
     // lengths and cut positions (the same speech, cut differently) steadies it. With 150+
     // pieces (about 4 min of speech) the count is steadier and each vote costs seconds of
@@ -253,7 +274,7 @@ export function diarizeMixWithDiagnostics(
           const pieces = pieceMs === basePieceMs && phase === 0 ? clustered : cutPieces(pieceMs, phase);
           if (pieces.length < 3) continue;
           const sub = pieces === clustered ? sim : similarityOf(pieces);
-          votes.push(spectralCluster(sub, pieces.length, { minClusters: options.minSpeakers ?? 1, maxClusters: maxClusters(pieces.length), seed }).k);
+          votes.push(spectralCluster(sub, pieces.length, { minClusters: minCount, maxClusters: maxClusters(pieces.length), seed }).k);
         }
       }
       diagnostics.countVotes = votes;
@@ -261,7 +282,7 @@ export function diarizeMixWithDiagnostics(
     }
     const fixed = options.numSpeakers ?? voted;
     const spectralOptions = {
-      minClusters: options.minSpeakers ?? 1,
+      minClusters: minCount,
       // Sanity bound: a speaker needs a few pieces (~4.5 s of speech) to be counted at all.
       maxClusters: maxClusters(n),
       seed,
@@ -274,7 +295,7 @@ export function diarizeMixWithDiagnostics(
       // loudness): clusters are merged while their frames fit one full-covariance Gaussian
       // nearly as well as two (GLR per frame below mergeBelowGlr). Two halves of one voice
       // score 0.2–0.6 nats per frame, two voices 0.7–1.3 on the evaluation sets.
-      const merged = mergeByGlr(feats, dim, frames, clustered, sc.labels, sc.k, options.mergeBelowGlr ?? 0.65);
+      const merged = mergeByGlr(feats, dim, frames, clustered, sc.labels, sc.k, options.mergeBelowGlr ?? 0.65, minCount);
       diagnostics.merged += sc.k - merged.k;
       sc = { labels: merged.labels, k: merged.k, eigenvalues: sc.eigenvalues };
     }
@@ -302,7 +323,7 @@ export function diarizeMixWithDiagnostics(
     path = viterbiSegment(scores, minDur, penalty);
     speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, path, k);
     // Count guards, applied on the models of this pass.
-    const guard = guardSpeakerCount(path, scores, k, options, frames.length);
+    const guard = guardSpeakerCount(path, scores, k, options, frames.length, minCount);
     diagnostics.closestClr.push(guard.closest);
     if (guard.keep.length < k) {
       diagnostics.merged += guard.merged;
@@ -320,18 +341,72 @@ export function diarizeMixWithDiagnostics(
     const scores = scoresOf(speakerMeans);
     path = viterbiSegment(scores, minDur, penalty);
   }
+  // With the segmentation model, its windows' local speakers relabel the rows (changes and
+  // overlaps at its frame accuracy); the path keeps each row's main speaker for the edges.
+  let rowActive: Uint8Array[] | undefined;
+  const local = options.localSpeakers;
+  while (local && k > 1) {
+    let together: Uint16Array = new Uint16Array(0);
+    const weight = options.localWeight ?? 1;
+    for (let it = 0; it < 2; it++) {
+      const scores = scoresOf(speakerMeans);
+      const votes = localVotes(local, frames, FRAME_MS, scores);
+      together = votes.together;
+      // The windows' votes join the models' evidence in the resegmentation.
+      const biased = scores.map((sc, g) => Float64Array.from(sc, (v, r) => v + weight * votes.share[g]![r]!));
+      path = viterbiSegment(biased, minDur, penalty);
+      speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, path, k);
+      rowActive = speakersWithOverlap(votes, path);
+    }
+    diagnostics.together = Array.from(together);
+    if (k <= minCount) break;
+    // Two global speakers that are never two different local speakers of one window are one.
+    const scores = scoresOf(speakerMeans);
+    let pair: [number, number] | undefined;
+    let best = Infinity;
+    for (let a = 0; a < k; a++) {
+      for (let b = a + 1; b < k; b++) {
+        if (together[a * k + b]! > 0) continue;
+        const v = crossLikelihoodRatio(path, scores, a, b);
+        if (v < best) {
+          best = v;
+          pair = [a, b];
+        }
+      }
+    }
+    if (!pair) break;
+    rowActive = undefined;
+    const talk = (g: number): number => path.reduce((n, l) => n + (l === g ? 1 : 0), 0);
+    const [keep, gone] = talk(pair[0]) >= talk(pair[1]) ? pair : [pair[1], pair[0]];
+    path = path.map((l) => (l === gone ? keep : l > gone ? l - 1 : l));
+    k--;
+    diagnostics.merged++;
+    speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, path, k);
+    for (let it = 0; it < iterations; it++) {
+      path = viterbiSegment(scoresOf(speakerMeans), minDur, penalty);
+      speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, path, k);
+    }
+  }
   lap('resegmentation');
   const activity = Array.from({ length: Math.max(1, k) }, () => new Uint8Array(T));
-  frames.forEach((t, i) => {
+  /** Marks speech row `i`'s speakers (the path's, and the other local ones) at its frame. */
+  const markRow = (i: number): void => {
+    const t = frames[i]!;
+    if (rowActive) rowActive.forEach((a, g) => (activity[g]![t] = activity[g]![t]! | a[i]!));
     activity[Math.max(0, path[i]!)]![t] = 1;
-  });
+  };
+  frames.forEach((_, i) => markRow(i));
   if (options.refineEdges !== false) {
     // Speakers were found on the VAD's speech; only the reported edges move to the signal's
     // speech/noise boundary (moving them before clustering would change what is clustered).
     const levels = frameLevelsDb(samples, sampleRate, FRAME_MS);
     const refined = refineSpeechEdges(speech, levels, noiseFloorDb(levels), options.edges);
     const label = new Int32Array(T).fill(-1);
-    frames.forEach((t, i) => (label[t] = Math.max(0, path[i]!)));
+    const rowOf = new Int32Array(T).fill(-1);
+    frames.forEach((t, i) => {
+      label[t] = Math.max(0, path[i]!);
+      rowOf[t] = i;
+    });
     for (const a of activity) a.fill(0);
     for (const seg of refined) {
       const a = Math.max(0, Math.round(seg.startMs / FRAME_MS));
@@ -342,12 +417,14 @@ export function diarizeMixWithDiagnostics(
       if (first >= b) continue;
       let last = label[first]!;
       for (let t = a; t < b; t++) {
-        if (label[t]! >= 0) last = label[t]!;
-        activity[t < first ? label[first]! : last]![t] = 1;
+        if (rowOf[t]! >= 0) {
+          markRow(rowOf[t]!);
+          last = label[t]!;
+        } else activity[t < first ? label[first]! : last]![t] = 1;
       }
     }
   }
-  if (options.overlap && k > 1) {
+  if (options.overlap && !rowActive && k > 1) {
     const ov = resampleFrameValues(options.overlap.values, options.overlap.frameMs, FRAME_MS, T);
     const scores = scoresOf(speakerMeans);
     // The second speaker is chosen on likelihoods summed over ±250 ms: single frames are too noisy.
@@ -497,12 +574,13 @@ function mergeByGlr(
   pieceLabels: Int32Array,
   k: number,
   threshold: number,
+  minCount: number,
 ): { labels: Int32Array; k: number } {
   const rowLabels = new Int32Array(frames.length).fill(-1);
   pieces.forEach(([a, b], i) => rowLabels.fill(pieceLabels[i]!, a, b));
   const stats: Array<GaussStats | undefined> = clusterGaussians(feats, dim, frames, rowLabels, k);
   const owner = Array.from({ length: k }, (_, i) => i);
-  for (;;) {
+  for (let alive = k; alive > minCount; alive--) {
     let best = Infinity;
     let pair: [number, number] | undefined;
     for (let a = 0; a < k; a++) {
@@ -552,6 +630,24 @@ function modelsFromLabels(ubm: DiagGmm, feats: Float32Array, frames: readonly nu
   });
 }
 
+/** CLR(a, b) = mean over a's rows of (ll_a − ll_b) + mean over b's rows of (ll_b − ll_a). */
+function crossLikelihoodRatio(path: Int32Array, scores: readonly Float64Array[], a: number, b: number): number {
+  let sa = 0;
+  let sb = 0;
+  let na = 0;
+  let nb = 0;
+  path.forEach((l, i) => {
+    if (l === a) {
+      sa += scores[a]![i]! - scores[b]![i]!;
+      na++;
+    } else if (l === b) {
+      sb += scores[b]![i]! - scores[a]![i]!;
+      nb++;
+    }
+  });
+  return sa / Math.max(1, na) + sb / Math.max(1, nb);
+}
+
 /**
  * Which speakers survive: repeatedly merges the pair whose models separate their frames
  * least (mean cross-likelihood ratio below `mergeBelowClr`), then drops speakers under
@@ -563,6 +659,7 @@ function guardSpeakerCount(
   k: number,
   options: MixOptions,
   total: number,
+  minCount: number,
 ): { keep: number[]; merged: number; dropped: number; closest: number } {
   const count = new Float64Array(k);
   for (const l of path) if (l >= 0) count[l] = count[l]! + 1;
@@ -570,16 +667,7 @@ function guardSpeakerCount(
   let dropped = 0;
   const alive = new Set(Array.from({ length: k }, (_, i) => i));
   const clrThreshold = options.mergeBelowClr ?? 0.12;
-  // CLR(a, b) = mean over a's frames of (ll_a − ll_b) + mean over b's frames of (ll_b − ll_a).
-  const clr = (a: number, b: number): number => {
-    let sa = 0;
-    let sb = 0;
-    path.forEach((l, i) => {
-      if (l === a) sa += scores[a]![i]! - scores[b]![i]!;
-      else if (l === b) sb += scores[b]![i]! - scores[a]![i]!;
-    });
-    return sa / Math.max(1, count[a]!) + sb / Math.max(1, count[b]!);
-  };
+  const clr = (a: number, b: number): number => crossLikelihoodRatio(path, scores, a, b);
   let closest = Infinity;
   for (;;) {
     let worst = Infinity;
@@ -595,7 +683,7 @@ function guardSpeakerCount(
       }
     }
     if (merged === 0) closest = worst;
-    if (!pair || worst >= clrThreshold) break;
+    if (!pair || worst >= clrThreshold || alive.size <= minCount) break;
     // Keep the one with more talk; its model is re-estimated on the merged frames next pass.
     const [a, b] = count[pair[0]]! >= count[pair[1]]! ? pair : [pair[1], pair[0]];
     path.forEach((l, i) => {
@@ -608,7 +696,7 @@ function guardSpeakerCount(
   }
   const share = options.minSpeakerShare ?? 0.04;
   for (const id of [...alive]) {
-    if (alive.size > 1 && count[id]! < share * total) {
+    if (alive.size > Math.max(1, minCount) && count[id]! < share * total) {
       alive.delete(id);
       dropped++;
     }

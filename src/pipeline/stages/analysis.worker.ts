@@ -78,6 +78,7 @@ async function detectSpeakers(
   signal.throwIfAborted();
   const options: MixOptions = {
     ...(host.overlap ? { overlap: host.overlap } : {}),
+    ...(host.localSpeakers ? { localSpeakers: host.localSpeakers } : {}),
     ...(host.embeddings ? { embeddings: host.embeddings } : {}),
   };
   return { result: diarizeMix(mix, request.sampleRate, probs[0]!, options), hostModels: host.uses };

@@ -1,7 +1,8 @@
 /**
  * The optional model slots of single-mix speaker detection, as the analysis worker runs them:
- * a pyannote segmentation-3.0 model (overlapped speech) and a speaker-embedding model (speaker
- * similarity), both supplied by the host app as URLs. Each is fetched and loaded once per URL
+ * a pyannote segmentation-3.0 model (local speakers: a count floor, turn changes, overlapped
+ * speech) and a speaker-embedding model (speaker similarity), both supplied by the host app
+ * as URLs. Each is fetched and loaded once per URL
  * and kept for the next job, like the VAD.
  *
  * A supplied model that cannot be fetched, is not ONNX, or has the wrong inputs or shapes fails
@@ -12,6 +13,7 @@
  * @module
  */
 import type { EmbeddingGrid } from '../../analysis/diarize/embeddings.ts';
+import type { LocalSpeakerWindows } from '../../analysis/diarize/local.ts';
 import { SpeakerEmbedding } from '../../models/embedding.ts';
 import type { ExecutionProviderName, OrtModule } from '../../models/ort-runtime.ts';
 import { PyannoteSegmentation, type OverlapTrack } from '../../models/segmentation.ts';
@@ -28,6 +30,7 @@ export class HostModelError extends Error {
 /** What the slots give diarizeMix, and how each slot was used. */
 export interface HostModelOutputs {
   overlap?: OverlapTrack;
+  localSpeakers?: LocalSpeakerWindows;
   embeddings?: EmbeddingGrid;
   uses: Record<HostModelSlot, HostModelUse>;
 }
@@ -68,8 +71,8 @@ async function fetchModel(slot: HostModelSlot, url: string, fetcher: typeof fetc
  *
  * @example
  * const slots = new HostModelSlots(ort);
- * const { overlap, embeddings, uses } = await slots.run(request, mix16k, signal);
- * diarizeMix(mix16k, 16000, vadProbs, { ...(overlap ? { overlap } : {}), ...(embeddings ? { embeddings } : {}) });
+ * const { localSpeakers, embeddings, uses } = await slots.run(request, mix16k, signal);
+ * diarizeMix(mix16k, 16000, vadProbs, { ...(localSpeakers ? { localSpeakers } : {}), ...(embeddings ? { embeddings } : {}) });
  */
 export class HostModelSlots {
   private readonly loaded: { [S in HostModelSlot]?: Loaded<SlotModels[S]> | undefined } = {};
@@ -98,8 +101,9 @@ export class HostModelSlots {
     const provider = this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {};
     const segUrl = request.segmentationModelUrl;
     if (segUrl) {
-      const seg = await this.use('segmentation', segUrl, (bytes) => PyannoteSegmentation.create(this.runtime, bytes, provider), (model) => model.overlapProbabilities(mix16k, signal), signal);
-      out.overlap = seg.value;
+      const seg = await this.use('segmentation', segUrl, (bytes) => PyannoteSegmentation.create(this.runtime, bytes, provider), (model) => model.localSpeakers(mix16k, {}, signal), signal);
+      out.overlap = seg.value.overlap;
+      out.localSpeakers = seg.value.local;
       out.uses.segmentation = seg.use;
     }
     const embUrl = request.embeddingModelUrl;

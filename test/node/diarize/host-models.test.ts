@@ -102,7 +102,7 @@ describe('HostModelSlots', () => {
     expect((error as Error).message).toMatch(new RegExp(`^the segmentation model ${url.replace(/[.]/g, '\\.')} cannot be used: .*expected input "x"`));
   });
 
-  test.skipIf(!existsSync(SEGMENTATION_MODEL_PATH))('the real segmentation-3.0 model in its slot gives an overlap track over the whole signal', async () => {
+  test.skipIf(!existsSync(SEGMENTATION_MODEL_PATH))('the real segmentation-3.0 model in its slot gives local speakers and an overlap track over the whole signal', async () => {
     const url = `${BASE}pyannote-segmentation-3.0.int8.onnx`;
     const { fetcher } = fetchTestDouble({ [url]: new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)) });
     const slots = new HostModelSlots(runtime, { fetcher });
@@ -112,6 +112,12 @@ describe('HostModelSlots', () => {
     // One reader alone: hardly any overlapped speech.
     const over = out.overlap!.values.filter((v) => v > 0.5).length / out.overlap!.values.length;
     expect(over).toBeLessThan(0.05);
+    // Sliding 10 s windows, the last ending with the signal, each with three local speakers.
+    const local = out.localSpeakers!;
+    expect(local.speakers).toBe(3);
+    const last = local.windows[local.windows.length - 1]!;
+    expect(last.startMs + (last.activity.length / 3) * local.frameMs).toBeCloseTo(Math.max(10000, (speech.length / 16000) * 1000), -1);
+    expect(local.windows.every((w, i) => i === 0 || w.startMs > local.windows[i - 1]!.startMs)).toBe(true);
     await slots.dispose();
   });
 
