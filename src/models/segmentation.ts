@@ -2,7 +2,9 @@
  * Optional model slot: pyannote segmentation-3.0 (supplied by the host app, never shipped:
  * MIT, 1.5 MB as int8 ONNX). Input 10 s of 16 kHz mono `[N, 1, 160000]`; output
  * `[N, 589, 7]` log-probabilities of the powerset classes {∅, 1, 2, 3, 1+2, 1+3, 2+3} of up
- * to three local speakers. We use it for overlapped speech: P(overlap) = P(1+2) + P(1+3) + P(2+3).
+ * to three local speakers. We use each window's local speakers (a local speaker's
+ * probability is the sum of the classes that contain it; local.ts ties them to the file's
+ * speakers) and overlapped speech: P(overlap) = P(1+2) + P(1+3) + P(2+3).
  *
  * @module
  */
@@ -104,21 +106,14 @@ export class PyannoteSegmentation {
   async overlapProbabilities(samples: Float32Array, signal?: AbortSignal): Promise<OverlapTrack> {
     const windows = Math.max(1, Math.ceil(samples.length / SEGMENTATION_WINDOW));
     const parts: Float32Array[] = [];
-    let framesPerWindow = 0;
     for (let w = 0; w < windows; w++) {
       signal?.throwIfAborted();
       const x = new Float32Array(SEGMENTATION_WINDOW);
       x.set(samples.subarray(w * SEGMENTATION_WINDOW, Math.min(samples.length, (w + 1) * SEGMENTATION_WINDOW)));
-      const out = await this.session.run({ x: new this.ort.Tensor('float32', x, [1, 1, SEGMENTATION_WINDOW]) });
-      const y = out['y'];
-      if (!y || y.dims.length !== 3 || y.dims[2] !== 7) throw new Error('segmentation model: output "y" must be [N, T, 7]');
-      const data = y.data as Float32Array;
-      framesPerWindow = y.dims[1]!;
-      const p = new Float32Array(framesPerWindow);
-      for (let t = 0; t < framesPerWindow; t++) p[t] = Math.exp(data[t * 7 + 4]!) + Math.exp(data[t * 7 + 5]!) + Math.exp(data[t * 7 + 6]!);
-      parts.push(p);
-      y.dispose();
+      const logp = await this.runWindow(x);
+      parts.push(Float32Array.from({ length: logp.length / 7 }, (_, t) => Math.exp(logp[t * 7 + 4]!) + Math.exp(logp[t * 7 + 5]!) + Math.exp(logp[t * 7 + 6]!)));
     }
+    const framesPerWindow = parts[0]!.length;
     const values = new Float32Array(parts.length * framesPerWindow);
     parts.forEach((p, i) => values.set(p, i * framesPerWindow));
     return { frameMs: (SEGMENTATION_WINDOW / 16000 / framesPerWindow) * 1000, values };

@@ -5,7 +5,8 @@
  * cuttings of the speech, clusters merged while one Gaussian fits them nearly as well as two
  * (GLR), then Viterbi resegmentation with speaker GMMs on static + delta cepstra, a
  * minimum turn length and speaker changes free at pauses, and turn edges refined at 10 ms.
- * Speakers with too little talk time are dropped.
+ * Speakers with too little talk time are dropped. A host segmentation model's local speakers
+ * (local.ts), when given, floor the count, vote in the resegmentation and mark overlaps.
  *
  * @module
  */
@@ -109,6 +110,7 @@ export interface MixDiagnostics {
   eigengapCount: number;
   /** The fewest speakers the segmentation model's windows allow (0 without it). */
   localFloor: number;
+  /** k × k: windows in which two final speakers were two different local speakers (with the model). */
   together?: number[];
   /** The eigengap counts of the vote (one per cutting), when it ran. */
   countVotes?: number[];
@@ -341,8 +343,9 @@ export function diarizeMixWithDiagnostics(
     const scores = scoresOf(speakerMeans);
     path = viterbiSegment(scores, minDur, penalty);
   }
-  // With the segmentation model, its windows' local speakers relabel the rows (changes and
-  // overlaps at its frame accuracy); the path keeps each row's main speaker for the edges.
+  // With the segmentation model: its windows' local speakers vote in two more passes (short
+  // turns the models miss), a voice split in two is merged, and overlaps are marked. The path
+  // keeps each row's main speaker (the edges follow it); `rowActive` adds the overlapping ones.
   let rowActive: Uint8Array[] | undefined;
   const local = options.localSpeakers;
   while (local && k > 1) {
