@@ -74,8 +74,9 @@ export class PyannoteSegmentation {
       }
       const activity = new Float32Array(frames * 3);
       const offset = Math.round((start / 16000) * 1000 / frameMs);
+      const p = new Float64Array(7);
       for (let t = 0; t < frames; t++) {
-        const p = [0, 1, 2, 3, 4, 5, 6].map((c) => Math.exp(logp[t * 7 + c]!));
+        for (let c = 0; c < 7; c++) p[c] = Math.exp(logp[t * 7 + c]!);
         // Powerset {∅, 1, 2, 3, 1+2, 1+3, 2+3}.
         activity[t * 3] = p[1]! + p[4]! + p[5]!;
         activity[t * 3 + 1] = p[2]! + p[4]! + p[6]!;

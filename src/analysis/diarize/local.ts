@@ -40,9 +40,8 @@ const ACTIVE = 0.5;
 /** Two local speakers of a window count as two people when each talks this long. */
 const TOGETHER_MS = 1000;
 
-/** Each local speaker's talking frames (indices of `rows`) in one window. */
-interface LocalRows {
-  window: number;
+/** One window's local speakers on the speech rows, from {@link localRows}. */
+export interface LocalRows {
   /** The speech rows inside the window, [from, to). */
   from: number;
   to: number;
@@ -52,15 +51,15 @@ interface LocalRows {
 
 /**
  * Maps every local speaker of every window onto the speech rows (10 ms frames listed in
- * `frames`) where it talks.
+ * `frames`) where it talks. Computed once per file; the floor and every vote pass read it.
  *
- * @param frames signal frame index of each speech row, ascending
+ * @param frames signal frame index of each speech row (the VAD's speech), ascending
  * @param frameMs ms per signal frame
  */
-function localRows(local: LocalSpeakerWindows, frames: readonly number[], frameMs: number): LocalRows[] {
+export function localRows(local: LocalSpeakerWindows, frames: readonly number[], frameMs: number): LocalRows[] {
   const out: LocalRows[] = [];
   let first = 0;
-  local.windows.forEach((w, window) => {
+  for (const w of local.windows) {
     const framesInWindow = w.activity.length / local.speakers;
     const endMs = w.startMs + framesInWindow * local.frameMs;
     while (first < frames.length && (frames[first]! + 0.5) * frameMs < w.startMs) first++;
@@ -72,20 +71,18 @@ function localRows(local: LocalSpeakerWindows, frames: readonly number[], frameM
       const f = Math.min(framesInWindow - 1, Math.floor((ms - w.startMs) / local.frameMs));
       for (let s = 0; s < local.speakers; s++) if (w.activity[f * local.speakers + s]! > ACTIVE) rows[s]!.push(r);
     }
-    out.push({ window, from: first, to: r, rows });
-  });
+    out.push({ from: first, to: r, rows });
+  }
   return out;
 }
 
 /**
  * The most local speakers that talk for at least `minMs` each (on speech rows) within one
  * window: a floor for the number of speakers of the file.
- *
- * @param frames signal frame index of each speech row (the VAD's speech), ascending
  */
-export function localSpeakerFloor(local: LocalSpeakerWindows, frames: readonly number[], frameMs: number, minMs = 2000): number {
+export function localSpeakerFloor(windows: readonly LocalRows[], frameMs: number, minMs = 2000): number {
   let best = 0;
-  for (const w of localRows(local, frames, frameMs)) {
+  for (const w of windows) {
     const talking = w.rows.filter((r) => r.length * frameMs >= minMs).length;
     best = Math.max(best, talking);
   }
@@ -109,14 +106,14 @@ export interface LocalVotes {
  *
  * @param scores per global speaker, the log-likelihood of every speech row
  */
-export function localVotes(local: LocalSpeakerWindows, frames: readonly number[], frameMs: number, scores: readonly Float64Array[], minMs = 200): LocalVotes {
+export function localVotes(windows: readonly LocalRows[], frameMs: number, scores: readonly Float64Array[], minMs = 200): LocalVotes {
   const k = scores.length;
-  const rowsN = frames.length;
+  const rowsN = scores[0]?.length ?? 0;
   const votes = scores.map(() => new Uint16Array(rowsN));
   const covered = new Uint16Array(rowsN);
   const talkingSum = new Uint16Array(rowsN);
   const together = new Uint16Array(k * k);
-  for (const w of localRows(local, frames, frameMs)) {
+  for (const w of windows) {
     for (let r = w.from; r < w.to; r++) covered[r] = covered[r]! + 1;
     for (const rows of w.rows) for (const r of rows) talkingSum[r] = talkingSum[r]! + 1;
     const speakers = w.rows.filter((rows) => rows.length * frameMs >= minMs);
@@ -181,16 +178,17 @@ export function speakersWithOverlap(votes: LocalVotes, path: Int32Array): Uint8A
  */
 function bestDistinctAssignment(gain: readonly number[][], k: number): number[] {
   const n = gain.length;
-  let best = -Infinity;
+  let bestTotal = -Infinity;
+  let bestAssigned = -1;
   let bestPick: number[] = new Array<number>(n).fill(-1);
   const pick: number[] = new Array<number>(n).fill(-1);
   const used = new Uint8Array(k);
   const walk = (i: number, total: number, assigned: number): void => {
     if (i === n) {
-      // Prefer assigning as many local speakers as there are global ones.
-      const score = total + assigned * 1e12;
-      if (score > best) {
-        best = score;
+      // As many local speakers assigned as there are global ones first, then the best total.
+      if (assigned > bestAssigned || (assigned === bestAssigned && total > bestTotal)) {
+        bestAssigned = assigned;
+        bestTotal = total;
         bestPick = [...pick];
       }
       return;

@@ -25,7 +25,7 @@ import {
 import { MIN_TOTAL_SPEECH_MS, resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
-import { localSpeakerFloor, localVotes, speakersWithOverlap, type LocalSpeakerWindows } from './local.ts';
+import { localRows, localSpeakerFloor, localVotes, speakersWithOverlap, type LocalSpeakerWindows } from './local.ts';
 import { spectralCluster } from './spectral.ts';
 import { viterbiSegment } from './viterbi.ts';
 
@@ -110,8 +110,6 @@ export interface MixDiagnostics {
   eigengapCount: number;
   /** The fewest speakers the segmentation model's windows allow (0 without it). */
   localFloor: number;
-  /** k × k: windows in which two final speakers were two different local speakers (with the model). */
-  together?: number[];
   /** The eigengap counts of the vote (one per cutting), when it ran. */
   countVotes?: number[];
   eigenvalues: number[];
@@ -176,7 +174,8 @@ export function diarizeMixWithDiagnostics(
   if (frames.length * FRAME_MS < MIN_TOTAL_SPEECH_MS) return empty();
 
   normaliseOverSpeech(feats, dim, T, frames, 0, dim);
-  if (options.localSpeakers) diagnostics.localFloor = localSpeakerFloor(options.localSpeakers, frames, FRAME_MS);
+  const local = options.localSpeakers ? localRows(options.localSpeakers, frames, FRAME_MS) : undefined;
+  if (local) diagnostics.localFloor = localSpeakerFloor(local, FRAME_MS);
   const minCount = Math.max(options.minSpeakers ?? 1, diagnostics.localFloor);
 
   const seed = options.seed ?? 1;
@@ -347,13 +346,12 @@ export function diarizeMixWithDiagnostics(
   // turns the models miss), a voice split in two is merged, and overlaps are marked. The path
   // keeps each row's main speaker (the edges follow it); `rowActive` adds the overlapping ones.
   let rowActive: Uint8Array[] | undefined;
-  const local = options.localSpeakers;
   while (local && k > 1) {
     let together: Uint16Array = new Uint16Array(0);
     const weight = options.localWeight ?? 1;
     for (let it = 0; it < 2; it++) {
       const scores = scoresOf(speakerMeans);
-      const votes = localVotes(local, frames, FRAME_MS, scores);
+      const votes = localVotes(local, FRAME_MS, scores);
       together = votes.together;
       // The windows' votes join the models' evidence in the resegmentation.
       const biased = scores.map((sc, g) => Float64Array.from(sc, (v, r) => v + weight * votes.share[g]![r]!));
@@ -361,7 +359,6 @@ export function diarizeMixWithDiagnostics(
       speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, path, k);
       rowActive = speakersWithOverlap(votes, path);
     }
-    diagnostics.together = Array.from(together);
     if (k <= minCount) break;
     // Two global speakers that are never two different local speakers of one window are one.
     const scores = scoresOf(speakerMeans);

@@ -2,8 +2,7 @@
  * The optional model slots of single-mix speaker detection, as the analysis worker runs them:
  * a pyannote segmentation-3.0 model (local speakers: a count floor, turn changes, overlapped
  * speech) and a speaker-embedding model (speaker similarity), both supplied by the host app
- * as URLs. Each is fetched and loaded once per URL
- * and kept for the next job, like the VAD.
+ * as URLs. Each is fetched and loaded once per URL and kept for the next job, like the VAD.
  *
  * A supplied model that cannot be fetched, is not ONNX, or has the wrong inputs or shapes fails
  * the stage with a message naming its URL: the host asked for it, so silently falling back to

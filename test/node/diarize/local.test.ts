@@ -3,7 +3,7 @@
  * by hand: 10 ms speech rows, model frames of 20 ms, three local speakers per window.
  */
 import { describe, expect, test } from 'vitest';
-import { localSpeakerFloor, localVotes, speakersWithOverlap, type LocalSpeakerWindows } from '../../../src/analysis/diarize/local.ts';
+import { localRows, localSpeakerFloor, localVotes, speakersWithOverlap, type LocalSpeakerWindows } from '../../../src/analysis/diarize/local.ts';
 
 const FRAME_MS = 10;
 
@@ -38,9 +38,9 @@ describe('local speakers of a segmentation model', () => {
         windowOf(5000, 10000, [[[5000, 15000]], [], []]),
       ],
     };
-    expect(localSpeakerFloor(local, allSpeech(15000), FRAME_MS)).toBe(2);
+    expect(localSpeakerFloor(localRows(local, allSpeech(15000), FRAME_MS), FRAME_MS)).toBe(2);
     // Only speech rows count: with the VAD hearing nothing after 7 s, the second talker has 1 s.
-    expect(localSpeakerFloor(local, allSpeech(7000), FRAME_MS)).toBe(1);
+    expect(localSpeakerFloor(localRows(local, allSpeech(7000), FRAME_MS), FRAME_MS)).toBe(1);
   });
 
   test("each window's local speakers go to distinct global speakers, and their rows are voted for", () => {
@@ -54,7 +54,7 @@ describe('local speakers of a segmentation model', () => {
     // The models get 3.5–4 s wrong (they say global 1); the local speaker covering 0–4 s is
     // still mostly global 0, so both windows vote global 0 there.
     const scores = scoresFor(rows.length, 2, (r) => (r < 350 ? 0 : 1));
-    const votes = localVotes(local, rows, FRAME_MS, scores);
+    const votes = localVotes(localRows(local, rows, FRAME_MS), FRAME_MS, scores);
     expect(votes.share[0]![370]).toBe(1);
     expect(votes.share[1]![370]).toBe(0);
     expect(votes.share[1]![700]).toBe(1);
@@ -68,7 +68,7 @@ describe('local speakers of a segmentation model', () => {
     // One person talks throughout; the models split the time between globals 0 and 1.
     const local: LocalSpeakerWindows = { frameMs: 20, speakers: 3, windows: [windowOf(0, 10000, [[[0, 10000]], [], []])] };
     const rows = allSpeech(10000);
-    const votes = localVotes(local, rows, FRAME_MS, scoresFor(rows.length, 2, (r) => (r < 600 ? 0 : 1)));
+    const votes = localVotes(localRows(local, rows, FRAME_MS), FRAME_MS, scoresFor(rows.length, 2, (r) => (r < 600 ? 0 : 1)));
     expect(votes.together[0 * 2 + 1]).toBe(0);
     expect(votes.share[0]![900]).toBe(1); // the whole local speaker went to the better-scoring global 0
   });
@@ -76,7 +76,7 @@ describe('local speakers of a segmentation model', () => {
   test('where two local speakers talk at once, the other voted speaker is marked too', () => {
     const local: LocalSpeakerWindows = { frameMs: 20, speakers: 3, windows: [windowOf(0, 10000, [[[0, 6000]], [[5000, 10000]], []])] };
     const rows = allSpeech(10000);
-    const votes = localVotes(local, rows, FRAME_MS, scoresFor(rows.length, 2, (r) => (r < 550 ? 0 : 1)));
+    const votes = localVotes(localRows(local, rows, FRAME_MS), FRAME_MS, scoresFor(rows.length, 2, (r) => (r < 550 ? 0 : 1)));
     const path = Int32Array.from(rows, (r) => (r < 550 ? 0 : 1));
     const active = speakersWithOverlap(votes, path);
     const both = (r: number): boolean => active[0]![r] === 1 && active[1]![r] === 1;
