@@ -16,6 +16,19 @@ import type { SpeechSegment } from '../vad.ts';
 export interface EdgeOptions {
   /** Largest move of an edge, ms. Default 500: Silero can lag a quiet onset by 300 ms and more. */
   maxShiftMs?: number;
+  /**
+   * An edge moving outward crosses pauses shorter than this (frames under the speech level),
+   * ms, and stops at the first longer one: Silero leaves out a soft syllable or murmur a
+   * short pause before a word or after it, which the references count (one speaker's
+   * pauses under 250 ms are speech). 0 stops at the first quiet frame. Default 250.
+   */
+  edgePauseMs?: number;
+  /**
+   * Beyond such a pause, an edge stops at a frame less than this far under the segment's
+   * loudest, dB: the VAD misses quiet speech, not loud, so a loud burst it rejected next to
+   * speech is laughter, a knock or a cough. 0 takes any level. Default 10.
+   */
+  rejectedLoudDb?: number;
   /** Frames further than this below the segment's loudest are not speech. Default 35 dB. */
   peakRangeDb?: number;
   /** Frames less than this above the noise floor are not speech. Default 6 dB. */
@@ -93,6 +106,8 @@ export function refineSpeechEdges(
   const margin = options.floorMarginDb ?? 6;
   const minLen = Math.round((options.minSpeechMs ?? 60) / frameMs);
   const splitPause = Math.round((options.splitPauseMs ?? 250) / frameMs);
+  const edgePause = Math.round((options.edgePauseMs ?? 250) / frameMs);
+  const rejectedLoud = options.rejectedLoudDb ?? 10;
   const T = levels.length;
   const out: SpeechSegment[] = [];
   let prevEnd = 0;
@@ -133,9 +148,26 @@ export function refineSpeechEdges(
     const nextStart = i + 1 < sorted.length ? Math.round(sorted[i + 1]!.startMs / frameMs) : T;
     const s0 = s;
     const e0 = e;
-    if (onS(s)) while (s > prevEnd && s0 - s < maxShift && onS(s - 1)) s--;
+    // Beyond a pause an edge takes only frames quieter than this (see `rejectedLoudDb`).
+    const loud = peak - rejectedLoud;
+    /** The farthest frame on from `edge` in direction `dir` while `inRange`, across short pauses. */
+    const reach = (edge: number, dir: 1 | -1, inRange: (t: number) => boolean, onX: (t: number) => boolean): number => {
+      let far = edge;
+      let quiet = 0;
+      let crossed = false;
+      for (let t = edge + dir; inRange(t); t += dir) {
+        if (crossed && rejectedLoud > 0 && levels[t]! >= loud) break;
+        if (onX(t)) {
+          far = t;
+          quiet = 0;
+        } else if (++quiet >= edgePause) break;
+        else crossed = true;
+      }
+      return far;
+    };
+    if (onS(s)) s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
     else while (s < e && s - s0 < maxShift && !onS(s)) s++;
-    if (e - 1 >= s && onE(e - 1)) while (e < nextStart && e - e0 < maxShift && onE(e)) e++;
+    if (e - 1 >= s && onE(e - 1)) e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
     else while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
     if (e - s < minLen) return;
     const pieces: Array<[number, number]> = [];

@@ -97,3 +97,42 @@ describe('refineSpeechEdges bridging', () => {
     expect(refineSpeechEdges(words, levels, floor, { bridgeMs: 150 })).toEqual(words);
   });
 });
+
+describe('refineSpeechEdges across short pauses', () => {
+  /**
+   * The word of word() (1.00–2.00 s, −13.5 dB), with `extra` tone bursts added: [start s,
+   * end s, amplitude, Hz], 2 ms fades. A 200 Hz murmur 25 dB under the word stands for a soft syllable Silero
+   * leaves out; a burst as loud as the word, for laughter or a knock.
+   */
+  function wordWith(extra: ReadonlyArray<readonly [number, number, number, number]>): Float64Array {
+    const x = word();
+    for (const [a, b, amp, hz] of extra) {
+      const [from, to] = [Math.round(a * 16000), Math.round(b * 16000)];
+      for (let i = from; i < to; i++) x[i] = x[i]! + amp * Math.min(1, (i - from) / 32, (to - i) / 32) * Math.sin((2 * Math.PI * hz * i) / 16000);
+    }
+    return frameLevelsDb(x, 16000);
+  }
+  const murmur = 0.3 * 10 ** (-25 / 20);
+  const vadSaw = [{ startMs: 1090, endMs: 1930 }];
+
+  test('a soft syllable 150 ms before the word is reached; 0 stops at the first quiet frame', () => {
+    const levels = wordWith([[0.7, 0.85, murmur, 200]]);
+    const floor = noiseFloorDb(levels);
+    expect(refineSpeechEdges(vadSaw, levels, floor)).toEqual([{ startMs: 700, endMs: 2000 }]);
+    expect(refineSpeechEdges(vadSaw, levels, floor, { edgePauseMs: 0 })).toEqual([{ startMs: 1000, endMs: 2000 }]);
+  });
+
+  test('a pause of 250 ms or more is where the speech ends', () => {
+    const levels = wordWith([[2.3, 2.45, murmur, 200]]);
+    expect(refineSpeechEdges(vadSaw, levels, noiseFloorDb(levels))).toEqual([{ startMs: 1000, endMs: 2000 }]);
+    const closer = wordWith([[2.2, 2.35, murmur, 200]]);
+    expect(refineSpeechEdges(vadSaw, closer, noiseFloorDb(closer))).toEqual([{ startMs: 1000, endMs: 2350 }]);
+  });
+
+  test('a burst as loud as the word after a pause is not taken: the VAD would have heard speech that loud', () => {
+    const levels = wordWith([[2.15, 2.3, 0.3, 1000]]);
+    const floor = noiseFloorDb(levels);
+    expect(refineSpeechEdges(vadSaw, levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
+    expect(refineSpeechEdges(vadSaw, levels, floor, { rejectedLoudDb: 0 })).toEqual([{ startMs: 1000, endMs: 2300 }]);
+  });
+});
