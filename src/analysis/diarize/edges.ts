@@ -5,7 +5,9 @@
  * start and end are moved, by at most `maxShiftMs`, to where the signal crosses the level
  * that separates speech from room noise: within `peakRangeDb` of the segment's loudest frame
  * and at least `floorMarginDb` above the noise (the recording's floor, or the noise just
- * outside that edge when it is louder). Levels are measured above 80 Hz.
+ * outside that edge when it is louder). Moving outward, an edge crosses pauses shorter than
+ * `edgePauseMs` (a soft syllable the VAD left out), but not into a loud burst beyond one.
+ * Levels are measured above 80 Hz.
  *
  * @module
  */
