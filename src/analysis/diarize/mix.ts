@@ -378,7 +378,7 @@ export function diarizeMixWithDiagnostics(
     rowActive = undefined;
     const talk = (g: number): number => path.reduce((n, l) => n + (l === g ? 1 : 0), 0);
     const [keep, gone] = talk(pair[0]) >= talk(pair[1]) ? pair : [pair[1], pair[0]];
-    path = path.map((l) => (l === gone ? keep : l > gone ? l - 1 : l));
+    path = mergeSpeakerLabels(path, keep, gone);
     k--;
     diagnostics.merged++;
     speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, path, k);
@@ -628,6 +628,18 @@ function modelsFromLabels(ubm: DiagGmm, feats: Float32Array, frames: readonly nu
     const st = sufficientStats(ubm, feats, frames, post, r);
     return mapAdaptMeans(ubm, st.n, st.f, 16);
   });
+}
+
+/**
+ * Speaker `gone`'s rows go to `keep`, and the labels above `gone` move down one, so the
+ * result labels k − 1 speakers 0..k−2 (`keep` included, renumbered when above `gone`).
+ *
+ * @example
+ * mergeSpeakerLabels(Int32Array.of(0, 1, 2, 3), 3, 1); // [0, 2, 1, 2]
+ */
+export function mergeSpeakerLabels(path: Int32Array, keep: number, gone: number): Int32Array {
+  const into = keep > gone ? keep - 1 : keep;
+  return path.map((l) => (l === gone ? into : l > gone ? l - 1 : l));
 }
 
 /** CLR(a, b) = mean over a's rows of (ll_a − ll_b) + mean over b's rows of (ll_b − ll_a). */

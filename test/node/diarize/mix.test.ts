@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diarizationErrorRate } from '../../../src/analysis/diarize/der.ts';
-import { diarizeMix, diarizeMixWithDiagnostics } from '../../../src/analysis/diarize/mix.ts';
+import { diarizeMix, diarizeMixWithDiagnostics, mergeSpeakerLabels } from '../../../src/analysis/diarize/mix.ts';
 import { viterbiSegment } from '../../../src/analysis/diarize/viterbi.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { assembleConversation, type Conversation } from '../../../tools/diarization/assemble.ts';
@@ -106,5 +106,13 @@ describe('diarizeMix on an assembled conversation (real Silero VAD)', () => {
 
   test('rejects audio that is not 16 kHz, naming the field', () => {
     expect(() => diarizeMix(new Float32Array(100), 44100, new Float32Array(1))).toThrow(/sampleRate/);
+  });
+});
+
+describe('mergeSpeakerLabels', () => {
+  test('the merged speaker keeps one label in range whichever side of the removed one it is', () => {
+    expect([...mergeSpeakerLabels(Int32Array.of(0, 1, 2, 3), 3, 1)]).toEqual([0, 2, 1, 2]);
+    expect([...mergeSpeakerLabels(Int32Array.of(0, 1, 2, 3), 0, 2)]).toEqual([0, 1, 0, 2]);
+    expect([...mergeSpeakerLabels(Int32Array.of(2, 0, 1, -1), 2, 0)]).toEqual([1, 1, 0, -1]);
   });
 });
