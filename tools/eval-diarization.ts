@@ -4,7 +4,9 @@
  *   - pyannote's sample.wav with its RTTM (single-mix),
  *   - deterministic conversations assembled from the LibriSpeech voices (both modes),
  *   - engineer D's generated fixtures when `tools/fixtures` can build them (both modes);
- * and, for sample.wav, the spread of single-mix DER and count over seeds 1–8.
+ * and the spread of single-mix DER and count over seeds 1–8 (the UBMs are trained on each
+ * file from a seeded initialisation): for sample.wav per seed, for the conversations and the
+ * fixture mixes pooled (skipped with --quick).
  *
  * Usage: npx tsx tools/eval-diarization.ts [--only libri|sample|fixtures] [--quick] [--no-seg]
  *
@@ -27,7 +29,7 @@ import { createNodeSegmentation, createNodeVad } from './diarization/vad-node.ts
 
 const SAMPLE_WAV = '/work/shared/data/pyannote/sample.wav';
 const SAMPLE_RTTM = '/work/shared/data/pyannote/sample.rttm';
-/** Seeds of the single-mix spread printed for sample.wav. */
+/** Seeds of the single-mix spread. */
 const SEED_SPREAD = [1, 2, 3, 4, 5, 6, 7, 8];
 
 /** One scored case. */
@@ -99,6 +101,15 @@ async function main(): Promise<void> {
     run(row);
     return row;
   };
+  /** Single-mix rows over SEED_SPREAD (the default seed's row included), per data set. */
+  const spreadRows = new Map<string, EvalRow[]>();
+  const seedSpread = (set: string, samples: Float32Array, probs: Float32Array, truth: Turn[], first: EvalRow): void => {
+    if (quick) return;
+    const more = SEED_SPREAD.map((seed) =>
+      seed === (mixOptions.seed ?? 1) ? first : score(first.name, 'mix', first.seconds, truth, diarizeMix(samples, 16000, probs, { ...mixOptions, seed })),
+    );
+    spreadRows.set(set, [...(spreadRows.get(set) ?? []), ...more]);
+  };
   const rows: EvalRow[] = [];
   const run = (r: EvalRow): void => {
     rows.push(r);
@@ -140,7 +151,9 @@ async function main(): Promise<void> {
       const secs = c.mix.length / 16000;
       const probs = await vad.speechProbabilities(c.mix);
       const { result, diagnostics } = diarizeMixWithDiagnostics(c.mix, 16000, probs, mixOptions);
-      run(score(c.name, 'mix', secs, c.truth, result, `eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`));
+      const mixRow = score(c.name, 'mix', secs, c.truth, result, `eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
+      run(mixRow);
+      seedSpread('libri', c.mix, probs, c.truth, mixRow);
       await withSeg(c.name, c.mix, probs, c.truth);
       const mics = withBleed(c.tracks);
       const micProbs: Float32Array[] = [];
@@ -151,7 +164,8 @@ async function main(): Promise<void> {
 
   if (!only || only === 'fixtures') {
     const { evaluateFixtures } = await import('./diarization/fixtures-eval.ts');
-    for (const r of await evaluateFixtures(vad, mixOptions, score, (line) => console.log(line))) run(r);
+    const onMix = (_label: string, mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow): void => seedSpread('fixture', mix, probs, reference, row);
+    for (const r of await evaluateFixtures(vad, mixOptions, score, (line) => console.log(line), onMix)) run(r);
   }
 
   console.log('');
@@ -164,6 +178,15 @@ async function main(): Promise<void> {
   summary(rows, 'per-mic', 'fixture');
   summary(rows, 'per-mic', 'fixture', 'close mics');
   summary(rows, 'per-mic', 'fixture', 'camera audio');
+  for (const [set, sel] of spreadRows) {
+    const tot = (f: (r: EvalRow) => number): number => sel.reduce((s, r) => s + f(r), 0);
+    const der = (tot((r) => r.der.missed + r.der.falseAlarm + r.der.confusion) / tot((r) => r.der.scored)) * 100;
+    console.log(
+      `== ${set} mix over seeds ${SEED_SPREAD[0]}–${SEED_SPREAD[SEED_SPREAD.length - 1]}: ${sel.length} runs, pooled DER ${der.toFixed(2)}%, ` +
+        `speaker count right ${sel.filter((r) => r.foundSpeakers === r.trueSpeakers).length}/${sel.length}, ` +
+        `DER ≤ 15 % on ${sel.filter((r) => r.der.der <= 0.15).length}/${sel.length}`,
+    );
+  }
   await vad.dispose();
   await seg?.dispose();
 }

@@ -78,8 +78,17 @@ const LIST: Array<{ set: FixtureSet; options: FixtureOptions }> = [
 ];
 export const EVAL_FIXTURES: ReadonlyArray<{ set: FixtureSet; options: FixtureOptions }> = LIST.map((f) => ({ set: f.set, options: { width: 320, height: 180, fps: 15, ...f.options } }));
 
+/** Called with each reference mix scored in single-mix mode (the eval scores it over more seeds). */
+type OnMix = (label: string, mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow) => void;
+
 /** Generates (or reuses) {@link EVAL_FIXTURES} and scores each in both modes. */
-export async function evaluateFixtures(vad: SileroVad, mixOptions: MixOptions, score: Score, log: (line: string) => void = () => {}): Promise<EvalRow[]> {
+export async function evaluateFixtures(
+  vad: SileroVad,
+  mixOptions: MixOptions,
+  score: Score,
+  log: (line: string) => void = () => {},
+  onMix: OnMix = () => {},
+): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
   for (const f of EVAL_FIXTURES) {
     const { dir, truth, generated } = await ensureFixtureAt(f.set, f.options);
@@ -88,8 +97,11 @@ export async function evaluateFixtures(vad: SileroVad, mixOptions: MixOptions, s
     const label = `fixture ${Math.round(truth.durationMs / 1000)}s ${truth.speakers.length}spk ${String(truth.options['voices'])} s${truth.seed}`;
     const seconds = truth.durationMs / 1000;
     const mix = loadMono16k(join(dir, truth.reference.file)).samples;
-    const { result, diagnostics } = diarizeMixWithDiagnostics(mix, 16000, await vad.speechProbabilities(mix), mixOptions);
-    rows.push(score(label, 'mix', seconds, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`));
+    const mixProbs = await vad.speechProbabilities(mix);
+    const { result, diagnostics } = diarizeMixWithDiagnostics(mix, 16000, mixProbs, mixOptions);
+    const mixRow = score(label, 'mix', seconds, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
+    rows.push(mixRow);
+    onMix(label, mix, mixProbs, reference, mixRow);
     const { sources, kind } = perMicSources(truth);
     if (sources.length === 0) continue;
     const channels = sources.map((s) => onReferenceTimeline(dir, s, truth.durationMs));

@@ -42,6 +42,17 @@ export interface MixOptions extends TurnSmoothing {
   edges?: EdgeOptions;
   /** Clusters whose per-frame GLR is below this are one speaker. Default 0.65 nats. */
   mergeBelowGlr?: number;
+  /**
+   * The clustering starts from at least this many clusters, and the GLR merge brings them
+   * down to the count: the eigengap under-counts where the pieces' similarities are weak
+   * (as few as one speaker, from one UBM initialisation to the next), while two halves of one
+   * voice merge. Only as many as the speech gives `overClusterSpeechMs` each (a
+   * full-covariance Gaussian of the cepstra needs that much to be compared). 0 or 1: the
+   * eigengap alone. Default 4.
+   */
+  overCluster?: number;
+  /** Speech per cluster that {@link MixOptions.overCluster} asks for, ms. Default 15000. */
+  overClusterSpeechMs?: number;
   /** Score the resegmentation on static + delta cepstra (a second UBM). Default true. */
   deltas?: boolean;
   /** Size of the resegmentation UBM (static + delta cepstra). Default 4: small speaker models generalise over a turn; 32 components gave 11.5 % DER on the conversations, 4 gave 10.0 %. */
@@ -108,6 +119,8 @@ export interface MixOptions extends TurnSmoothing {
 /** Diagnostics next to the result, for the evaluation tool. */
 export interface MixDiagnostics {
   eigengapCount: number;
+  /** Clusters the GLR merge started from: the eigengap count, or more when over-clustering asked for them. */
+  clusteredFrom: number;
   /** The fewest speakers the segmentation model's windows allow (0 without it). */
   localFloor: number;
   /** The eigengap counts of the vote (one per cutting), when it ran. */
@@ -145,7 +158,7 @@ export function diarizeMixWithDiagnostics(
   options: MixOptions = {},
 ): { result: DiarizationResult; diagnostics: MixDiagnostics } {
   if (sampleRate !== 16000) throw new RangeError(`sampleRate is ${sampleRate}; diarizeMix expects 16000 Hz audio`);
-  const diagnostics: MixDiagnostics = { eigengapCount: 0, localFloor: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], timings: {} };
+  const diagnostics: MixDiagnostics = { eigengapCount: 0, clusteredFrom: 0, localFloor: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], timings: {} };
   let clock = Date.now();
   const lap = (step: string): void => {
     const now = Date.now();
@@ -281,7 +294,15 @@ export function diarizeMixWithDiagnostics(
       diagnostics.countVotes = votes;
       voted = modeOf(votes);
     }
-    const fixed = options.numSpeakers ?? voted;
+    // Over-clustering: at least `overCluster` clusters where the speech gives each 15 s, and the
+    // GLR merge decides. Measured over UBM seeds 1–8 (decision 003): the count right on 88 of
+    // 104 runs against 74, the conversations' pooled DER 8.20 → 7.67 %, sample.wav unchanged
+    // (too little speech to start from more than the eigengap's count).
+    const atLeast =
+      options.numSpeakers === undefined
+        ? Math.min(maxClusters(n), options.overCluster ?? 4, Math.floor((frames.length * FRAME_MS) / (options.overClusterSpeechMs ?? 15000)))
+        : 0;
+    const fixed = options.numSpeakers ?? (voted === undefined ? undefined : Math.max(voted, atLeast));
     const spectralOptions = {
       minClusters: minCount,
       // Sanity bound: a speaker needs a few pieces (~4.5 s of speech) to be counted at all.
@@ -290,7 +311,9 @@ export function diarizeMixWithDiagnostics(
       ...(fixed !== undefined ? { numClusters: fixed } : {}),
     };
     let sc: { labels: Int32Array; k: number; eigenvalues: number[] } = spectralCluster(sim, n, spectralOptions);
-    diagnostics.eigengapCount = sc.k;
+    diagnostics.eigengapCount = voted ?? sc.k;
+    if (sc.k < atLeast) sc = spectralCluster(sim, n, { ...spectralOptions, numClusters: atLeast });
+    diagnostics.clusteredFrom = sc.k;
     if (options.numSpeakers === undefined) {
       // The eigengap (voted) over-counts when one voice's pieces spread (its words, its
       // loudness): clusters are merged while their frames fit one full-covariance Gaussian
