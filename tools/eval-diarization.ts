@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     const truth = readRttm(SAMPLE_RTTM);
     const seconds = audio.samples.length / 16000;
     const { result, diagnostics } = diarizeMixWithDiagnostics(audio.samples, 16000, probs, mixOptions);
-    const row = score('sample.wav', 'mix', seconds, truth, result, `eigengap k=${diagnostics.eigengapCount}`);
+    const row = score('sample.wav', 'mix', seconds, truth, result, `eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom}`);
     run(row);
     const fromModel = await segOptions(audio.samples);
     const segRow = await withSeg('sample.wav', audio.samples, probs, truth, fromModel);
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
       const secs = c.mix.length / 16000;
       const probs = await vad.speechProbabilities(c.mix);
       const { result, diagnostics } = diarizeMixWithDiagnostics(c.mix, 16000, probs, mixOptions);
-      const mixRow = score(c.name, 'mix', secs, c.truth, result, `eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
+      const mixRow = score(c.name, 'mix', secs, c.truth, result, `eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
       run(mixRow);
       seedSpread('libri', c.mix, probs, c.truth, mixRow);
       await withSeg(c.name, c.mix, probs, c.truth);

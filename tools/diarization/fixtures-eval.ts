@@ -99,7 +99,7 @@ export async function evaluateFixtures(
     const mix = loadMono16k(join(dir, truth.reference.file)).samples;
     const mixProbs = await vad.speechProbabilities(mix);
     const { result, diagnostics } = diarizeMixWithDiagnostics(mix, 16000, mixProbs, mixOptions);
-    const mixRow = score(label, 'mix', seconds, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
+    const mixRow = score(label, 'mix', seconds, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
     rows.push(mixRow);
     onMix(label, mix, mixProbs, reference, mixRow);
     const { sources, kind } = perMicSources(truth);
