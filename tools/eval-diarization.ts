@@ -69,12 +69,17 @@ function printRow(r: EvalRow): void {
   );
 }
 
+/** Pooled DER (%) of rows: all their errors over all their scored time. */
+function pooledDer(rows: readonly EvalRow[], score: (r: EvalRow) => DerScore): number {
+  const tot = (f: (d: DerScore) => number): number => rows.reduce((s, r) => s + f(score(r)), 0);
+  return (tot((d) => d.missed + d.falseAlarm + d.confusion) / tot((d) => d.scored)) * 100;
+}
+
 function summary(rows: EvalRow[], mode: EvalRow['mode'], label: string, noteHas = ''): void {
   const sel = rows.filter((r) => r.mode === mode && r.name.startsWith(label) && r.note.includes(noteHas));
   if (sel.length === 0) return;
-  const tot = (f: (r: EvalRow) => number): number => sel.reduce((s, r) => s + f(r), 0);
-  const der = (tot((r) => r.der.missed + r.der.falseAlarm + r.der.confusion) / tot((r) => r.der.scored)) * 100;
-  const derC = (tot((r) => r.derCollar.missed + r.derCollar.falseAlarm + r.derCollar.confusion) / tot((r) => r.derCollar.scored)) * 100;
+  const der = pooledDer(sel, (r) => r.der);
+  const derC = pooledDer(sel, (r) => r.derCollar);
   const countOk = sel.filter((r) => r.foundSpeakers === r.trueSpeakers).length;
   console.log(`== ${label} ${mode}${noteHas ? ` (${noteHas})` : ''}: ${sel.length} files, pooled DER ${der.toFixed(2)}%, collar 0.25 s ${derC.toFixed(2)}%, speaker count right ${countOk}/${sel.length}`);
 }
@@ -164,7 +169,7 @@ async function main(): Promise<void> {
 
   if (!only || only === 'fixtures') {
     const { evaluateFixtures } = await import('./diarization/fixtures-eval.ts');
-    const onMix = (_label: string, mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow): void => seedSpread('fixture', mix, probs, reference, row);
+    const onMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow): void => seedSpread('fixture', mix, probs, reference, row);
     for (const r of await evaluateFixtures(vad, mixOptions, score, (line) => console.log(line), onMix)) run(r);
   }
 
@@ -179,10 +184,8 @@ async function main(): Promise<void> {
   summary(rows, 'per-mic', 'fixture', 'close mics');
   summary(rows, 'per-mic', 'fixture', 'camera audio');
   for (const [set, sel] of spreadRows) {
-    const tot = (f: (r: EvalRow) => number): number => sel.reduce((s, r) => s + f(r), 0);
-    const der = (tot((r) => r.der.missed + r.der.falseAlarm + r.der.confusion) / tot((r) => r.der.scored)) * 100;
     console.log(
-      `== ${set} mix over seeds ${SEED_SPREAD[0]}–${SEED_SPREAD[SEED_SPREAD.length - 1]}: ${sel.length} runs, pooled DER ${der.toFixed(2)}%, ` +
+      `== ${set} mix over seeds ${SEED_SPREAD[0]}–${SEED_SPREAD[SEED_SPREAD.length - 1]}: ${sel.length} runs, pooled DER ${pooledDer(sel, (r) => r.der).toFixed(2)}%, ` +
         `speaker count right ${sel.filter((r) => r.foundSpeakers === r.trueSpeakers).length}/${sel.length}, ` +
         `DER ≤ 15 % on ${sel.filter((r) => r.der.der <= 0.15).length}/${sel.length}`,
     );

@@ -79,7 +79,7 @@ const LIST: Array<{ set: FixtureSet; options: FixtureOptions }> = [
 export const EVAL_FIXTURES: ReadonlyArray<{ set: FixtureSet; options: FixtureOptions }> = LIST.map((f) => ({ set: f.set, options: { width: 320, height: 180, fps: 15, ...f.options } }));
 
 /** Called with each reference mix scored in single-mix mode (the eval scores it over more seeds). */
-type OnMix = (label: string, mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow) => void;
+type OnMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow) => void;
 
 /** Generates (or reuses) {@link EVAL_FIXTURES} and scores each in both modes. */
 export async function evaluateFixtures(
@@ -101,7 +101,7 @@ export async function evaluateFixtures(
     const { result, diagnostics } = diarizeMixWithDiagnostics(mix, 16000, mixProbs, mixOptions);
     const mixRow = score(label, 'mix', seconds, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
     rows.push(mixRow);
-    onMix(label, mix, mixProbs, reference, mixRow);
+    onMix(mix, mixProbs, reference, mixRow);
     const { sources, kind } = perMicSources(truth);
     if (sources.length === 0) continue;
     const channels = sources.map((s) => onReferenceTimeline(dir, s, truth.durationMs));
