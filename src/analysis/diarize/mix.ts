@@ -302,18 +302,19 @@ export function diarizeMixWithDiagnostics(
       options.numSpeakers === undefined
         ? Math.min(maxClusters(n), options.overCluster ?? 4, Math.floor((frames.length * FRAME_MS) / (options.overClusterSpeechMs ?? 15000)))
         : 0;
-    const fixed = options.numSpeakers ?? (voted === undefined ? undefined : Math.max(voted, atLeast));
+    const fixed = options.numSpeakers ?? voted;
     const spectralOptions = {
       minClusters: minCount,
       // Sanity bound: a speaker needs a few pieces (~4.5 s of speech) to be counted at all.
       maxClusters: maxClusters(n),
       seed,
+      clusterAtLeast: atLeast,
       ...(fixed !== undefined ? { numClusters: fixed } : {}),
     };
-    let sc: { labels: Int32Array; k: number; eigenvalues: number[] } = spectralCluster(sim, n, spectralOptions);
-    diagnostics.eigengapCount = voted ?? sc.k;
-    if (sc.k < atLeast) sc = spectralCluster(sim, n, { ...spectralOptions, numClusters: atLeast });
-    diagnostics.clusteredFrom = sc.k;
+    const spectral = spectralCluster(sim, n, spectralOptions);
+    diagnostics.eigengapCount = spectral.count;
+    diagnostics.clusteredFrom = spectral.k;
+    let sc: { labels: Int32Array; k: number; eigenvalues: number[] } = spectral;
     if (options.numSpeakers === undefined) {
       // The eigengap (voted) over-counts when one voice's pieces spread (its words, its
       // loudness): clusters are merged while their frames fit one full-covariance Gaussian

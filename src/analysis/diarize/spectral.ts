@@ -17,13 +17,21 @@ export interface SpectralOptions {
   maxClusters?: number;
   /** Fixes the count (skips the eigengap). */
   numClusters?: number;
+  /**
+   * Clusters into at least this many, whatever the count (over-clustering for a merge that
+   * follows); the count is still reported. Default 0.
+   */
+  clusterAtLeast?: number;
   seed?: number;
 }
 
 /** Result of {@link spectralCluster}. */
 export interface SpectralResult {
   labels: Int32Array;
+  /** Clusters in `labels`: the count, or `clusterAtLeast` when that is more. */
   k: number;
+  /** The count: the eigengap's, or `numClusters`. */
+  count: number;
   /** Laplacian eigenvalues (ascending) for the chosen pruning, for diagnostics. */
   eigenvalues: number[];
   /** Neighbours kept per row. */
@@ -120,7 +128,7 @@ export function kMeans(points: Float64Array, n: number, dim: number, k: number, 
 export function spectralCluster(similarity: Float64Array, n: number, options: SpectralOptions = {}): SpectralResult {
   const minK = Math.max(1, options.minClusters ?? 1);
   const maxK = Math.max(minK, Math.min(options.maxClusters ?? 8, n - 1));
-  if (n <= 2) return { labels: new Int32Array(n), k: 1, eigenvalues: [], p: 0 };
+  if (n <= 2) return { labels: new Int32Array(n), k: 1, count: 1, eigenvalues: [], p: 0 };
   // NME: choose the pruning p whose Laplacian shows the clearest eigengap relative to p.
   const candidates = new Set<number>();
   for (const ratio of [0.05, 0.1, 0.15, 0.2, 0.3]) candidates.add(Math.max(2, Math.round(ratio * n)));
@@ -147,8 +155,9 @@ export function spectralCluster(similarity: Float64Array, n: number, options: Sp
   // One cluster when the chosen graph's Fiedler value beats its best multi-cluster gap.
   let found = chosen.k;
   if (minK <= 1 && (maxK < 2 || chosen.values[1]! - chosen.values[0]! >= chosen.gap)) found = 1;
-  const k = options.numClusters ?? found;
-  if (k <= 1) return { labels: new Int32Array(n), k: 1, eigenvalues: [...chosen.values.slice(0, maxK + 1)], p: chosen.p };
+  const count = options.numClusters ?? found;
+  const k = Math.max(count, options.clusterAtLeast ?? 0);
+  if (k <= 1) return { labels: new Int32Array(n), k: 1, count, eigenvalues: [...chosen.values.slice(0, maxK + 1)], p: chosen.p };
   const emb = new Float64Array(n * k);
   for (let i = 0; i < n; i++) {
     let norm = 0;
@@ -161,5 +170,5 @@ export function spectralCluster(similarity: Float64Array, n: number, options: Sp
     for (let j = 0; j < k; j++) emb[i * k + j] = emb[i * k + j]! / norm;
   }
   const labels = kMeans(emb, n, k, k, options.seed ?? 1);
-  return { labels, k, eigenvalues: [...chosen.values.slice(0, maxK + 1)], p: chosen.p };
+  return { labels, k, count, eigenvalues: [...chosen.values.slice(0, maxK + 1)], p: chosen.p };
 }
