@@ -81,6 +81,21 @@ export const EVAL_FIXTURES: ReadonlyArray<{ set: FixtureSet; options: FixtureOpt
 /** Called with each reference mix scored in single-mix mode (the eval scores it over more seeds). */
 type OnMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow) => void;
 
+type Generated = Awaited<ReturnType<typeof ensureFixtureAt>>;
+
+const referenceOf = (truth: Truth): Turn[] => truth.speech.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs }));
+const labelOf = (truth: Truth): string => `fixture ${Math.round(truth.durationMs / 1000)}s ${truth.speakers.length}spk ${String(truth.options['voices'])} s${truth.seed}`;
+
+/** The per-mic row of one generated set, or none when it has neither close mics nor cameras. */
+async function perMicRow(vad: SileroVad, score: Score, { dir, truth }: Generated): Promise<EvalRow | undefined> {
+  const { sources, kind } = perMicSources(truth);
+  if (sources.length === 0) return undefined;
+  const channels = sources.map((s) => onReferenceTimeline(dir, s, truth.durationMs));
+  const probs: Float32Array[] = [];
+  for (const c of channels) probs.push(await vad.speechProbabilities(c));
+  return score(labelOf(truth), 'per-mic', truth.durationMs / 1000, referenceOf(truth), diarizePerMic(channels, 16000, probs), kind);
+}
+
 /** Generates (or reuses) {@link EVAL_FIXTURES} and scores each in both modes. */
 export async function evaluateFixtures(
   vad: SileroVad,
@@ -91,23 +106,36 @@ export async function evaluateFixtures(
 ): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
   for (const f of EVAL_FIXTURES) {
-    const { dir, truth, generated } = await ensureFixtureAt(f.set, f.options);
-    if (generated) log(`generated ${dir}`);
-    const reference: Turn[] = truth.speech.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs }));
-    const label = `fixture ${Math.round(truth.durationMs / 1000)}s ${truth.speakers.length}spk ${String(truth.options['voices'])} s${truth.seed}`;
-    const seconds = truth.durationMs / 1000;
+    const generated = await ensureFixtureAt(f.set, f.options);
+    const { dir, truth } = generated;
+    if (generated.generated) log(`generated ${dir}`);
+    const reference = referenceOf(truth);
     const mix = loadMono16k(join(dir, truth.reference.file)).samples;
     const mixProbs = await vad.speechProbabilities(mix);
     const { result, diagnostics } = diarizeMixWithDiagnostics(mix, 16000, mixProbs, mixOptions);
-    const mixRow = score(label, 'mix', seconds, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
+    const mixRow = score(labelOf(truth), 'mix', truth.durationMs / 1000, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
     rows.push(mixRow);
     onMix(mix, mixProbs, reference, mixRow);
-    const { sources, kind } = perMicSources(truth);
-    if (sources.length === 0) continue;
-    const channels = sources.map((s) => onReferenceTimeline(dir, s, truth.durationMs));
-    const probs: Float32Array[] = [];
-    for (const c of channels) probs.push(await vad.speechProbabilities(c));
-    rows.push(score(label, 'per-mic', seconds, reference, diarizePerMic(channels, 16000, probs), kind));
+    const perMic = await perMicRow(vad, score, generated);
+    if (perMic) rows.push(perMic);
+  }
+  return rows;
+}
+
+/**
+ * Per-mic rows of {@link EVAL_FIXTURES}' settings generated with other seeds (each set's seed
+ * plus each of `offsets`): sets no parameter was chosen on, so they show how far the per-mic
+ * figures above hold beyond the sets they were measured on.
+ */
+export async function evaluatePerMicOnOtherSeeds(vad: SileroVad, offsets: readonly number[], score: Score, log: (line: string) => void = () => {}): Promise<EvalRow[]> {
+  const rows: EvalRow[] = [];
+  for (const offset of offsets) {
+    for (const f of EVAL_FIXTURES) {
+      const generated = await ensureFixtureAt(f.set, { ...f.options, seed: String(Number(f.options.seed) + offset) });
+      if (generated.generated) log(`generated ${generated.dir}`);
+      const row = await perMicRow(vad, score, generated);
+      if (row) rows.push({ ...row, note: `${row.note}; other seed` });
+    }
   }
   return rows;
 }
