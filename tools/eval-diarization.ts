@@ -3,7 +3,9 @@
  * accuracy of the single-mix and per-mic methods on
  *   - pyannote's sample.wav with its RTTM (single-mix),
  *   - deterministic conversations assembled from the LibriSpeech voices (both modes),
- *   - engineer D's generated fixtures when `tools/fixtures` can build them (both modes);
+ *   - engineer D's generated fixtures when `tools/fixtures` can build them (both modes), and
+ *     per-mic on the same settings generated with other seeds (none of its parameters was
+ *     chosen on those; skipped with --quick);
  * and the spread of single-mix DER and count over seeds 1–8 (the UBMs are trained on each
  * file from a seeded initialisation): for sample.wav per seed, for the conversations and the
  * fixture mixes pooled (skipped with --quick).
@@ -23,6 +25,7 @@ import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
 import type { SileroVad } from '../src/models/silero-vad.ts';
 import { assembleConversation, withBleed } from './diarization/assemble.ts';
+import { evaluateFixtures, evaluatePerMicOnOtherSeeds, OTHER_SEED_NOTE } from './diarization/fixtures-eval.ts';
 import { loadMono16k } from './diarization/audio.ts';
 import { readRttm } from './diarization/rttm.ts';
 import { createNodeSegmentation, createNodeVad } from './diarization/vad-node.ts';
@@ -90,8 +93,8 @@ function countAndTarget(rows: readonly EvalRow[], sep: string): string {
  * of other seeds are left out unless it asks for them. Per-mic lines count the files over 5 %.
  */
 function summary(rows: EvalRow[], mode: EvalRow['mode'], label: string, ...noteHas: string[]): void {
-  const otherSeed = noteHas.includes('other seed');
-  const sel = rows.filter((r) => r.mode === mode && r.name.startsWith(label) && noteHas.every((n) => r.note.includes(n)) && r.note.includes('other seed') === otherSeed);
+  const otherSeed = noteHas.includes(OTHER_SEED_NOTE);
+  const sel = rows.filter((r) => r.mode === mode && r.name.startsWith(label) && noteHas.every((n) => r.note.includes(n)) && r.note.includes(OTHER_SEED_NOTE) === otherSeed);
   if (sel.length === 0) return;
   const der = pooledDer(sel, (r) => r.der);
   const derC = pooledDer(sel, (r) => r.derCollar);
@@ -180,7 +183,6 @@ async function main(): Promise<void> {
   }
 
   if (!only || only === 'fixtures') {
-    const { evaluateFixtures, evaluatePerMicOnOtherSeeds } = await import('./diarization/fixtures-eval.ts');
     const onMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow): void => seedSpread('fixture', mix, probs, reference, row);
     for (const r of await evaluateFixtures(vad, mixOptions, score, (line) => console.log(line), onMix)) run(r);
     if (!quick) for (const r of await evaluatePerMicOnOtherSeeds(vad, OTHER_FIXTURE_SEEDS, score, (line) => console.log(line))) run(r);
@@ -196,8 +198,8 @@ async function main(): Promise<void> {
   summary(rows, 'per-mic', 'fixture');
   summary(rows, 'per-mic', 'fixture', 'close mics');
   summary(rows, 'per-mic', 'fixture', 'camera audio');
-  summary(rows, 'per-mic', 'fixture', 'close mics', 'other seed');
-  summary(rows, 'per-mic', 'fixture', 'camera audio', 'other seed');
+  summary(rows, 'per-mic', 'fixture', 'close mics', OTHER_SEED_NOTE);
+  summary(rows, 'per-mic', 'fixture', 'camera audio', OTHER_SEED_NOTE);
   for (const [set, sel] of spreadRows) {
     console.log(`== ${set} mix over seeds ${SEEDS_LABEL}: ${sel.length} runs, pooled DER ${pooledDer(sel, (r) => r.der).toFixed(2)}%, ${countAndTarget(sel, ', ')}`);
   }

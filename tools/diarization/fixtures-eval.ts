@@ -83,6 +83,9 @@ type OnMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: Ev
 
 type Generated = Awaited<ReturnType<typeof ensureFixtureAt>>;
 
+/** Ends the note of every row {@link evaluatePerMicOnOtherSeeds} scores. */
+export const OTHER_SEED_NOTE = 'other seed';
+
 const referenceOf = (truth: Truth): Turn[] => truth.speech.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs }));
 const labelOf = (truth: Truth): string => `fixture ${Math.round(truth.durationMs / 1000)}s ${truth.speakers.length}spk ${String(truth.options['voices'])} s${truth.seed}`;
 
@@ -134,7 +137,7 @@ export async function evaluatePerMicOnOtherSeeds(vad: SileroVad, offsets: readon
       const generated = await ensureFixtureAt(f.set, { ...f.options, seed: String(Number(f.options.seed) + offset) });
       if (generated.generated) log(`generated ${generated.dir}`);
       const row = await perMicRow(vad, score, generated);
-      if (row) rows.push({ ...row, note: `${row.note}; other seed` });
+      if (row) rows.push({ ...row, note: `${row.note}; ${OTHER_SEED_NOTE}` });
     }
   }
   return rows;
