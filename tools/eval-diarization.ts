@@ -36,7 +36,7 @@ const SAMPLE_RTTM = '/work/shared/data/pyannote/sample.rttm';
 const SEED_SPREAD = [1, 2, 3, 4, 5, 6, 7, 8];
 const SEEDS_LABEL = `${SEED_SPREAD[0]}–${SEED_SPREAD[SEED_SPREAD.length - 1]}`;
 /** The fixtures' per-mic sets are also generated with their seed plus these (skipped with --quick). */
-const OTHER_FIXTURE_SEEDS = [10, 20];
+const OTHER_FIXTURE_SEEDS = [10, 20, 30, 40];
 
 /** One scored case. */
 export interface EvalRow {

@@ -23,6 +23,14 @@ export interface PerMicOptions extends TurnSmoothing {
   bleedMarginDb?: number;
   /** Half-width of the majority vote on "louder than bleed", in frames. Default 2 (5 frames). */
   ownershipWindowFrames?: number;
+  /**
+   * A channel's turn edges are held to a floor at least this quantile of its 10 ms levels over
+   * its own turns (the VAD speech it owns), not only to the recording's floor: the noise that
+   * comes and goes with the voice (a reader's own room tone, a remote guest's gated track, a
+   * fan the mic hears only while its owner leans in) is not speech. 0 uses the recording's
+   * floor alone. Default 0.03.
+   */
+  voiceFloorQuantile?: number;
   /** Moves turn edges onto the channel's speech/noise boundary at 10 ms (edges.ts). Default true. */
   refineEdges?: boolean;
   edges?: EdgeOptions;
@@ -44,6 +52,22 @@ function recordingSpan(levels: Float64Array): Uint8Array {
   while (last >= first && levels[last]! < SILENT_DB) last--;
   out.fill(1, first, last + 1);
   return out;
+}
+
+/**
+ * The `q` quantile of a channel's 10 ms `levels` over its turns' frames that it owns
+ * (`allowed`), or −∞ with less than a second of them or `q` 0: the quietest of what the VAD
+ * calls its person's speech is the noise that comes with their voice.
+ */
+function voiceFloorDb(levels: Float64Array, turns: readonly SpeechSegment[], allowed: Uint8Array, q: number): number {
+  if (q <= 0) return -Infinity;
+  const values: number[] = [];
+  for (const g of turns) {
+    for (let t = Math.max(0, Math.round(g.startMs / 10)); t < Math.min(levels.length, Math.round(g.endMs / 10)); t++) {
+      if (allowed[t] && levels[t]! > SILENT_DB) values.push(levels[t]!);
+    }
+  }
+  return values.length >= 100 ? quantile(values, q) : -Infinity;
 }
 
 function quantile(values: number[], q: number): number {
@@ -222,9 +246,11 @@ export function diarizePerMic(
       return b >= a && fineLive[i]![a] === 1 && fineLive[i]![b] === 1;
     };
     const kept = segments.filter((g) => !inSpan(g));
+    const own = segments.filter(inSpan);
     // One channel is one speaker: its pauses under 250 ms are bridged, as in the references.
     const edges = { bridgeMs: 250, ...options.edges };
-    return [...refineSpeechEdges(segments.filter(inSpan), fine[i]!, noiseFloorDb(fine[i]!), edges, allowed), ...kept].sort((x, y) => x.startMs - y.startMs);
+    const floor = Math.max(noiseFloorDb(fine[i]!), voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03));
+    return [...refineSpeechEdges(own, fine[i]!, floor, edges, allowed), ...kept].sort((x, y) => x.startMs - y.startMs);
   };
   return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i), refine);
 }

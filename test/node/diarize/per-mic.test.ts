@@ -5,6 +5,7 @@ import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { assembleConversation, withBleed, type Conversation } from '../../../tools/diarization/assemble.ts';
 import { createNodeVad } from '../../../tools/diarization/vad-node.ts';
+import { seededRandom } from '../../../src/analysis/random.ts';
 
 describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   let vad: SileroVad;
@@ -127,6 +128,33 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     // alone (both mics' bleed is the same −16 dB) gave 670 ms and 290 ms.
     expect(credited(k)).toBeGreaterThan(600);
     expect(credited(j)).toBeLessThan(100);
+  });
+
+  test('a voice that brings its own background: the edges stop at the voice, not at its room tone', async () => {
+    // Speaker 0's room tone (white noise 25 dB under the voice's loud frames, far above the
+    // mics' own noise) starts 400 ms before each of its turns and ends 400 ms after, as a
+    // reader's recording or a remote guest's gated track does. The reference does not call it
+    // speech; measured against the mic's noise floor alone, it passes for speech.
+    const plain = assembleConversation({ speakers: 2, seconds: 60, seed: 3 });
+    const rand = seededRandom(7);
+    const tone = new Float32Array(plain.tracks[0]!.length);
+    for (const t of plain.truth.filter((x) => x.speaker === plain.speakerIds[0])) {
+      const from = Math.max(0, Math.round(((t.startMs - 400) / 1000) * 16000));
+      const to = Math.min(tone.length, Math.round(((t.endMs + 400) / 1000) * 16000));
+      for (let i = from; i < to; i++) tone[i] = (rand() - 0.5) * 0.02;
+    }
+    const toned = [Float32Array.from(plain.tracks[0]!, (v, i) => v + tone[i]!), plain.tracks[1]!];
+    const tonedMics = withBleed(toned, 0.15);
+    const tonedProbs: Float32Array[] = [];
+    for (const m of tonedMics) tonedProbs.push(await vad.speechProbabilities(m));
+    const withFloor = diarizePerMic(tonedMics, 16000, tonedProbs);
+    const micFloorOnly = diarizePerMic(tonedMics, 16000, tonedProbs, { voiceFloorQuantile: 0 });
+    if (withFloor.kind !== 'speakers' || micFloorOnly.kind !== 'speakers') throw new Error('expected speakers');
+    const a = diarizationErrorRate(plain.truth, withFloor.turns);
+    const b = diarizationErrorRate(plain.truth, micFloorOnly.turns);
+    // Measured: 3.4 % DER (false alarm 1.5 %, miss 1.9 %) against 9.3 % (7.7 %, 1.6 %).
+    expect(a.falseAlarm).toBeLessThan(0.5 * b.falseAlarm);
+    expect(a.der).toBeLessThan(b.der - 0.02);
   });
 
   test('the same VAD without the bleed rule would give the bleed to the quiet mics', () => {
