@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diarizationErrorRate } from '../../../src/analysis/diarize/der.ts';
 import { diarizePerMic } from '../../../src/analysis/diarize/per-mic.ts';
+import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { assembleConversation, withBleed, type Conversation } from '../../../tools/diarization/assemble.ts';
 import { createNodeVad } from '../../../tools/diarization/vad-node.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
 
 describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   let vad: SileroVad;
@@ -131,8 +131,8 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   });
 
   test('a voice that brings its own background: the edges stop at the voice, not at its room tone', async () => {
-    // Speaker 0's room tone (white noise 25 dB under the voice's loud frames, far above the
-    // mics' own noise) starts 400 ms before each of its turns and ends 400 ms after, as a
+    // Speaker 0's room tone (white noise at −45 dBFS: about 27 dB under the voice's loud frames,
+    // 20 dB over the mics' own noise) starts 400 ms before each of its turns and ends 400 ms after, as a
     // reader's recording or a remote guest's gated track does. The reference does not call it
     // speech; measured against the mic's noise floor alone, it passes for speech.
     const plain = assembleConversation({ speakers: 2, seconds: 60, seed: 3 });
