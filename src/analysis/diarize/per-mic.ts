@@ -27,8 +27,8 @@ export interface PerMicOptions extends TurnSmoothing {
    * A channel's turn edges are held to a floor at least this quantile of its 10 ms levels over
    * its own turns (the VAD speech it owns), not only to the recording's floor: the noise that
    * comes and goes with the voice (a reader's own room tone, a remote guest's gated track, a
-   * fan the mic hears only while its owner leans in) is not speech. 0 uses the recording's
-   * floor alone. Default 0.03.
+   * fan the mic hears only while its owner leans in) is not speech. It counts when it is at
+   * least 3 dB above the recording's floor. 0 uses the recording's floor alone. Default 0.03.
    */
   voiceFloorQuantile?: number;
   /** Moves turn edges onto the channel's speech/noise boundary at 10 ms (edges.ts). Default true. */
@@ -38,6 +38,12 @@ export interface PerMicOptions extends TurnSmoothing {
 
 /** Frames below this level (dB) are digital silence. */
 const SILENT_DB = -90;
+
+/**
+ * A channel's voice floor counts only this far (dB) above its recording's floor: closer, it is
+ * the same noise read on quieter frames, not a background that comes with the voice.
+ */
+const VOICE_FLOOR_ABOVE_DB = 3;
 
 /**
  * Per frame, whether the channel was recording: digital silence before its first sound or
@@ -249,7 +255,9 @@ export function diarizePerMic(
     const own = segments.filter(inSpan);
     // One channel is one speaker: its pauses under 250 ms are bridged, as in the references.
     const edges = { bridgeMs: 250, ...options.edges };
-    const floor = Math.max(noiseFloorDb(fine[i]!), voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03));
+    const recording = noiseFloorDb(fine[i]!);
+    const voice = voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03);
+    const floor = voice >= recording + VOICE_FLOOR_ABOVE_DB ? voice : recording;
     return [...refineSpeechEdges(own, fine[i]!, floor, edges, allowed), ...kept].sort((x, y) => x.startMs - y.startMs);
   };
   return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i), refine);
