@@ -184,8 +184,9 @@ async function main(): Promise<void> {
 
   if (!only || only === 'fixtures') {
     const onMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow): void => seedSpread('fixture', mix, probs, reference, row);
-    for (const r of await evaluateFixtures(vad, mixOptions, score, (line) => console.log(line), onMix)) run(r);
-    if (!quick) for (const r of await evaluatePerMicOnOtherSeeds(vad, OTHER_FIXTURE_SEEDS, score, (line) => console.log(line))) run(r);
+    const log = (line: string): void => console.log(line);
+    for (const r of await evaluateFixtures(vad, mixOptions, score, log, onMix)) run(r);
+    if (!quick) for (const r of await evaluatePerMicOnOtherSeeds(vad, OTHER_FIXTURE_SEEDS, score, log)) run(r);
   }
 
   console.log('');

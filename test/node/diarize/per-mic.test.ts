@@ -131,10 +131,10 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   });
 
   test('a voice that brings its own background: the edges stop at the voice, not at its room tone', async () => {
-    // Speaker 0's room tone (white noise at −45 dBFS: about 27 dB under the voice's loud frames,
-    // 20 dB over the mics' own noise) starts 400 ms before each of its turns and ends 400 ms after, as a
-    // reader's recording or a remote guest's gated track does. The reference does not call it
-    // speech; measured against the mic's noise floor alone, it passes for speech.
+    // Speaker 0's room tone (white noise at −45 dBFS: about 27 dB under the voice's loud
+    // frames, 20 dB over the mics' own noise) starts 400 ms before each of its turns and ends
+    // 400 ms after, as a reader's recording or a remote guest's gated track does. The
+    // reference does not call it speech; against the mic's noise floor alone, it passes for it.
     const plain = assembleConversation({ speakers: 2, seconds: 60, seed: 3 });
     const rand = seededRandom(7);
     const tone = new Float32Array(plain.tracks[0]!.length);
