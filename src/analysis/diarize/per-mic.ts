@@ -33,6 +33,7 @@ export interface PerMicOptions extends TurnSmoothing {
   voiceFloorQuantile?: number;
   /** Moves turn edges onto the channel's speech/noise boundary at 10 ms (edges.ts). Default true. */
   refineEdges?: boolean;
+  /** Edge options; per-mic's `floorMarginDb` defaults to 7 dB, the voice 6 dB over the noise. */
   edges?: EdgeOptions;
 }
 
@@ -44,6 +45,13 @@ const SILENT_DB = -90;
  * the same noise read on quieter frames, not a background that comes with the voice.
  */
 const VOICE_FLOOR_ABOVE_DB = 3;
+/**
+ * An edge takes a 10 ms frame only when it stands this far over the floor, dB. The
+ * references mark a frame when the voice itself is 6 dB over the noise it is recorded with
+ * (tools/fixtures/speech.ts); what a mic measures is voice plus noise, which is then
+ * 10·log10(1 + 10^0.6) ≈ 7 dB over the noise alone.
+ */
+const EDGE_MARGIN_DB = 7;
 
 /**
  * Per frame, whether the channel was recording: digital silence before its first sound or
@@ -254,7 +262,7 @@ export function diarizePerMic(
     const kept = segments.filter((g) => !inSpan(g));
     const own = segments.filter(inSpan);
     // One channel is one speaker: its pauses under 250 ms are bridged, as in the references.
-    const edges = { bridgeMs: 250, ...options.edges };
+    const edges = { bridgeMs: 250, floorMarginDb: EDGE_MARGIN_DB, ...options.edges };
     const recording = noiseFloorDb(fine[i]!);
     const voice = voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03);
     const floor = voice >= recording + VOICE_FLOOR_ABOVE_DB ? voice : recording;

@@ -157,6 +157,33 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(a.der).toBeLessThan(b.der - 0.02);
   });
 
+  test('an edge takes a quiet tail only where the voice itself, not voice plus hiss, is 6 dB over the hiss', () => {
+    // A 2.5 s tone at −30 dBFS, then a 400 ms tail at −44.8 dBFS: 5.2 dB over the mic's hiss
+    // (−50 dBFS), so 6.4 dB over it with the hiss added. The test double's VAD covers the
+    // loud part only (2 s of speech at least, or there is no speech); the edge may move out
+    // into the tail by level alone.
+    const rate = 16000;
+    const rand = seededRandom(5);
+    const mic = new Float32Array(5 * rate);
+    const hiss = 10 ** (-50 / 20) * Math.sqrt(3); // uniform noise of rms −50 dBFS
+    const amp = (db: number): number => 10 ** (db / 20) * Math.SQRT2;
+    for (let i = 0; i < mic.length; i++) {
+      const t = i / rate;
+      const voice = t >= 1 && t < 3.5 ? amp(-30) : t >= 3.5 && t < 3.9 ? amp(-44.8) : 0;
+      mic[i] = voice * Math.sin(2 * Math.PI * 220 * t) + hiss * (2 * rand() - 1);
+    }
+    const vadDouble = Float32Array.from({ length: Math.floor(mic.length / 512) }, (_, k) => (k * 32 >= 1000 && k * 32 < 3500 ? 0.9 : 0.1));
+    const endOf = (options: Parameters<typeof diarizePerMic>[3]): number => {
+      const r = diarizePerMic([mic], rate, [vadDouble], { voiceFloorQuantile: 0, minTurnMs: 0, ...options });
+      if (r.kind !== 'speakers') throw new Error('expected speakers');
+      return Math.max(...r.turns.map((t) => t.endMs));
+    };
+    // Measured: the turn ends at 3510 ms by default, at 3890 ms with a 6 dB margin.
+    expect(endOf({})).toBeLessThan(3600);
+    // Judged as voice plus hiss 6 dB over the hiss, most of the tail passed for speech.
+    expect(endOf({ edges: { floorMarginDb: 6 } })).toBeGreaterThan(3750);
+  });
+
   test('the same VAD without the bleed rule would give the bleed to the quiet mics', () => {
     // With a margin of −40 dB every voiced frame counts as own speech: false alarms appear.
     const naive = diarizePerMic(mics, 16000, probs, { bleedMarginDb: -40 });
