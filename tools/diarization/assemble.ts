@@ -9,6 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { seededRandom } from '../../src/analysis/random.ts';
+import { fft } from '../../src/analysis/signal-fft.ts';
 import type { Turn } from '../../src/contract/types.ts';
 import { energySpeechRanges, noiseFloorDb } from '../fixtures/speech.ts';
 import { decodeWithFfmpeg } from './audio.ts';
@@ -140,6 +141,84 @@ export function withBleed(tracks: readonly Float32Array[], bleedGain = 0.15, see
       for (let j = 0; j < tracks.length; j++) if (j !== k) v += bleedGain * tracks[j]![i]!;
       out[i] = v + (rand() - 0.5) * 2e-3;
     }
+    return out;
+  });
+}
+
+/** Options of {@link roomImpulse} and {@link withRoomBleed}. */
+export interface RoomOptions {
+  /** Reverberation time (60 dB decay) of the tail, s. Default 0.4: a furnished living room. */
+  rt60Sec?: number;
+  /** Energy of the direct path over the tail's, dB. Default 0: a voice a metre or two from the mic. */
+  drrDb?: number;
+}
+
+/**
+ * How a voice reaches a mic across the room: a direct path 2–6 ms late, then a tail of
+ * exponentially decaying noise (from 1 ms after it, 0.4 s long) whose energy is `drrDb`
+ * under the direct path's. Unit energy in all.
+ */
+export function roomImpulse(rand: () => number, options: RoomOptions = {}): Float64Array {
+  const rt60 = options.rt60Sec ?? 0.4;
+  const tailEnergy = 10 ** (-(options.drrDb ?? 0) / 10);
+  const h = new Float64Array(Math.round(0.4 * 16000));
+  const delay = Math.round((2 + 4 * rand()) * 16);
+  let e = 0;
+  for (let i = delay + 16; i < h.length; i++) {
+    h[i] = Math.exp((-6.9 * (i - delay)) / (rt60 * 16000)) * (2 * rand() - 1);
+    e += h[i]! * h[i]!;
+  }
+  const scale = Math.sqrt(tailEnergy / e);
+  for (let i = delay + 16; i < h.length; i++) h[i]! *= scale;
+  h[delay] = 1;
+  const norm = 1 / Math.sqrt(1 + tailEnergy);
+  return h.map((v) => v * norm);
+}
+
+/** `x` convolved with `h` (overlap-add, FFT blocks), cut to `x`'s length. */
+function convolve(x: Float32Array, h: Float64Array): Float32Array {
+  const block = 8192;
+  let size = 1;
+  while (size < block + h.length) size *= 2;
+  const hr = new Float64Array(size);
+  const hi = new Float64Array(size);
+  hr.set(h);
+  fft(hr, hi);
+  const y = new Float32Array(x.length);
+  const re = new Float64Array(size);
+  const im = new Float64Array(size);
+  for (let from = 0; from < x.length; from += block) {
+    re.fill(0);
+    im.fill(0);
+    re.set(x.subarray(from, Math.min(x.length, from + block)));
+    fft(re, im);
+    for (let k = 0; k < size; k++) {
+      const r = re[k]! * hr[k]! - im[k]! * hi[k]!;
+      im[k] = re[k]! * hi[k]! + im[k]! * hr[k]!;
+      re[k] = r;
+    }
+    fft(re, im, true);
+    for (let i = 0; i < size && from + i < y.length; i++) y[from + i]! += re[i]! / size;
+  }
+  return y;
+}
+
+/**
+ * Per-mic channels as a room makes them: each mic hears its own speaker dry and every other
+ * at `bleedGain` through its own {@link roomImpulse} (a delay and a reverberant tail), plus
+ * the same faint noise as {@link withBleed}. The bleed is no longer a copy of the neighbour's
+ * signal, which a level rule does not need but a test of coherence between mics would.
+ */
+export function withRoomBleed(tracks: readonly Float32Array[], bleedGain = 0.15, seed = 1, options: RoomOptions = {}): Float32Array[] {
+  const rand = seededRandom(seed);
+  return tracks.map((own, k) => {
+    const out = Float32Array.from(own);
+    for (let j = 0; j < tracks.length; j++) {
+      if (j === k) continue;
+      const heard = convolve(tracks[j]!, roomImpulse(rand, options));
+      for (let i = 0; i < out.length; i++) out[i]! += bleedGain * heard[i]!;
+    }
+    for (let i = 0; i < out.length; i++) out[i]! += (rand() - 0.5) * 2e-3;
     return out;
   });
 }

@@ -31,6 +31,14 @@ export interface PerMicOptions extends TurnSmoothing {
    * least 3 dB above the recording's floor. 0 uses the recording's floor alone. Default 0.03.
    */
   voiceFloorQuantile?: number;
+  /**
+   * A neighbour's bleed is taken to die away at this rate after its level falls, dB per
+   * second, not at once: across a room a voice reaches the other mics with a reverberant
+   * tail that outlasts it on its own mic. 0 compares frame by frame. Default 200 (60 dB in
+   * 0.3 s, a damped room; a livelier room's tail is then partly heard as bleed, a deader one
+   * loses nothing).
+   */
+  bleedDecayDbPerSec?: number;
   /** Moves turn edges onto the channel's speech/noise boundary at 10 ms (edges.ts). Default true. */
   refineEdges?: boolean;
   /** Edge options; per-mic's `floorMarginDb` defaults to 7 dB, the voice 6 dB over the noise. */
@@ -97,7 +105,8 @@ function quantile(values: number[], q: number): number {
  * difference dB_i − dB_j over frames where j talks and clearly leads (a low quantile, so
  * frames where i talks over j do not inflate it). In each frame channel i speaks when its
  * VAD fires and its level exceeds, by `bleedMarginDb`, the bleed every other channel would
- * put on it. The loudest channel needs only its VAD.
+ * put on it (a neighbour's level held for a moment as it falls, for the room's echo of it).
+ * The loudest channel needs only its VAD.
  *
  * @param channels mono signals, same length and time base, one per person
  * @param vad speech probability per VAD frame, one array per channel
@@ -145,8 +154,18 @@ export function diarizePerMic(
     bleed.push(row);
   }
 
+  // What j's bleed may put on a neighbour: its level held, decaying at the room's rate.
+  const decay = options.bleedDecayDbPerSec ?? 200;
+  const bleedSource = (lv: Float64Array[], ms: number): Float64Array[] =>
+    decay <= 0 ? lv : lv.map((l) => {
+      const held = new Float64Array(l.length);
+      let h = -Infinity;
+      for (let t = 0; t < l.length; t++) h = held[t] = Math.max(l[t]!, h - (decay * ms) / 1000);
+      return held;
+    });
+  const sources = new Map<readonly Float64Array[], Float64Array[]>([[level, bleedSource(level, frameMs)]]);
   /** Channel i's level in frame t is no more than the bleed of j onto it (plus the margin) would explain. */
-  const belowBleed = (lv: readonly Float64Array[], i: number, j: number, t: number): boolean => lv[i]![t]! < lv[j]![t]! + bleed[i]![j]! + margin;
+  const belowBleed = (lv: readonly Float64Array[], i: number, j: number, t: number): boolean => lv[i]![t]! < sources.get(lv)![j]![t]! + bleed[i]![j]! + margin;
   // Louder than every neighbour's bleed. A neighbour that is not recording (digital silence
   // before its start or after its end) cannot be compared: then the frame must also be
   // nearer the channel's own speech level than the loudest bleed it usually gets.
@@ -248,6 +267,7 @@ export function diarizePerMic(
   // Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
   // others would put on it (the same test as above, at the finer grid).
   const fine = filtered.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
+  sources.set(fine, bleedSource(fine, 10));
   const T10 = Math.min(...fine.map((l) => l.length));
   const fineLive = fine.map(recordingSpan);
   const refine = (i: number, segments: SpeechSegment[]): SpeechSegment[] => {

@@ -4,7 +4,7 @@ import { diarizePerMic } from '../../../src/analysis/diarize/per-mic.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
-import { assembleConversation, withBleed, type Conversation } from '../../../tools/diarization/assemble.ts';
+import { assembleConversation, roomImpulse, withBleed, withRoomBleed, type Conversation } from '../../../tools/diarization/assemble.ts';
 import { createNodeVad } from '../../../tools/diarization/vad-node.ts';
 
 describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
@@ -182,6 +182,36 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(endOf({})).toBeLessThan(3600);
     // Judged as voice plus hiss 6 dB over the hiss, most of the tail passed for speech.
     expect(endOf({ edges: { floorMarginDb: 6 } })).toBeGreaterThan(3750);
+  });
+
+  test('bleed that crosses a room (a delay and a reverberant tail) is still told from a voice of its own', async () => {
+    const h = roomImpulse(seededRandom(2));
+    const delay = h.findIndex((v) => v !== 0);
+    expect(delay).toBeGreaterThanOrEqual(32); // 2–6 ms at 16 kHz
+    expect(delay).toBeLessThanOrEqual(96);
+    expect(h.reduce((a, v) => a + v * v, 0)).toBeCloseTo(1, 6);
+    expect(h[delay]! ** 2).toBeCloseTo(0.5, 6); // direct path and tail carry equal energy
+    const roomMics = withRoomBleed(conv.tracks, 0.15);
+    const roomProbs: Float32Array[] = [];
+    for (const m of roomMics) roomProbs.push(await vad.speechProbabilities(m));
+    const r = diarizePerMic(roomMics, 16000, roomProbs);
+    const plain = diarizePerMic(mics, 16000, probs);
+    if (r.kind !== 'speakers' || plain.kind !== 'speakers') throw new Error('expected speakers');
+    const inRoom = diarizationErrorRate(conv.truth, r.turns);
+    const copied = diarizationErrorRate(conv.truth, plain.turns);
+    const flat = diarizePerMic(roomMics, 16000, roomProbs, { bleedDecayDbPerSec: 0 });
+    if (flat.kind !== 'speakers') throw new Error('expected speakers');
+    const frameByFrame = diarizationErrorRate(conv.truth, flat.turns);
+    // Measured: 13.4 % DER (false alarm 0.1 %, confusion 0); comparing frame by frame, the
+    // tail of each neighbour's voice passed for the mic's own (14.6 %, false alarm 2.1 %).
+    // With the bleed a plain copy, 14.4 % (this conversation overlaps on 35 % of turns). A
+    // test of coherence between mics took the tail for voices of their own (decision 003).
+    expect(r.speakers).toHaveLength(3);
+    expect(inRoom.falseAlarm).toBeLessThan(0.5 * frameByFrame.falseAlarm);
+    expect(inRoom.der).toBeLessThan(frameByFrame.der);
+    expect(inRoom.der).toBeLessThan(copied.der + 0.05);
+    expect(inRoom.falseAlarm / inRoom.scored).toBeLessThan(0.04);
+    expect(inRoom.confusion / inRoom.scored).toBeLessThan(0.01);
   });
 
   test('the same VAD without the bleed rule would give the bleed to the quiet mics', () => {
