@@ -155,13 +155,13 @@ export interface RoomOptions {
 
 /**
  * How a voice reaches a mic across the room: a direct path 2–6 ms late, then a tail of
- * exponentially decaying noise (from 1 ms after it, 0.4 s long) whose energy is `drrDb`
- * under the direct path's. Unit energy in all.
+ * exponentially decaying noise (from 1 ms after it, as long as the RT60 and at least
+ * 0.4 s) whose energy is `drrDb` under the direct path's. Unit energy in all.
  */
 export function roomImpulse(rand: () => number, options: RoomOptions = {}): Float64Array {
   const rt60 = options.rt60Sec ?? 0.4;
   const tailEnergy = 10 ** (-(options.drrDb ?? 0) / 10);
-  const h = new Float64Array(Math.round(0.4 * 16000));
+  const h = new Float64Array(Math.round(Math.max(0.4, rt60) * 16000));
   const delay = Math.round((2 + 4 * rand()) * 16);
   let e = 0;
   for (let i = delay + 16; i < h.length; i++) {
