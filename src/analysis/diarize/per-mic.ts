@@ -92,6 +92,30 @@ function voiceFloorDb(levels: Float64Array, turns: readonly SpeechSegment[], all
   return values.length >= 100 ? quantile(values, q) : -Infinity;
 }
 
+/** Levels on one time grid (the VAD's, or 10 ms for the edges). */
+interface Grid {
+  levels: Float64Array[];
+  /** What each channel's bleed may put on the others: its level held as it falls (heldLevels). */
+  held: Float64Array[];
+  /** Whether each channel is recording (recordingSpan). */
+  live: Uint8Array[];
+}
+
+/**
+ * Each channel's level held as it falls, less `decayDbPerSec`: across a room a voice reaches
+ * the other mics with a reverberant tail that outlasts it on its own mic. 0 holds nothing.
+ */
+function heldLevels(levels: Float64Array[], frameMs: number, decayDbPerSec: number): Float64Array[] {
+  if (decayDbPerSec <= 0) return levels;
+  const step = (decayDbPerSec * frameMs) / 1000;
+  return levels.map((l) => {
+    const held = new Float64Array(l.length);
+    let h = -Infinity;
+    for (let t = 0; t < l.length; t++) h = held[t] = Math.max(l[t]!, h - step);
+    return held;
+  });
+}
+
 function quantile(values: number[], q: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -154,18 +178,10 @@ export function diarizePerMic(
     bleed.push(row);
   }
 
-  // What j's bleed may put on a neighbour: its level held, decaying at the room's rate.
   const decay = options.bleedDecayDbPerSec ?? 200;
-  const bleedSource = (lv: Float64Array[], ms: number): Float64Array[] =>
-    decay <= 0 ? lv : lv.map((l) => {
-      const held = new Float64Array(l.length);
-      let h = -Infinity;
-      for (let t = 0; t < l.length; t++) h = held[t] = Math.max(l[t]!, h - (decay * ms) / 1000);
-      return held;
-    });
-  const sources = new Map<readonly Float64Array[], Float64Array[]>([[level, bleedSource(level, frameMs)]]);
+  const coarse: Grid = { levels: level, held: heldLevels(level, frameMs, decay), live };
   /** Channel i's level in frame t is no more than the bleed of j onto it (plus the margin) would explain. */
-  const belowBleed = (lv: readonly Float64Array[], i: number, j: number, t: number): boolean => lv[i]![t]! < sources.get(lv)![j]![t]! + bleed[i]![j]! + margin;
+  const belowBleed = (g: Grid, i: number, j: number, t: number): boolean => g.levels[i]![t]! < g.held[j]![t]! + bleed[i]![j]! + margin;
   // Louder than every neighbour's bleed. A neighbour that is not recording (digital silence
   // before its start or after its end) cannot be compared: then the frame must also be
   // nearer the channel's own speech level than the loudest bleed it usually gets.
@@ -174,7 +190,7 @@ export function diarizePerMic(
     for (let t = 0; t < frames; t++) {
       if (!voiced[i]![t]) continue;
       let ok = true;
-      for (let j = 0; j < n && ok; j++) if (j !== i && (!live[j]![t] || belowBleed(level, i, j, t))) ok = false;
+      for (let j = 0; j < n && ok; j++) if (j !== i && (!live[j]![t] || belowBleed(coarse, i, j, t))) ok = false;
       if (ok) values.push(l[t]!);
     }
     return values.length >= 10 ? quantile(values, 0.5) : NaN;
@@ -184,22 +200,22 @@ export function diarizePerMic(
     for (let j = 0; j < n; j++) if (j !== i && Number.isFinite(ownLevel[j]!)) loudestBleed = Math.max(loudestBleed, ownLevel[j]! + bleed[i]![j]!);
     return Number.isFinite(mine) && Number.isFinite(loudestBleed) ? (mine + loudestBleed) / 2 : -Infinity;
   });
-  const ownsFrame = (lv: readonly Float64Array[], on: readonly Uint8Array[], i: number, t: number): boolean => {
-    if (!on[i]![t]) return false;
+  const ownsFrame = (g: Grid, i: number, t: number): boolean => {
+    if (!g.live[i]![t]) return false;
     let missing = false;
     for (let j = 0; j < n; j++) {
       if (j === i) continue;
-      if (!on[j]![t]) missing = true;
-      else if (belowBleed(lv, i, j, t)) return false;
+      if (!g.live[j]![t]) missing = true;
+      else if (belowBleed(g, i, j, t)) return false;
     }
-    return !missing || lv[i]![t]! >= aloneFloor[i]!;
+    return !missing || g.levels[i]![t]! >= aloneFloor[i]!;
   };
   const own = channels.map(() => new Uint8Array(frames));
-  for (let t = 0; t < frames; t++) for (let i = 0; i < n; i++) own[i]![t] = ownsFrame(level, live, i, t) ? 1 : 0;
+  for (let t = 0; t < frames; t++) for (let i = 0; i < n; i++) own[i]![t] = ownsFrame(coarse, i, t) ? 1 : 0;
   // Speech a live channel hears at bleed level while a neighbour is not recording is most
   // likely that neighbour's, unless a recording neighbour owns the frame and explains it.
   const explained = (i: number, t: number): boolean => {
-    for (let k = 0; k < n; k++) if (k !== i && own[k]![t] && belowBleed(level, i, k, t)) return true;
+    for (let k = 0; k < n; k++) if (k !== i && own[k]![t] && belowBleed(coarse, i, k, t)) return true;
     return false;
   };
   const heard = channels.map(() => new Uint8Array(frames));
@@ -267,12 +283,12 @@ export function diarizePerMic(
   // Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
   // others would put on it (the same test as above, at the finer grid).
   const fine = filtered.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
-  sources.set(fine, bleedSource(fine, 10));
   const T10 = Math.min(...fine.map((l) => l.length));
   const fineLive = fine.map(recordingSpan);
+  const fineGrid: Grid = { levels: fine, held: heldLevels(fine, 10, decay), live: fineLive };
   const refine = (i: number, segments: SpeechSegment[]): SpeechSegment[] => {
     const allowed = new Uint8Array(T10);
-    for (let t = 0; t < T10; t++) allowed[t] = ownsFrame(fine, fineLive, i, t) ? 1 : 0;
+    for (let t = 0; t < T10; t++) allowed[t] = ownsFrame(fineGrid, i, t) ? 1 : 0;
     // Turns credited while the channel was not recording have no signal of their own to refine.
     const inSpan = (g: SpeechSegment): boolean => {
       const a = Math.max(0, Math.floor(g.startMs / 10));
