@@ -29,7 +29,7 @@ import { assembleConversation, withBleed, withRoomBleed } from './diarization/as
 import { evaluateFixtures, evaluatePerMicOnOtherSeeds, OTHER_SEED_NOTE } from './diarization/fixtures-eval.ts';
 import { loadMono16k } from './diarization/audio.ts';
 import { readRttm } from './diarization/rttm.ts';
-import { createNodeSegmentation, createNodeVad } from './diarization/vad-node.ts';
+import { channelProbabilities, createNodeSegmentation, createNodeVad } from './diarization/vad-node.ts';
 
 const SAMPLE_WAV = '/work/shared/data/pyannote/sample.wav';
 const SAMPLE_RTTM = '/work/shared/data/pyannote/sample.rttm';
@@ -179,13 +179,11 @@ async function main(): Promise<void> {
       seedSpread('libri', c.mix, probs, c.truth, mixRow);
       await withSeg(c.name, c.mix, probs, c.truth);
       const mics = withBleed(c.tracks);
-      const micProbs: Float32Array[] = [];
-      for (const m of mics) micProbs.push(await vad.speechProbabilities(m));
+      const micProbs = await channelProbabilities(vad, mics);
       run(score(c.name, 'per-mic', secs, c.truth, diarizePerMic(mics, 16000, micProbs), 'bleed −16 dB'));
       // The same bleed through a room (delay and reverberant tail), as real mics get it.
       const roomMics = withRoomBleed(c.tracks);
-      const roomProbs: Float32Array[] = [];
-      for (const m of roomMics) roomProbs.push(await vad.speechProbabilities(m));
+      const roomProbs = await channelProbabilities(vad, roomMics);
       run(score(c.name, 'per-mic', secs, c.truth, diarizePerMic(roomMics, 16000, roomProbs), ROOM_NOTE));
     }
   }

@@ -20,6 +20,7 @@ import type { FixtureOptions, FixtureSet } from '../fixtures/options.ts';
 import type { Truth, TruthSource } from '../fixtures/truth.ts';
 import type { EvalRow } from '../eval-diarization.ts';
 import { decodeWithFfmpeg, loadMono16k } from './audio.ts';
+import { channelProbabilities } from './vad-node.ts';
 
 type Score = (name: string, mode: EvalRow['mode'], seconds: number, truth: Turn[], result: DiarizationResult, note?: string) => EvalRow;
 
@@ -94,8 +95,7 @@ async function perMicRow(vad: SileroVad, score: Score, { dir, truth }: Generated
   const { sources, kind } = perMicSources(truth);
   if (sources.length === 0) return undefined;
   const channels = sources.map((s) => onReferenceTimeline(dir, s, truth.durationMs));
-  const probs: Float32Array[] = [];
-  for (const c of channels) probs.push(await vad.speechProbabilities(c));
+  const probs = await channelProbabilities(vad, channels);
   return score(labelOf(truth), 'per-mic', truth.durationMs / 1000, referenceOf(truth), diarizePerMic(channels, 16000, probs), kind);
 }
 

@@ -24,6 +24,13 @@ export async function createNodeVad(threads = 1, options: SileroVadOptions = {})
   return SileroVad.create(ort as unknown as OrtModule, new Uint8Array(readFileSync(SILERO_MODEL_PATH)), options);
 }
 
+/** Speech probabilities of each channel, one after another (what per-mic takes). */
+export async function channelProbabilities(vad: SileroVad, channels: readonly Float32Array[]): Promise<Float32Array[]> {
+  const probs: Float32Array[] = [];
+  for (const c of channels) probs.push(await vad.speechProbabilities(c));
+  return probs;
+}
+
 /** Where tests and tools look for the optional segmentation model (never copied into the repo). */
 export const SEGMENTATION_MODEL_PATH = join(root, '..', 'shared', 'models', 'pyannote-segmentation-3.0.int8.onnx');
 

@@ -5,7 +5,7 @@ import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { assembleConversation, roomImpulse, withBleed, withRoomBleed, type Conversation } from '../../../tools/diarization/assemble.ts';
-import { createNodeVad } from '../../../tools/diarization/vad-node.ts';
+import { channelProbabilities, createNodeVad } from '../../../tools/diarization/vad-node.ts';
 
 describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   let vad: SileroVad;
@@ -19,8 +19,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     conv = assembleConversation({ speakers: 3, seconds: 45, seed: 11, overlapRate: 0.35 });
     // Every mic hears the two others at −16 dB: their VAD fires on the bleed too.
     mics = withBleed(conv.tracks, 0.15);
-    probs = [];
-    for (const m of mics) probs.push(await vad.speechProbabilities(m));
+    probs = await channelProbabilities(vad, mics);
     // The same method on each bleed-free track alone (VAD, smoothing and edge refinement).
     cleanReference = [];
     for (const [k, track] of conv.tracks.entries()) {
@@ -60,8 +59,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     // bleed rule, not the edges, decides).
     const plain = assembleConversation({ speakers: 3, seconds: 60, seed: 2 });
     const plainMics = withBleed(plain.tracks, 0.15);
-    const plainProbs: Float32Array[] = [];
-    for (const m of plainMics) plainProbs.push(await vad.speechProbabilities(m));
+    const plainProbs = await channelProbabilities(vad, plainMics);
     const coarse = diarizePerMic(plainMics, 16000, plainProbs, { refineEdges: false });
     const fine = diarizePerMic(plainMics, 16000, plainProbs);
     if (coarse.kind !== 'speakers' || fine.kind !== 'speakers') throw new Error('expected speakers');
@@ -115,8 +113,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     const j = (k + 1) % 3;
     const from = Math.round(((turn.startMs + 1000) / 1000) * 16000);
     const late = plainMics.map((m, i) => (i === k || i === j ? Float32Array.from(m, (v, s) => (s < from ? 0 : v)) : m));
-    const lateProbs: Float32Array[] = [];
-    for (const m of late) lateProbs.push(await vad.speechProbabilities(m));
+    const lateProbs = await channelProbabilities(vad, late);
     const r = diarizePerMic(late, 16000, lateProbs);
     if (r.kind !== 'speakers') throw new Error('expected speakers');
     const credited = (channel: number): number => {
@@ -145,8 +142,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     }
     const toned = [Float32Array.from(plain.tracks[0]!, (v, i) => v + tone[i]!), plain.tracks[1]!];
     const tonedMics = withBleed(toned, 0.15);
-    const tonedProbs: Float32Array[] = [];
-    for (const m of tonedMics) tonedProbs.push(await vad.speechProbabilities(m));
+    const tonedProbs = await channelProbabilities(vad, tonedMics);
     const withFloor = diarizePerMic(tonedMics, 16000, tonedProbs);
     const micFloorOnly = diarizePerMic(tonedMics, 16000, tonedProbs, { voiceFloorQuantile: 0 });
     if (withFloor.kind !== 'speakers' || micFloorOnly.kind !== 'speakers') throw new Error('expected speakers');
@@ -192,8 +188,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(h.reduce((a, v) => a + v * v, 0)).toBeCloseTo(1, 6);
     expect(h[delay]! ** 2).toBeCloseTo(0.5, 6); // direct path and tail carry equal energy
     const roomMics = withRoomBleed(conv.tracks, 0.15);
-    const roomProbs: Float32Array[] = [];
-    for (const m of roomMics) roomProbs.push(await vad.speechProbabilities(m));
+    const roomProbs = await channelProbabilities(vad, roomMics);
     const r = diarizePerMic(roomMics, 16000, roomProbs);
     const plain = diarizePerMic(mics, 16000, probs);
     if (r.kind !== 'speakers' || plain.kind !== 'speakers') throw new Error('expected speakers');
@@ -243,8 +238,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   test('muted mics give a typed no-speech result that names the remedy', async () => {
     const quiet = [new Float32Array(16000 * 10), new Float32Array(16000 * 10)];
     quiet[1]!.fill(1e-4);
-    const qp: Float32Array[] = [];
-    for (const q of quiet) qp.push(await vad.speechProbabilities(q));
+    const qp = await channelProbabilities(vad, quiet);
     const r = diarizePerMic(quiet, 16000, qp);
     expect(r.kind).toBe('no-speech');
     if (r.kind === 'no-speech') expect(r.message).toContain('diarizeSourceIds');
