@@ -31,6 +31,14 @@ export interface EdgeOptions {
    * speech is laughter, a knock or a cough. 0 takes any level. Default 10.
    */
   rejectedLoudDb?: number;
+  /**
+   * When a segment's first (or last) frame is under the speech level, its edge first moves
+   * inward to the speech and then still reaches outward from there across pauses shorter than
+   * `edgePauseMs`: the VAD often starts on the pause between a soft syllable and the word it
+   * leads into, and ends on the pause before a soft last one. false only moves such an edge
+   * inward. Default false; per-mic passes true (measured in decision 003, session 12).
+   */
+  reachPastQuietEdge?: boolean;
   /** Frames further than this below the segment's loudest are not speech. Default 35 dB. */
   peakRangeDb?: number;
   /** Frames less than this above the noise floor are not speech. Default 6 dB. */
@@ -110,6 +118,7 @@ export function refineSpeechEdges(
   const splitPause = Math.round((options.splitPauseMs ?? 250) / frameMs);
   const edgePause = Math.round((options.edgePauseMs ?? 250) / frameMs);
   const rejectedLoud = options.rejectedLoudDb ?? 10;
+  const reachPastQuiet = options.reachPastQuietEdge ?? false;
   const T = levels.length;
   const out: SpeechSegment[] = [];
   let prevEnd = 0;
@@ -167,10 +176,18 @@ export function refineSpeechEdges(
       }
       return far;
     };
-    if (onS(s)) s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
-    else while (s < e && s - s0 < maxShift && !onS(s)) s++;
-    if (e - 1 >= s && onE(e - 1)) e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
-    else while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
+    if (reachPastQuiet) {
+      // Find the speech at each edge first, then reach outward from it like any edge.
+      while (s < e && s - s0 < maxShift && !onS(s)) s++;
+      if (s < e && onS(s)) s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
+      while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
+      if (e > s && onE(e - 1)) e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
+    } else {
+      if (onS(s)) s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
+      else while (s < e && s - s0 < maxShift && !onS(s)) s++;
+      if (e - 1 >= s && onE(e - 1)) e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
+      else while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
+    }
     if (e - s < minLen) return;
     const pieces: Array<[number, number]> = [];
     let from = s;

@@ -41,7 +41,10 @@ export interface PerMicOptions extends TurnSmoothing {
   bleedDecayDbPerSec?: number;
   /** Moves turn edges onto the channel's speech/noise boundary at 10 ms (edges.ts). Default true. */
   refineEdges?: boolean;
-  /** Edge options; per-mic's `floorMarginDb` defaults to 7 dB, the voice 6 dB over the noise. */
+  /**
+   * Edge options; per-mic's `floorMarginDb` defaults to 7 dB, the voice 6 dB over the noise,
+   * and `reachPastQuietEdge` to true.
+   */
   edges?: EdgeOptions;
 }
 
@@ -298,7 +301,7 @@ export function diarizePerMic(
     const kept = segments.filter((g) => !inSpan(g));
     const own = segments.filter(inSpan);
     // One channel is one speaker: its pauses under 250 ms are bridged, as in the references.
-    const edges = { bridgeMs: 250, floorMarginDb: EDGE_MARGIN_DB, ...options.edges };
+    const edges = { bridgeMs: 250, floorMarginDb: EDGE_MARGIN_DB, reachPastQuietEdge: true, ...options.edges };
     const recording = noiseFloorDb(fine[i]!);
     const voice = voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03);
     const floor = voice >= recording + VOICE_FLOOR_ABOVE_DB ? voice : recording;

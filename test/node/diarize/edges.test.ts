@@ -122,6 +122,18 @@ describe('refineSpeechEdges across short pauses', () => {
     expect(refineSpeechEdges(vadSaw, levels, floor, { edgePauseMs: 0 })).toEqual([{ startMs: 1000, endMs: 2000 }]);
   });
 
+  test('an edge the VAD put in the pause next to a soft syllable reaches it with reachPastQuietEdge', () => {
+    const levels = wordWith([[0.7, 0.85, murmur, 200], [2.15, 2.3, murmur, 200]]);
+    const floor = noiseFloorDb(levels);
+    // Silero's segment starts in the pause after the first murmur and ends in the pause before
+    // the second: by default each edge only moves inward, onto the word.
+    const inPauses = [{ startMs: 900, endMs: 2080 }];
+    expect(refineSpeechEdges(inPauses, levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
+    expect(refineSpeechEdges(inPauses, levels, floor, { reachPastQuietEdge: true })).toEqual([{ startMs: 700, endMs: 2300 }]);
+    // An edge on speech already reaches outward either way.
+    expect(refineSpeechEdges(vadSaw, levels, floor, { reachPastQuietEdge: true })).toEqual(refineSpeechEdges(vadSaw, levels, floor));
+  });
+
   test('a pause of 250 ms or more is where the speech ends', () => {
     const levels = wordWith([[2.3, 2.45, murmur, 200]]);
     expect(refineSpeechEdges(vadSaw, levels, noiseFloorDb(levels))).toEqual([{ startMs: 1000, endMs: 2000 }]);
