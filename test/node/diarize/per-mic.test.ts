@@ -180,6 +180,31 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(endOf({ edges: { floorMarginDb: 6 } })).toBeGreaterThan(3750);
   });
 
+  test('a turn the VAD starts in the pause after a soft syllable takes the syllable', () => {
+    // A soft syllable at −42 dBFS (0.80–0.95 s), a pause, then a word at −30 dBFS (1.10–3.50 s),
+    // over a hiss of −50 dBFS. The test double's VAD starts at 1.024 s, inside the pause.
+    const rate = 16000;
+    const rand = seededRandom(6);
+    const mic = new Float32Array(4.5 * rate);
+    const hiss = 10 ** (-50 / 20) * Math.sqrt(3);
+    const amp = (db: number): number => 10 ** (db / 20) * Math.SQRT2;
+    for (let i = 0; i < mic.length; i++) {
+      const t = i / rate;
+      const voice = t >= 0.8 && t < 0.95 ? amp(-42) : t >= 1.1 && t < 3.5 ? amp(-30) : 0;
+      mic[i] = voice * Math.sin(2 * Math.PI * 180 * t) + hiss * (2 * rand() - 1);
+    }
+    const vadDouble = Float32Array.from({ length: Math.floor(mic.length / 512) }, (_, k) => (k * 32 >= 1000 && k * 32 < 3500 ? 0.9 : 0.1));
+    const startOf = (options: Parameters<typeof diarizePerMic>[3]): number => {
+      const r = diarizePerMic([mic], rate, [vadDouble], { voiceFloorQuantile: 0, minTurnMs: 0, ...options });
+      if (r.kind !== 'speakers') throw new Error('expected speakers');
+      return Math.min(...r.turns.map((t) => t.startMs));
+    };
+    // Measured: 800 ms by default, 1100 ms without reachPastQuietEdge.
+    expect(startOf({})).toBeLessThan(850);
+    // Only moved inward from a quiet first frame, the start stops at the word.
+    expect(startOf({ edges: { reachPastQuietEdge: false } })).toBeGreaterThanOrEqual(1100);
+  });
+
   test('bleed that crosses a room (a delay and a reverberant tail) is still told from a voice of its own', async () => {
     const h = roomImpulse(seededRandom(2));
     const delay = h.findIndex((v) => v !== 0);
