@@ -176,18 +176,14 @@ export function refineSpeechEdges(
       }
       return far;
     };
-    if (reachPastQuiet) {
-      // Find the speech at each edge first, then reach outward from it like any edge.
-      while (s < e && s - s0 < maxShift && !onS(s)) s++;
-      if (s < e && onS(s)) s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
-      while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
-      if (e > s && onE(e - 1)) e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
-    } else {
-      if (onS(s)) s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
-      else while (s < e && s - s0 < maxShift && !onS(s)) s++;
-      if (e - 1 >= s && onE(e - 1)) e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
-      else while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
-    }
+    // An edge on speech reaches outward across short pauses; one in a pause moves inward onto
+    // the speech, and reaches outward from there only with `reachPastQuietEdge`.
+    const startOnSpeech = onS(s);
+    while (s < e && s - s0 < maxShift && !onS(s)) s++;
+    if ((startOnSpeech || reachPastQuiet) && s < e && onS(s)) s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
+    const endOnSpeech = e > s && onE(e - 1);
+    while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
+    if ((endOnSpeech || reachPastQuiet) && e > s && onE(e - 1)) e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
     if (e - s < minLen) return;
     const pieces: Array<[number, number]> = [];
     let from = s;
