@@ -1,11 +1,40 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diarizationErrorRate } from '../../../src/analysis/diarize/der.ts';
-import { diarizePerMic } from '../../../src/analysis/diarize/per-mic.ts';
+import { diarizePerMic, type PerMicOptions } from '../../../src/analysis/diarize/per-mic.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { assembleConversation, roomImpulse, withBleed, withRoomBleed, type Conversation } from '../../../tools/diarization/assemble.ts';
 import { channelProbabilities, createNodeVad } from '../../../tools/diarization/vad-node.ts';
+
+/**
+ * One mic at 16 kHz: tones at `hz` over uniform hiss of rms −50 dBFS (seeded), each tone
+ * [from s, to s, rms dBFS].
+ */
+function tonesOverHiss(seconds: number, hz: number, seed: number, tones: ReadonlyArray<readonly [number, number, number]>): Float32Array {
+  const rate = 16000;
+  const rand = seededRandom(seed);
+  const mic = new Float32Array(seconds * rate);
+  const hiss = 10 ** (-50 / 20) * Math.sqrt(3);
+  for (let i = 0; i < mic.length; i++) {
+    const t = i / rate;
+    const tone = tones.find(([from, to]) => t >= from && t < to);
+    const amp = tone ? 10 ** (tone[2] / 20) * Math.SQRT2 : 0;
+    mic[i] = amp * Math.sin(2 * Math.PI * hz * t) + hiss * (2 * rand() - 1);
+  }
+  return mic;
+}
+
+/**
+ * Per-mic turns of one mic whose VAD is a test double: speech (0.9) on Silero's 32 ms frames
+ * from `fromMs` to `toMs`, 0.1 elsewhere; the voice floor and the minimum turn are off.
+ */
+function oneMicTurns(mic: Float32Array, fromMs: number, toMs: number, options: PerMicOptions): Turn[] {
+  const vadDouble = Float32Array.from({ length: Math.floor(mic.length / 512) }, (_, k) => (k * 32 >= fromMs && k * 32 < toMs ? 0.9 : 0.1));
+  const r = diarizePerMic([mic], 16000, [vadDouble], { voiceFloorQuantile: 0, minTurnMs: 0, ...options });
+  if (r.kind !== 'speakers') throw new Error('expected speakers');
+  return r.turns;
+}
 
 describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   let vad: SileroVad;
@@ -158,22 +187,8 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     // (−50 dBFS), so 6.4 dB over it with the hiss added. The test double's VAD covers the
     // loud part only (2 s of speech at least, or there is no speech); the edge may move out
     // into the tail by level alone.
-    const rate = 16000;
-    const rand = seededRandom(5);
-    const mic = new Float32Array(5 * rate);
-    const hiss = 10 ** (-50 / 20) * Math.sqrt(3); // uniform noise of rms −50 dBFS
-    const amp = (db: number): number => 10 ** (db / 20) * Math.SQRT2;
-    for (let i = 0; i < mic.length; i++) {
-      const t = i / rate;
-      const voice = t >= 1 && t < 3.5 ? amp(-30) : t >= 3.5 && t < 3.9 ? amp(-44.8) : 0;
-      mic[i] = voice * Math.sin(2 * Math.PI * 220 * t) + hiss * (2 * rand() - 1);
-    }
-    const vadDouble = Float32Array.from({ length: Math.floor(mic.length / 512) }, (_, k) => (k * 32 >= 1000 && k * 32 < 3500 ? 0.9 : 0.1));
-    const endOf = (options: Parameters<typeof diarizePerMic>[3]): number => {
-      const r = diarizePerMic([mic], rate, [vadDouble], { voiceFloorQuantile: 0, minTurnMs: 0, ...options });
-      if (r.kind !== 'speakers') throw new Error('expected speakers');
-      return Math.max(...r.turns.map((t) => t.endMs));
-    };
+    const mic = tonesOverHiss(5, 220, 5, [[1, 3.5, -30], [3.5, 3.9, -44.8]]);
+    const endOf = (options: PerMicOptions): number => Math.max(...oneMicTurns(mic, 1000, 3500, options).map((t) => t.endMs));
     // Measured: the turn ends at 3510 ms by default, at 3890 ms with a 6 dB margin.
     expect(endOf({})).toBeLessThan(3600);
     // Judged as voice plus hiss 6 dB over the hiss, most of the tail passed for speech.
@@ -183,22 +198,8 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   test('a turn the VAD starts in the pause after a soft syllable takes the syllable', () => {
     // A soft syllable at −42 dBFS (0.80–0.95 s), a pause, then a word at −30 dBFS (1.10–3.50 s),
     // over a hiss of −50 dBFS. The test double's VAD starts at 1.024 s, inside the pause.
-    const rate = 16000;
-    const rand = seededRandom(6);
-    const mic = new Float32Array(4.5 * rate);
-    const hiss = 10 ** (-50 / 20) * Math.sqrt(3);
-    const amp = (db: number): number => 10 ** (db / 20) * Math.SQRT2;
-    for (let i = 0; i < mic.length; i++) {
-      const t = i / rate;
-      const voice = t >= 0.8 && t < 0.95 ? amp(-42) : t >= 1.1 && t < 3.5 ? amp(-30) : 0;
-      mic[i] = voice * Math.sin(2 * Math.PI * 180 * t) + hiss * (2 * rand() - 1);
-    }
-    const vadDouble = Float32Array.from({ length: Math.floor(mic.length / 512) }, (_, k) => (k * 32 >= 1000 && k * 32 < 3500 ? 0.9 : 0.1));
-    const startOf = (options: Parameters<typeof diarizePerMic>[3]): number => {
-      const r = diarizePerMic([mic], rate, [vadDouble], { voiceFloorQuantile: 0, minTurnMs: 0, ...options });
-      if (r.kind !== 'speakers') throw new Error('expected speakers');
-      return Math.min(...r.turns.map((t) => t.startMs));
-    };
+    const mic = tonesOverHiss(4.5, 180, 6, [[0.8, 0.95, -42], [1.1, 3.5, -30]]);
+    const startOf = (options: PerMicOptions): number => Math.min(...oneMicTurns(mic, 1000, 3500, options).map((t) => t.startMs));
     // Measured: 800 ms by default, 1100 ms without reachPastQuietEdge.
     expect(startOf({})).toBeLessThan(850);
     // Only moved inward from a quiet first frame, the start stops at the word.
