@@ -9,6 +9,7 @@ import { VAD_FRAME_MS, type SpeechSegment } from '../vad.ts';
 import { lowCut } from '../signal-filter.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
+import { cancelCrosstalk } from './crosstalk.ts';
 
 /** Options of {@link diarizePerMic}. */
 export interface PerMicOptions extends TurnSmoothing {
@@ -46,6 +47,13 @@ export interface PerMicOptions extends TurnSmoothing {
    * and `reachPastQuietEdge` to true.
    */
   edges?: EdgeOptions;
+  /**
+   * Cancels each channel's crosstalk (crosstalk.ts) and lets a frame the bleed test rejects
+   * count when what is left of the channel is still a voice over the bleed left in it: the
+   * quieter voice of an overlap. A pair whose bleed cancelling does not reduce by 6 dB (a
+   * room's long tail) keeps the plain test. Default true.
+   */
+  cancelCrosstalk?: boolean;
 }
 
 /** Frames below this level (dB) are digital silence. */
@@ -63,6 +71,22 @@ const VOICE_FLOOR_ABOVE_DB = 3;
  * 10·log10(1 + 10^0.6) ≈ 7 dB over the noise alone.
  */
 const EDGE_MARGIN_DB = 7;
+/**
+ * A channel learns its crosstalk on frames it does not own, while a neighbour owns them, and
+ * where its level is within this many dB of the bleed predicted on it: bleed alone.
+ */
+const CROSSTALK_LEARN_DB = 3;
+/**
+ * The bleed left after cancelling is learnt on frames where a neighbour's bleed stood this
+ * far (dB) over the channel's floor before cancelling (less and the residual is the floor),
+ * as this quantile of residual − neighbour's level.
+ */
+const RESIDUAL_BLEED_ABOVE_DB = 15;
+const RESIDUAL_BLEED_QUANTILE = 0.8;
+/** The residual of a pair is trusted only where cancelling took this many dB off its bleed. */
+const CROSSTALK_DEPTH_DB = 6;
+/** A residual frame is a voice only this far (dB) over the residual's noise floor. */
+const RESIDUAL_FLOOR_DB = 6;
 
 /**
  * Per frame, whether the channel was recording: digital silence before its first sound or
@@ -98,6 +122,8 @@ function voiceFloorDb(levels: Float64Array, turns: readonly SpeechSegment[], all
 /** Levels on one time grid (the VAD's, or 10 ms for the edges). */
 interface Grid {
   levels: Float64Array[];
+  /** The levels of what crosstalk cancellation leaves of each channel, when it ran. */
+  residual?: Float64Array[] | undefined;
   /** What each channel's bleed may put on the others: its level held as it falls (heldLevels). */
   held: Float64Array[];
   /** Whether each channel is recording (recordingSpan). */
@@ -117,6 +143,75 @@ function heldLevels(levels: Float64Array[], frameMs: number, decayDbPerSec: numb
     for (let t = 0; t < l.length; t++) h = held[t] = Math.max(l[t]!, h - step);
     return held;
   });
+}
+
+/** What crosstalk cancellation leaves of each channel, and how to read it. */
+interface Crosstalk {
+  /** The residual signals (above 80 Hz, as the channels they come from). */
+  signals: Float32Array[];
+  /** Their levels on the VAD's grid. */
+  levels: Float64Array[];
+  /**
+   * bleed[i][j]: the residual's dB less neighbour j's held level where only j talks, or null
+   * where cancelling took less than CROSSTALK_DEPTH_DB off the bleed (the plain test stands).
+   */
+  bleed: (number | null)[][];
+  /** Per channel: the residual level a voice needs, dB (its floor + RESIDUAL_FLOOR_DB). */
+  voiceLevel: number[];
+}
+
+/**
+ * Cancels each channel's crosstalk, learnt where the channel carries only bleed
+ * (CROSSTALK_LEARN_DB), and measures the bleed the residual still carries.
+ *
+ * @param filtered the channels above 80 Hz
+ * @param levels, held, live, bleed the grid and the bleed learnt on the channels themselves
+ * @param own per channel and frame, whether the plain bleed test gives it the frame
+ */
+function crosstalkResidual(
+  filtered: readonly Float32Array[],
+  sampleRate: number,
+  frameMs: number,
+  grid: Grid,
+  bleed: readonly number[][],
+  own: readonly Uint8Array[],
+): Crosstalk {
+  const { levels, held, live } = grid;
+  const n = filtered.length;
+  const frames = own[0]!.length;
+  /** The loudest bleed the live neighbours would put on channel i in frame t, dB. */
+  const predicted = (i: number, t: number): number => {
+    let p = -Infinity;
+    for (let j = 0; j < n; j++) if (j !== i && live[j]![t]) p = Math.max(p, held[j]![t]! + bleed[i]![j]!);
+    return p;
+  };
+  const learn = levels.map((l, i) =>
+    Uint8Array.from({ length: frames }, (_, t) => {
+      if (own[i]![t] || !live[i]![t]) return 0;
+      const talker = own.some((o, j) => j !== i && live[j]![t] === 1 && o[t] === 1);
+      return talker && l[t]! < predicted(i, t) + CROSSTALK_LEARN_DB ? 1 : 0;
+    }),
+  );
+  const signals = cancelCrosstalk(filtered, Math.round((sampleRate * frameMs) / 1000), learn);
+  const residual = signals.map((c) => frameLevelsDb(c, sampleRate, frameMs, frames, 0));
+  const left = levels.map((l, i) => {
+    const floor = noiseFloorDb(l);
+    return levels.map((_, j) => {
+      if (i === j) return null;
+      // Frames of j's bleed alone on i (j's tail included: its level held as it falls).
+      const diffs: number[] = [];
+      for (let t = 0; t < frames; t++) {
+        const b = held[j]![t]! + bleed[i]![j]!;
+        if (own[i]![t] || !live[i]![t] || !live[j]![t] || b < floor + RESIDUAL_BLEED_ABOVE_DB || l[t]! >= b + CROSSTALK_LEARN_DB) continue;
+        diffs.push(residual[i]![t]! - held[j]![t]!);
+      }
+      if (diffs.length < 10) return null;
+      const after = quantile(diffs, RESIDUAL_BLEED_QUANTILE);
+      return bleed[i]![j]! - after >= CROSSTALK_DEPTH_DB ? after : null;
+    });
+  });
+  const voiceLevel = signals.map((c) => noiseFloorDb(frameLevelsDb(c, sampleRate, 10, undefined, 0)) + RESIDUAL_FLOOR_DB);
+  return { signals, levels: residual, bleed: left, voiceLevel };
 }
 
 function quantile(values: number[], q: number): number {
@@ -203,18 +298,38 @@ export function diarizePerMic(
     for (let j = 0; j < n; j++) if (j !== i && Number.isFinite(ownLevel[j]!)) loudestBleed = Math.max(loudestBleed, ownLevel[j]! + bleed[i]![j]!);
     return Number.isFinite(mine) && Number.isFinite(loudestBleed) ? (mine + loudestBleed) / 2 : -Infinity;
   });
-  const ownsFrame = (g: Grid, i: number, t: number): boolean => {
-    if (!g.live[i]![t]) return false;
+  /** No live neighbour's bleed (by `below`) explains channel i in frame t. */
+  const ownsBy = (g: Grid, i: number, t: number, below: (j: number) => boolean): boolean => {
     let missing = false;
     for (let j = 0; j < n; j++) {
       if (j === i) continue;
       if (!g.live[j]![t]) missing = true;
-      else if (belowBleed(g, i, j, t)) return false;
+      else if (below(j)) return false;
     }
     return !missing || g.levels[i]![t]! >= aloneFloor[i]!;
   };
+  let crosstalk: Crosstalk | undefined;
+  const ownsFrame = (g: Grid, i: number, t: number): boolean => {
+    if (!g.live[i]![t]) return false;
+    if (ownsBy(g, i, t, (j) => belowBleed(g, i, j, t))) return true;
+    // What cancelling leaves: a voice, over the bleed left in it.
+    const r = g.residual?.[i]![t];
+    if (!crosstalk || r === undefined || r < crosstalk.voiceLevel[i]!) return false;
+    return ownsBy(g, i, t, (j) => {
+      const left = crosstalk!.bleed[i]![j] ?? null;
+      return left === null ? belowBleed(g, i, j, t) : r < g.held[j]![t]! + left + margin;
+    });
+  };
   const own = channels.map(() => new Uint8Array(frames));
-  for (let t = 0; t < frames; t++) for (let i = 0; i < n; i++) own[i]![t] = ownsFrame(coarse, i, t) ? 1 : 0;
+  const owned = (): void => {
+    for (let t = 0; t < frames; t++) for (let i = 0; i < n; i++) own[i]![t] = ownsFrame(coarse, i, t) ? 1 : 0;
+  };
+  owned();
+  if (n > 1 && options.cancelCrosstalk !== false) {
+    crosstalk = crosstalkResidual(filtered, sampleRate, frameMs, coarse, bleed, own);
+    coarse.residual = crosstalk.levels;
+    owned();
+  }
   // Speech a live channel hears at bleed level while a neighbour is not recording is most
   // likely that neighbour's, unless a recording neighbour owns the frame and explains it.
   const explained = (i: number, t: number): boolean => {
@@ -288,7 +403,12 @@ export function diarizePerMic(
   const fine = filtered.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
   const T10 = Math.min(...fine.map((l) => l.length));
   const fineLive = fine.map(recordingSpan);
-  const fineGrid: Grid = { levels: fine, held: heldLevels(fine, 10, decay), live: fineLive };
+  const fineGrid: Grid = {
+    levels: fine,
+    residual: crosstalk?.signals.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0)),
+    held: heldLevels(fine, 10, decay),
+    live: fineLive,
+  };
   const refine = (i: number, segments: SpeechSegment[]): SpeechSegment[] => {
     const allowed = new Uint8Array(T10);
     for (let t = 0; t < T10; t++) allowed[t] = ownsFrame(fineGrid, i, t) ? 1 : 0;
