@@ -228,7 +228,8 @@ function quantile(values: number[], q: number): number {
  * frames where i talks over j do not inflate it). In each frame channel i speaks when its
  * VAD fires and its level exceeds, by `bleedMarginDb`, the bleed every other channel would
  * put on it (a neighbour's level held for a moment as it falls, for the room's echo of it).
- * The loudest channel needs only its VAD.
+ * The loudest channel needs only its VAD. A frame that fails this may still count on what
+ * crosstalk cancellation leaves of the channel (`cancelCrosstalk`, crosstalkResidual).
  *
  * @param channels mono signals, same length and time base, one per person
  * @param vad speech probability per VAD frame, one array per channel
