@@ -147,6 +147,8 @@ export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, 
   // Target i's regressors: the other channels, in order.
   const d = n - 1;
   const others = channels.map((_, i) => channels.map((__, j) => j).filter((j) => j !== i));
+  /** Target i's regressors in a frame: the other channels' spectra (`parts`: re or im), in order. */
+  const neighbours = (i: number, parts: readonly Float64Array[]): Float64Array[] => others[i]!.map((j) => parts[j]!);
 
   // Pass 1, over the frames learnt from: the normal equations per channel and bin, R w = p
   // with R = Σ conj(x) xᵀ over the neighbours' spectra x and p = Σ conj(x) y.
@@ -164,8 +166,8 @@ export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, 
       const pi = Pi[i]!;
       const yRe = re[i]!;
       const yIm = im[i]!;
-      const xRe = others[i]!.map((j) => re[j]!);
-      const xIm = others[i]!.map((j) => im[j]!);
+      const xRe = neighbours(i, re);
+      const xIm = neighbours(i, im);
       for (let k = 0; k < bins; k++) {
         const yr = yRe[k]!;
         const yi = yIm[k]!;
@@ -229,8 +231,8 @@ export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, 
       const wi = Wi[i]!;
       const er = resRe[i]!;
       const ei = resIm[i]!;
-      const xRe = others[i]!.map((j) => re[j]!);
-      const xIm = others[i]!.map((j) => im[j]!);
+      const xRe = neighbours(i, re);
+      const xIm = neighbours(i, im);
       for (let k = 0; k < bins; k++) {
         let sr = re[i]![k]!;
         let si = im[i]![k]!;

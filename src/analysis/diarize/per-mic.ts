@@ -147,10 +147,10 @@ function heldLevels(levels: Float64Array[], frameMs: number, decayDbPerSec: numb
 
 /** What crosstalk cancellation leaves of each channel, and how to read it. */
 interface Crosstalk {
-  /** The residual signals (above 80 Hz, as the channels they come from). */
-  signals: Float32Array[];
-  /** Their levels on the VAD's grid. */
+  /** The residuals' levels on the VAD's grid. */
   levels: Float64Array[];
+  /** Their levels at 10 ms, for the edges. */
+  fineLevels: Float64Array[];
   /**
    * bleed[i][j]: the residual's dB less neighbour j's held level where only j talks, or null
    * where cancelling took less than CROSSTALK_DEPTH_DB off the bleed (the plain test stands).
@@ -210,8 +210,9 @@ function crosstalkResidual(
       return bleed[i]![j]! - after >= CROSSTALK_DEPTH_DB ? after : null;
     });
   });
-  const voiceLevel = signals.map((c) => noiseFloorDb(frameLevelsDb(c, sampleRate, 10, undefined, 0)) + RESIDUAL_FLOOR_DB);
-  return { signals, levels: residual, bleed: left, voiceLevel };
+  const fineLevels = signals.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
+  const voiceLevel = fineLevels.map((l) => noiseFloorDb(l) + RESIDUAL_FLOOR_DB);
+  return { levels: residual, fineLevels, bleed: left, voiceLevel };
 }
 
 function quantile(values: number[], q: number): number {
@@ -299,27 +300,32 @@ export function diarizePerMic(
     for (let j = 0; j < n; j++) if (j !== i && Number.isFinite(ownLevel[j]!)) loudestBleed = Math.max(loudestBleed, ownLevel[j]! + bleed[i]![j]!);
     return Number.isFinite(mine) && Number.isFinite(loudestBleed) ? (mine + loudestBleed) / 2 : -Infinity;
   });
-  /** No live neighbour's bleed (by `below`) explains channel i in frame t. */
-  const ownsBy = (g: Grid, i: number, t: number, below: (j: number) => boolean): boolean => {
+  let crosstalk: Crosstalk | undefined;
+  /**
+   * Neighbour j's bleed explains channel i in frame t: on the channel's level, or with
+   * `residual` on what cancelling leaves of it, for the pairs cancelling reduced.
+   */
+  const explainedBy = (g: Grid, i: number, j: number, t: number, residual: boolean): boolean => {
+    const left = residual ? (crosstalk?.bleed[i]![j] ?? null) : null;
+    return left === null ? belowBleed(g, i, j, t) : g.residual![i]![t]! < g.held[j]![t]! + left + margin;
+  };
+  /** No live neighbour's bleed explains channel i in frame t. */
+  const ownsBy = (g: Grid, i: number, t: number, residual: boolean): boolean => {
     let missing = false;
     for (let j = 0; j < n; j++) {
       if (j === i) continue;
       if (!g.live[j]![t]) missing = true;
-      else if (below(j)) return false;
+      else if (explainedBy(g, i, j, t, residual)) return false;
     }
     return !missing || g.levels[i]![t]! >= aloneFloor[i]!;
   };
-  let crosstalk: Crosstalk | undefined;
   const ownsFrame = (g: Grid, i: number, t: number): boolean => {
     if (!g.live[i]![t]) return false;
-    if (ownsBy(g, i, t, (j) => belowBleed(g, i, j, t))) return true;
+    if (ownsBy(g, i, t, false)) return true;
     // What cancelling leaves: a voice, over the bleed left in it.
     const r = g.residual?.[i]![t];
     if (!crosstalk || r === undefined || r < crosstalk.voiceLevel[i]!) return false;
-    return ownsBy(g, i, t, (j) => {
-      const left = crosstalk!.bleed[i]![j] ?? null;
-      return left === null ? belowBleed(g, i, j, t) : r < g.held[j]![t]! + left + margin;
-    });
+    return ownsBy(g, i, t, true);
   };
   const own = channels.map(() => new Uint8Array(frames));
   const owned = (): void => {
@@ -406,7 +412,7 @@ export function diarizePerMic(
   const fineLive = fine.map(recordingSpan);
   const fineGrid: Grid = {
     levels: fine,
-    residual: crosstalk?.signals.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0)),
+    residual: crosstalk?.fineLevels,
     held: heldLevels(fine, 10, decay),
     live: fineLive,
   };
