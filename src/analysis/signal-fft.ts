@@ -1,27 +1,42 @@
 /**
- * A radix-2 complex FFT and FFT-based cross-correlation of real signals, for audio sync.
+ * A complex FFT (radix 2²) and FFT-based cross-correlation of real signals, for audio sync.
  * Pure: arrays in, arrays out.
  *
  * @module
  */
 
-const twiddleCache = new Map<number, { cos: Float64Array; sin: Float64Array }>();
+interface Plan {
+  cos: Float64Array;
+  sin: Float64Array;
+  /** The bit-reversed index of each index; only for sizes up to REVERSAL_TABLE_MAX. */
+  reversed: Uint32Array | null;
+}
 
-function twiddles(n: number): { cos: Float64Array; sin: Float64Array } {
-  let t = twiddleCache.get(n);
-  if (!t) {
+/** Sizes up to this keep a bit-reversal table (4 bytes an index); longer ones reverse on the fly. */
+const REVERSAL_TABLE_MAX = 1 << 16;
+
+const plans = new Map<number, Plan>();
+
+function plan(n: number): Plan {
+  let p = plans.get(n);
+  if (!p) {
     const cos = new Float64Array(n / 2);
     const sin = new Float64Array(n / 2);
     for (let k = 0; k < n / 2; k++) {
       cos[k] = Math.cos((2 * Math.PI * k) / n);
       sin[k] = Math.sin((2 * Math.PI * k) / n);
     }
-    t = { cos, sin };
+    let reversed: Uint32Array | null = null;
+    if (n <= REVERSAL_TABLE_MAX) {
+      reversed = new Uint32Array(n);
+      for (let i = 1; i < n; i++) reversed[i] = (reversed[i >> 1]! >> 1) | (i & 1 ? n >> 1 : 0);
+    }
+    p = { cos, sin, reversed };
     // Sync uses a handful of sizes; keeping them all would pin tens of MB, so keep the last few.
-    if (twiddleCache.size > 6) twiddleCache.clear();
-    twiddleCache.set(n, t);
+    if (plans.size > 6) plans.clear();
+    plans.set(n, p);
   }
-  return t;
+  return p;
 }
 
 /** The smallest power of two that is at least `n` (and at least 2). */
@@ -31,17 +46,16 @@ export function nextPow2(n: number): number {
   return p;
 }
 
-/**
- * In-place iterative radix-2 FFT of `re + i·im` (length a power of two). `inverse` computes the
- * unnormalised inverse (divide by n yourself).
- */
-export function fft(re: Float64Array, im: Float64Array, inverse = false): void {
+/** Puts `re + i·im` in bit-reversed order, in place. */
+function bitReverse(re: Float64Array, im: Float64Array, reversed: Uint32Array | null): void {
   const n = re.length;
-  if (n !== im.length || (n & (n - 1)) !== 0) throw new RangeError(`fft: length ${n} is not a power of two or re/im differ`);
   for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
+    if (reversed) j = reversed[i]!;
+    else {
+      let bit = n >> 1;
+      for (; j & bit; bit >>= 1) j ^= bit;
+      j ^= bit;
+    }
     if (i < j) {
       const tr = re[i]!;
       re[i] = re[j]!;
@@ -51,24 +65,104 @@ export function fft(re: Float64Array, im: Float64Array, inverse = false): void {
       im[j] = ti;
     }
   }
-  const { cos, sin } = twiddles(n);
+}
+
+/**
+ * In-place FFT of `re + i·im` (length a power of two). `inverse` computes the unnormalised
+ * inverse (divide by n yourself).
+ *
+ * Decimation in time, two radix-2 stages per pass (radix 2²): three complex multiplications
+ * for every four points where radix 2 takes four, and half the passes over the arrays. The
+ * first two stages need no multiplication; an odd stage left over at the end is radix 2.
+ */
+export function fft(re: Float64Array, im: Float64Array, inverse = false): void {
+  const n = re.length;
+  if (n !== im.length || (n & (n - 1)) !== 0) throw new RangeError(`fft: length ${n} is not a power of two or re/im differ`);
+  if (n < 2) return;
+  const { cos, sin, reversed } = plan(n);
+  bitReverse(re, im, reversed);
+  // W_N^k = cos − i·sin forward, cos + i·sin inverse; W_4^1 = −i forward, +i inverse.
   const sign = inverse ? 1 : -1;
-  for (let size = 2; size <= n; size *= 2) {
-    const half = size / 2;
-    const step = n / size;
-    for (let start = 0; start < n; start += size) {
-      for (let k = 0; k < half; k++) {
-        const wr = cos[k * step]!;
-        const wi = sign * sin[k * step]!;
-        const a = start + k;
-        const b = a + half;
-        const xr = re[b]! * wr - im[b]! * wi;
-        const xi = re[b]! * wi + im[b]! * wr;
-        re[b] = re[a]! - xr;
-        im[b] = im[a]! - xi;
-        re[a] = re[a]! + xr;
-        im[a] = im[a]! + xi;
+  let size = 1;
+  if (n >= 4) {
+    for (let s = 0; s < n; s += 4) {
+      const b0r = re[s]! + re[s + 1]!;
+      const b0i = im[s]! + im[s + 1]!;
+      const b1r = re[s]! - re[s + 1]!;
+      const b1i = im[s]! - im[s + 1]!;
+      const b2r = re[s + 2]! + re[s + 3]!;
+      const b2i = im[s + 2]! + im[s + 3]!;
+      const b3r = re[s + 2]! - re[s + 3]!;
+      const b3i = im[s + 2]! - im[s + 3]!;
+      // W_4^1 · b3
+      const tr = -sign * b3i;
+      const ti = sign * b3r;
+      re[s] = b0r + b2r;
+      im[s] = b0i + b2i;
+      re[s + 2] = b0r - b2r;
+      im[s + 2] = b0i - b2i;
+      re[s + 1] = b1r + tr;
+      im[s + 1] = b1i + ti;
+      re[s + 3] = b1r - tr;
+      im[s + 3] = b1i - ti;
+    }
+    size = 4;
+  }
+  // From transforms of size h to size 4h: a stage with twiddle W_2h^k, then one with W_4h^k.
+  for (; size * 4 <= n; size *= 4) {
+    const h = size;
+    const step = n / (4 * h);
+    for (let k = 0; k < h; k++) {
+      const w2r = cos[k * step]!;
+      const w2i = sign * sin[k * step]!;
+      const w1r = cos[2 * k * step]!;
+      const w1i = sign * sin[2 * k * step]!;
+      for (let s = k; s < n; s += 4 * h) {
+        const i1 = s + h;
+        const i2 = i1 + h;
+        const i3 = i2 + h;
+        const m1r = re[i1]! * w1r - im[i1]! * w1i;
+        const m1i = re[i1]! * w1i + im[i1]! * w1r;
+        const m3r = re[i3]! * w1r - im[i3]! * w1i;
+        const m3i = re[i3]! * w1i + im[i3]! * w1r;
+        const b0r = re[s]! + m1r;
+        const b0i = im[s]! + m1i;
+        const b1r = re[s]! - m1r;
+        const b1i = im[s]! - m1i;
+        const b2r = re[i2]! + m3r;
+        const b2i = im[i2]! + m3i;
+        const b3r = re[i2]! - m3r;
+        const b3i = im[i2]! - m3i;
+        const c2r = b2r * w2r - b2i * w2i;
+        const c2i = b2r * w2i + b2i * w2r;
+        const c3r = b3r * w2r - b3i * w2i;
+        const c3i = b3r * w2i + b3i * w2r;
+        // W_4h^(k + h) = W_4^1 · W_4h^k
+        const tr = -sign * c3i;
+        const ti = sign * c3r;
+        re[s] = b0r + c2r;
+        im[s] = b0i + c2i;
+        re[i2] = b0r - c2r;
+        im[i2] = b0i - c2i;
+        re[i1] = b1r + tr;
+        im[i1] = b1i + ti;
+        re[i3] = b1r - tr;
+        im[i3] = b1i - ti;
       }
+    }
+  }
+  if (size < n) {
+    // One radix-2 stage left (an odd number of stages): halves of size n / 2.
+    for (let a = 0; a < size; a++) {
+      const b = a + size;
+      const wr = cos[a]!;
+      const wi = sign * sin[a]!;
+      const xr = re[b]! * wr - im[b]! * wi;
+      const xi = re[b]! * wi + im[b]! * wr;
+      re[b] = re[a]! - xr;
+      im[b] = im[a]! - xi;
+      re[a] = re[a]! + xr;
+      im[a] = im[a]! + xi;
     }
   }
 }

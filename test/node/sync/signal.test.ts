@@ -4,25 +4,58 @@ import { resample, StreamingResampler } from '../../../src/analysis/signal-resam
 import { rng } from './synthetic.ts';
 
 describe('fft', () => {
-  test('matches a direct DFT', () => {
-    const r = rng(1);
-    const n = 16;
+  /** The DFT of `re + i·im` at bin k, summed directly (sign −1 forward, +1 inverse). */
+  function dft(re: Float64Array, im: Float64Array, k: number, sign: number): [number, number] {
+    const n = re.length;
+    let sr = 0;
+    let si = 0;
+    for (let t = 0; t < n; t++) {
+      const a = (sign * 2 * Math.PI * ((k * t) % n)) / n;
+      sr += re[t]! * Math.cos(a) - im[t]! * Math.sin(a);
+      si += re[t]! * Math.sin(a) + im[t]! * Math.cos(a);
+    }
+    return [sr, si];
+  }
+
+  // Odd and even numbers of stages: the radix-2² passes, the radix-2 stage left over, the smallest sizes.
+  test.each([2, 4, 8, 16, 32, 128, 1024])('matches a direct DFT, forward and inverse, n = %i', (n) => {
+    const r = rng(n);
+    const re = Float64Array.from({ length: n }, () => r() - 0.5);
+    const im = Float64Array.from({ length: n }, () => r() - 0.5);
+    for (const inverse of [false, true]) {
+      const xr = re.slice();
+      const xi = im.slice();
+      fft(xr, xi, inverse);
+      for (let k = 0; k < n; k++) {
+        const [sr, si] = dft(re, im, k, inverse ? 1 : -1);
+        expect(Math.abs(xr[k]! - sr)).toBeLessThan(1e-9);
+        expect(Math.abs(xi[k]! - si)).toBeLessThan(1e-9);
+      }
+    }
+  });
+
+  test('a size past the bit-reversal table: a few bins against a direct DFT, and back again', () => {
+    const n = 1 << 17;
+    const r = rng(3);
     const re = Float64Array.from({ length: n }, () => r() - 0.5);
     const im = Float64Array.from({ length: n }, () => r() - 0.5);
     const xr = re.slice();
     const xi = im.slice();
     fft(xr, xi);
-    for (let k = 0; k < n; k++) {
-      let sr = 0;
-      let si = 0;
-      for (let t = 0; t < n; t++) {
-        const a = (-2 * Math.PI * k * t) / n;
-        sr += re[t]! * Math.cos(a) - im[t]! * Math.sin(a);
-        si += re[t]! * Math.sin(a) + im[t]! * Math.cos(a);
-      }
-      expect(xr[k]).toBeCloseTo(sr, 9);
-      expect(xi[k]).toBeCloseTo(si, 9);
+    for (const k of [0, 1, 12345, n / 2, n - 1]) {
+      const [sr, si] = dft(re, im, k, -1);
+      expect(Math.abs(xr[k]! - sr)).toBeLessThan(1e-7);
+      expect(Math.abs(xi[k]! - si)).toBeLessThan(1e-7);
     }
+    fft(xr, xi, true);
+    let err = 0;
+    for (let t = 0; t < n; t++) err = Math.max(err, Math.abs(xr[t]! / n - re[t]!), Math.abs(xi[t]! / n - im[t]!));
+    expect(err).toBeLessThan(1e-12);
+  });
+
+  test('rejects a length that is not a power of two', () => {
+    expect(() => fft(new Float64Array(12), new Float64Array(12))).toThrow(/power of two/);
+    expect(() => fft(new Float64Array(8), new Float64Array(4))).toThrow(/re\/im differ/);
   });
 });
 
