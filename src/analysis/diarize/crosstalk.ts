@@ -94,21 +94,32 @@ function* spectra(
     for (let a = 0; a < channels.length; a += 2) {
       const xa = channels[a]!;
       const xb = channels[a + 1];
-      for (let k = 0; k < size; k++) {
-        const s = from + k;
-        zr[k] = s >= 0 && s < xa.length ? xa[s]! * win[k]! : 0;
-        zi[k] = xb && s >= 0 && s < xb.length ? xb[s]! * win[k]! : 0;
+      if (from >= 0 && from + size <= xa.length && (!xb || from + size <= xb.length)) {
+        for (let k = 0; k < size; k++) {
+          zr[k] = xa[from + k]! * win[k]!;
+          zi[k] = xb ? xb[from + k]! * win[k]! : 0;
+        }
+      } else {
+        for (let k = 0; k < size; k++) {
+          const s = from + k;
+          zr[k] = s >= 0 && s < xa.length ? xa[s]! * win[k]! : 0;
+          zi[k] = xb && s >= 0 && s < xb.length ? xb[s]! * win[k]! : 0;
+        }
       }
       fft(zr, zi);
+      // Z = A + j·B: A[k] = (Z[k] + conj Z[−k]) / 2, B[k] = (Z[k] − conj Z[−k]) / 2j.
       const ar = re[a]!;
       const ai = im[a]!;
       const br = re[a + 1];
       const bi = im[a + 1];
       for (let k = 0; k <= hop; k++) {
-        const n = (size - k) % size;
+        const n = k === 0 ? 0 : size - k;
         ar[k] = (zr[k]! + zr[n]!) / 2;
         ai[k] = (zi[k]! - zi[n]!) / 2;
-        if (br && bi) {
+      }
+      if (br && bi) {
+        for (let k = 0; k <= hop; k++) {
+          const n = k === 0 ? 0 : size - k;
           br[k] = (zi[k]! + zi[n]!) / 2;
           bi[k] = (zr[n]! - zr[k]!) / 2;
         }
@@ -116,6 +127,37 @@ function* spectra(
     }
     yield { m, re, im };
   }
+}
+
+/**
+ * Frames a channel's fit is learnt on, about at most: 4096 frames of 32 ms are 131 s of bleed,
+ * for at most 3 weights per frequency. A long file's bleed-only frames are thinned to about this
+ * many, evenly spread, which saves a third of the work on an hour (the fit's spectra are taken
+ * only on the frames it uses).
+ */
+export const LEARN_FRAMES_MAX = 4096;
+
+/**
+ * The masks thinned to every `stride`-th frame, one stride for all channels so that they learn
+ * on the same frames (a frame where one neighbour talks is bleed-only on all the others): the
+ * smallest stride that brings the channel with the most marked frames to about `max`.
+ */
+function thin(masks: readonly Uint8Array[], max: number): readonly Uint8Array[] {
+  let most = 0;
+  for (const mask of masks) {
+    let count = 0;
+    for (const v of mask) count += v;
+    most = Math.max(most, count);
+  }
+  const stride = Math.ceil(most / max);
+  if (stride <= 1) return masks;
+  return masks.map((mask) => mask.map((v, t) => (v && t % stride === 0 ? 1 : 0)));
+}
+
+/** Options of {@link cancelCrosstalk}. */
+export interface CrosstalkOptions {
+  /** About the most frames a channel's fit is learnt on: a long file's `learn` frames are thinned to every k-th (default {@link LEARN_FRAMES_MAX}). */
+  maxLearnFrames?: number;
 }
 
 /**
@@ -131,14 +173,22 @@ function* spectra(
  * @param hop samples per frame of `learn`, even (the STFT hop; the window is twice as long,
  *   centred on the frame)
  * @param learn per channel, per frame: 1 where the channel's content is its neighbours' bleed
+ * @param options.maxLearnFrames about the most frames a channel's fit uses (a long file's are thinned)
  * @returns one residual signal per channel, as long as its input
  * @example
  * const residual = cancelCrosstalk([micA, micB], 512, [bleedOnlyA, bleedOnlyB]);
  */
-export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, learn: readonly Uint8Array[]): Float32Array[] {
+export function cancelCrosstalk(
+  channels: readonly Float32Array[],
+  hop: number,
+  learn: readonly Uint8Array[],
+  options: CrosstalkOptions = {},
+): Float32Array[] {
   const n = channels.length;
+  const maxLearnFrames = options.maxLearnFrames ?? LEARN_FRAMES_MAX;
   if (learn.length !== n) throw new RangeError(`learn has ${learn.length} masks for ${n} channels`);
   if (hop <= 0 || hop % 2 !== 0) throw new RangeError(`hop ${hop} is not a positive even number of samples`);
+  if (!(maxLearnFrames >= 1)) throw new RangeError(`maxLearnFrames ${maxLearnFrames} is not a positive number of frames`);
   if (n < 2) return channels.map((c) => Float32Array.from(c));
   const size = 2 * hop;
   const bins = hop + 1;
@@ -151,15 +201,17 @@ export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, 
   const neighbours = (i: number, parts: readonly Float64Array[]): Float64Array[] => others[i]!.map((j) => parts[j]!);
 
   // Pass 1, over the frames learnt from: the normal equations per channel and bin, R w = p
-  // with R = Σ conj(x) xᵀ over the neighbours' spectra x and p = Σ conj(x) y.
+  // with R = Σ conj(x) xᵀ over the neighbours' spectra x and p = Σ conj(x) y. Stored bin-inner:
+  // R's entry (a, b) for bin k at (a · d + b) · bins + k, p's entry a at a · bins + k.
   const Rr = channels.map(() => new Float64Array(bins * d * d));
   const Ri = channels.map(() => new Float64Array(bins * d * d));
   const Pr = channels.map(() => new Float64Array(bins * d));
   const Pi = channels.map(() => new Float64Array(bins * d));
-  const learnt = (m: number): boolean => learn.some((l) => m < l.length && l[m] === 1);
+  const used = thin(learn, maxLearnFrames);
+  const learnt = (m: number): boolean => used.some((l) => m < l.length && l[m] === 1);
   for (const { m, re, im } of spectra(channels, hop, frames, learnt)) {
     for (let i = 0; i < n; i++) {
-      if (m >= learn[i]!.length || !learn[i]![m]) continue;
+      if (m >= used[i]!.length || !used[i]![m]) continue;
       const rr = Rr[i]!;
       const ri = Ri[i]!;
       const pr = Pr[i]!;
@@ -168,28 +220,29 @@ export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, 
       const yIm = im[i]!;
       const xRe = neighbours(i, re);
       const xIm = neighbours(i, im);
-      for (let k = 0; k < bins; k++) {
-        const yr = yRe[k]!;
-        const yi = yIm[k]!;
-        const base = k * d * d;
+      for (let a = 0; a < d; a++) {
+        const aRe = xRe[a]!;
+        const aIm = xIm[a]!;
         // conj(x_a) · x_b, the upper triangle (R is Hermitian; the lower is filled below).
-        for (let a = 0; a < d; a++) {
-          const ar = xRe[a]![k]!;
-          const ai = -xIm[a]![k]!;
-          for (let b = a; b < d; b++) {
-            const br = xRe[b]![k]!;
-            const bi = xIm[b]![k]!;
-            const at = base + a * d + b;
-            rr[at] = rr[at]! + ar * br - ai * bi;
-            ri[at] = ri[at]! + ar * bi + ai * br;
+        for (let b = a; b < d; b++) {
+          const bRe = xRe[b]!;
+          const bIm = xIm[b]!;
+          const o = (a * d + b) * bins;
+          for (let k = 0; k < bins; k++) {
+            rr[o + k] = rr[o + k]! + aRe[k]! * bRe[k]! + aIm[k]! * bIm[k]!;
+            ri[o + k] = ri[o + k]! + aRe[k]! * bIm[k]! - aIm[k]! * bRe[k]!;
           }
-          pr[k * d + a] = pr[k * d + a]! + ar * yr - ai * yi;
-          pi[k * d + a] = pi[k * d + a]! + ar * yi + ai * yr;
+        }
+        const o = a * bins;
+        for (let k = 0; k < bins; k++) {
+          pr[o + k] = pr[o + k]! + aRe[k]! * yRe[k]! + aIm[k]! * yIm[k]!;
+          pi[o + k] = pi[o + k]! + aRe[k]! * yIm[k]! - aIm[k]! * yRe[k]!;
         }
       }
     }
   }
-  // Weights per channel and bin, with a little diagonal loading for bins the frames hardly reach.
+  // Weights per channel and bin (neighbour r's for bin k at r · bins + k), with a little
+  // diagonal loading for bins the frames hardly reach.
   const Wr = channels.map(() => new Float64Array(bins * d));
   const Wi = channels.map(() => new Float64Array(bins * d));
   const ar = new Float64Array(d * d);
@@ -198,29 +251,33 @@ export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, 
   const bi = new Float64Array(d);
   for (let i = 0; i < n; i++) {
     for (let k = 0; k < bins; k++) {
-      ar.set(Rr[i]!.subarray(k * d * d, (k + 1) * d * d));
-      ai.set(Ri[i]!.subarray(k * d * d, (k + 1) * d * d));
-      for (let a = 0; a < d; a++) {
-        for (let b = 0; b < a; b++) {
-          ar[a * d + b] = ar[b * d + a]!;
-          ai[a * d + b] = -ai[b * d + a]!;
-        }
-      }
       let trace = 0;
-      for (let a = 0; a < d; a++) trace += ar[a * d + a]!;
+      for (let a = 0; a < d; a++) {
+        for (let b = a; b < d; b++) {
+          const o = (a * d + b) * bins + k;
+          ar[a * d + b] = Rr[i]![o]!;
+          ai[a * d + b] = Ri[i]![o]!;
+          ar[b * d + a] = Rr[i]![o]!;
+          ai[b * d + a] = -Ri[i]![o]!;
+        }
+        trace += ar[a * d + a]!;
+        br[a] = Pr[i]![a * bins + k]!;
+        bi[a] = Pi[i]![a * bins + k]!;
+      }
       if (trace <= 0) continue;
       for (let a = 0; a < d; a++) ar[a * d + a] = ar[a * d + a]! + (1e-3 * trace) / d;
-      br.set(Pr[i]!.subarray(k * d, (k + 1) * d));
-      bi.set(Pi[i]!.subarray(k * d, (k + 1) * d));
       solveComplex(ar, ai, br, bi, d);
-      Wr[i]!.set(br, k * d);
-      Wi[i]!.set(bi, k * d);
+      for (let r = 0; r < d; r++) {
+        Wr[i]![r * bins + k] = br[r]!;
+        Wi[i]![r * bins + k] = bi[r]!;
+      }
     }
   }
 
   // Pass 2: subtract the prediction and overlap-add, two channels per inverse FFT.
   const out = channels.map((c) => new Float32Array(c.length));
-  const win = sqrtHann(size);
+  // The synthesis window with the inverse FFT's 1 / size in it.
+  const synthesis = sqrtHann(size).map((w) => w / size);
   const resRe = channels.map(() => new Float64Array(bins));
   const resIm = channels.map(() => new Float64Array(bins));
   const zr = new Float64Array(size);
@@ -231,21 +288,20 @@ export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, 
       const wi = Wi[i]!;
       const er = resRe[i]!;
       const ei = resIm[i]!;
+      er.set(re[i]!);
+      ei.set(im[i]!);
       const xRe = neighbours(i, re);
       const xIm = neighbours(i, im);
-      for (let k = 0; k < bins; k++) {
-        let sr = re[i]![k]!;
-        let si = im[i]![k]!;
-        for (let r = 0; r < d; r++) {
-          const gr = xRe[r]![k]!;
-          const gi = xIm[r]![k]!;
-          const w0 = wr[k * d + r]!;
-          const w1 = wi[k * d + r]!;
-          sr -= w0 * gr - w1 * gi;
-          si -= w0 * gi + w1 * gr;
+      for (let r = 0; r < d; r++) {
+        const gRe = xRe[r]!;
+        const gIm = xIm[r]!;
+        const o = r * bins;
+        for (let k = 0; k < bins; k++) {
+          const w0 = wr[o + k]!;
+          const w1 = wi[o + k]!;
+          er[k] = er[k]! - (w0 * gRe[k]! - w1 * gIm[k]!);
+          ei[k] = ei[k]! - (w0 * gIm[k]! + w1 * gRe[k]!);
         }
-        er[k] = sr;
-        ei[k] = si;
       }
       // A real signal's spectrum is real at 0 and at the Nyquist bin.
       ei[0] = 0;
@@ -271,11 +327,16 @@ export function cancelCrosstalk(channels: readonly Float32Array[], hop: number, 
       fft(zr, zi, true);
       const oa = out[a]!;
       const ob = out[a + 1];
-      for (let s = 0; s < size; s++) {
-        const t = from + s;
-        if (t < 0 || t >= oa.length) continue;
-        oa[t] = oa[t]! + (zr[s]! / size) * win[s]!;
-        if (ob && t < ob.length) ob[t] = ob[t]! + (zi[s]! / size) * win[s]!;
+      if (from >= 0 && from + size <= oa.length && (!ob || from + size <= ob.length)) {
+        for (let s = 0; s < size; s++) oa[from + s] = oa[from + s]! + zr[s]! * synthesis[s]!;
+        if (ob) for (let s = 0; s < size; s++) ob[from + s] = ob[from + s]! + zi[s]! * synthesis[s]!;
+      } else {
+        for (let s = 0; s < size; s++) {
+          const t = from + s;
+          if (t < 0 || t >= oa.length) continue;
+          oa[t] = oa[t]! + zr[s]! * synthesis[s]!;
+          if (ob && t < ob.length) ob[t] = ob[t]! + zi[s]! * synthesis[s]!;
+        }
       }
     }
   }

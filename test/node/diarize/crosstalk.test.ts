@@ -55,6 +55,20 @@ describe('cancelCrosstalk', () => {
     expect(levelDb(resA!, 6.5, 7.5)).toBeLessThan(levelDb(micA, 6.5, 7.5) - 25);
   });
 
+  test('on more frames than maxLearnFrames, learns on every k-th of them and still cancels', () => {
+    // B's mic has 121 bleed-only frames, A's 58: a stride of 7 leaves 17 and 8 (about 20 at most).
+    const full = cancelCrosstalk([micA, micB], HOP, learn);
+    const thinned = cancelCrosstalk([micA, micB], HOP, learn, { maxLearnFrames: 20 });
+    expect(levelDb(thinned[1]!, 1, 3.5)).toBeLessThan(levelDb(micB, 1, 3.5) - 20);
+    expect(levelDb(thinned[0]!, 6.5, 7.5)).toBeLessThan(levelDb(micA, 6.5, 7.5) - 20);
+    // Fewer frames, another fit: the thinning acted.
+    let diff = 0;
+    for (let i = 0; i < micB.length; i++) diff = Math.max(diff, Math.abs(thinned[1]![i]! - full[1]![i]!));
+    expect(diff).toBeGreaterThan(1e-6);
+    // With room for every frame, nothing is thinned.
+    expect(cancelCrosstalk([micA, micB], HOP, learn, { maxLearnFrames: 121 })).toEqual(full);
+  });
+
   test('with nothing to learn from, gives the signals back', () => {
     const none = [new Uint8Array(learn[0]!.length), new Uint8Array(learn[1]!.length)];
     const out = cancelCrosstalk([micA, micB, micA.subarray(0, 3 * RATE)], HOP, [...none, new Uint8Array(10)]);
@@ -67,6 +81,7 @@ describe('cancelCrosstalk', () => {
   test('names what is wrong with its arguments', () => {
     expect(() => cancelCrosstalk([micA, micB], HOP, [learn[0]!])).toThrow(/1 masks for 2 channels/);
     expect(() => cancelCrosstalk([micA, micB], 511, learn)).toThrow(/hop 511/);
+    expect(() => cancelCrosstalk([micA, micB], HOP, learn, { maxLearnFrames: 0 })).toThrow(/maxLearnFrames 0/);
     expect(cancelCrosstalk([micA], HOP, [learn[0]!])[0]).toEqual(micA);
   });
 });
