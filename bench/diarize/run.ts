@@ -11,6 +11,9 @@
  *   adapter the engine refuses, so it runs on the first `--gpu-seconds` (default 66 s: the
  *   shortest input that gets all 16 lanes, so the batch shape is the engine's) and the 10-minute
  *   time is extrapolated from the time per batched step; it is labelled as such;
+ * - per-mic in Chromium, the engine's analysis worker on three mics: VAD with the channels one
+ *   after the other (one lane) against side by side (a worker per channel), and whether the
+ *   turns are the same;
  * - Node (`onnxruntime-web/wasm`, 1 and 2 threads, and 1 lane streaming): the figures the
  *   evaluation tools see.
  *
@@ -18,6 +21,7 @@
  *
  * @module
  */
+import { availableParallelism } from 'node:os';
 import { speechSegments } from '../../src/analysis/vad.ts';
 import { diarizeMixWithDiagnostics } from '../../src/analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../src/analysis/diarize/per-mic.ts';
@@ -86,6 +90,18 @@ if (!args.includes('--no-browser')) {
         console.log(`  WebGPU: not available (${(error as Error).message.split('\n')[0]})`);
       }
     }
+    // Per-mic VAD in the engine's analysis worker: the channels one after the other, then side by side in lanes.
+    const mics = withBleed(conv.tracks);
+    const oneLane = await browser.diarize(mics, { vadLanes: 1 });
+    const lanes = await browser.diarize(mics, { vadLanes: mics.length });
+    if (oneLane.outcome.ok && lanes.outcome.ok) {
+      const same = JSON.stringify(oneLane.outcome.result) === JSON.stringify(lanes.outcome.result);
+      console.log(
+        `  per-mic in the analysis worker, ${mics.length} mics × ${minutes} min: VAD one lane ${(oneLane.outcome.vadMs / 1000).toFixed(1)} s, ` +
+          `${lanes.outcome.vadLanes} lanes ${(lanes.outcome.vadMs / 1000).toFixed(1)} s (${(oneLane.outcome.vadMs / lanes.outcome.vadMs).toFixed(2)}×, ` +
+          `${availableParallelism()} cores here); whole call ${xrt(seconds, oneLane.ms)} → ${xrt(seconds, lanes.ms)} of ${mics.length}-mic audio; same turns: ${same}`,
+      );
+    } else console.log('  per-mic in the analysis worker: diarize failed');
   } finally {
     await browser.close();
   }

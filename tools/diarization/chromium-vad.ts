@@ -13,6 +13,7 @@ import { buildSite, ROOT } from '../../test/support/build-site.ts';
 import { launchChromium, type LaunchedChromium } from '../chromium.ts';
 import { serveStatic, type StaticServer } from '../serve.ts';
 import type { VadPageOptions, VadPageRun } from '../../test/browser/pages/vad.worker.ts';
+import type { PageDiarizeRun } from '../../test/browser/pages/vad.ts';
 
 export type { VadPageOptions } from '../../test/browser/pages/vad.worker.ts';
 
@@ -34,6 +35,11 @@ export const WEBGPU_FLAGS: readonly string[] = ['--enable-unsafe-webgpu', '--ena
 /** A Chromium with the VAD page's site served; every `run` gets a fresh page. */
 export interface VadBrowser {
   run(samples: Float32Array, options: VadPageOptions): Promise<BrowserVadRun>;
+  /**
+   * The engine's analysis worker diarizing 16 kHz channels (VAD, then per-mic or single-mix),
+   * with `vadLanes` channels at once; `abortAfterMs` aborts the call that long after it starts.
+   */
+  diarize(channels: Float32Array[], options?: { vadLanes?: number; abortAfterMs?: number }): Promise<PageDiarizeRun & { requests: string[] }>;
   close(): Promise<void>;
 }
 
@@ -56,25 +62,43 @@ export async function openVadBrowser(options: { webgpu?: boolean } = {}): Promis
   const origin = server.origin;
   const browser = chromium;
   let inputs = 0;
+  /** Samples go as a served file: 10 minutes are 38 MB, too much for page.evaluate's JSON. */
+  const serve = (samples: Float32Array): string => {
+    const name = `input/${process.pid}-${inputs++}.f32`;
+    writeFileSync(join(SITE, name), new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+    return `/${name}`;
+  };
+  /** Runs `work` on a fresh page of the site, with the paths it and its workers requested. */
+  const onPage = async <T>(work: (page: Page) => Promise<T>): Promise<T & { requests: string[] }> => {
+    const page: Page = await browser.context.newPage();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(new URL(request.url()).pathname));
+    try {
+      await page.goto(`${origin}/${PAGE_PATH}`);
+      await page.waitForSelector('body[data-ready="1"]');
+      return { ...(await work(page)), requests };
+    } finally {
+      await page.close();
+    }
+  };
   return {
     async run(samples, runOptions) {
-      // Samples go as a served file: 10 minutes are 38 MB, too much for page.evaluate's JSON.
-      const name = `input/${process.pid}-${inputs++}.f32`;
-      writeFileSync(join(SITE, name), new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
-      const page: Page = await browser.context.newPage();
-      const requests: string[] = [];
-      page.on('request', (request) => requests.push(new URL(request.url()).pathname));
-      try {
-        await page.goto(`${origin}/${PAGE_PATH}`);
-        await page.waitForSelector('body[data-ready="1"]');
-        const run = await page.evaluate(
-          ([url, o]) => (window as unknown as { vad: { run(url: string, options: VadPageOptions): Promise<Omit<BrowserVadRun, 'requests'>> } }).vad.run(url, o),
-          [`/${name}`, runOptions] as const,
-        );
-        return { ...run, requests };
-      } finally {
-        await page.close();
-      }
+      const url = serve(samples);
+      return onPage((page) =>
+        page.evaluate(
+          ([u, o]) => (window as unknown as { vad: { run(url: string, options: VadPageOptions): Promise<VadPageRun> } }).vad.run(u, o),
+          [url, runOptions] as const,
+        ),
+      );
+    },
+    async diarize(channels, diarizeOptions = {}) {
+      const urls = channels.map(serve);
+      return onPage((page) =>
+        page.evaluate(
+          ([u, o]) => (window as unknown as { vad: { diarize(urls: string[], options: object): Promise<PageDiarizeRun> } }).vad.diarize(u, o),
+          [urls, diarizeOptions] as const,
+        ),
+      );
     },
     async close() {
       await browser.close();

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { expose } from 'comlink';
+import { expose, transfer, wrap, type Remote } from 'comlink';
 import { diarizeMix, type MixOptions } from '../../analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
@@ -14,27 +14,33 @@ import { loadOrt } from '../../models/ort-loader.ts';
 import { configureOrtWasm, pickExecutionProvider, type ExecutionProviderName, type GpuLike, type OrtModule } from '../../models/ort-runtime.ts';
 import { SileroVad } from '../../models/silero-vad.ts';
 import { HostModelError, HostModelSlots } from './host-models.ts';
-import type { AnalysisWorkerApi, DiarizeOutcome, DiarizeRequest, HostModelSlot, HostModelUse } from './protocol.ts';
+import { VAD_LANES_MAX, type AnalysisWorkerApi, type DiarizeOutcome, type DiarizeRequest, type HostModelSlot, type HostModelUse, type VadLaneApi } from './protocol.ts';
 
 const running = new Map<string, AbortController>();
 /**
- * Silero and the onnxruntime-web build it was loaded with (`onnxruntime-web/wasm`, or the JSEP
- * build when VAD runs on WebGPU); the host models use the same build.
+ * Silero, the onnxruntime-web build it was loaded with (`onnxruntime-web/wasm`, or the JSEP
+ * build when VAD runs on WebGPU; the host models use the same build) and the model file (for
+ * the VAD lanes).
  */
-let vad: Promise<{ model: SileroVad; runtime: OrtModule }> | undefined;
+interface LoadedVad {
+  model: SileroVad;
+  runtime: OrtModule;
+  bytes: Uint8Array;
+}
+let vad: Promise<LoadedVad> | undefined;
 
 /** Loads Silero on WebGPU when the worker sees a hardware adapter, else (or if that fails) on wasm. */
-function loadVad(request: DiarizeRequest): Promise<{ model: SileroVad; runtime: OrtModule }> {
+function loadVad(request: DiarizeRequest): Promise<LoadedVad> {
   vad ??= (async () => {
     const response = await fetch(request.modelUrl);
     if (!response.ok) throw new Error(`VAD model ${request.modelUrl} answered ${response.status}`);
     const bytes = new Uint8Array(await response.arrayBuffer());
     // Only the chosen build is imported: the wasm path never downloads the JSEP bundle.
-    const start = async (executionProvider: ExecutionProviderName): Promise<{ model: SileroVad; runtime: OrtModule }> => {
+    const start = async (executionProvider: ExecutionProviderName): Promise<LoadedVad> => {
       const runtime = await loadOrt(executionProvider);
-      // One thread: the engine shares the machine with the page and the media worker.
+      // One thread: a second one is slower on Silero than running a second channel beside it (VAD lanes).
       configureOrtWasm(runtime, request.ortWasmPath, 1);
-      return { model: await SileroVad.create(runtime, bytes, { executionProvider }), runtime };
+      return { model: await SileroVad.create(runtime, bytes, { executionProvider }), runtime, bytes };
     };
     if ((await pickExecutionProvider((navigator as WorkerNavigator & { gpu?: GpuLike }).gpu)) === 'webgpu') {
       try {
@@ -50,6 +56,59 @@ function loadVad(request: DiarizeRequest): Promise<{ model: SileroVad; runtime: 
     throw error;
   });
   return vad;
+}
+
+/** Channels shorter than this run in one lane unless the request asks for more. */
+const LANE_MIN_SECONDS = 120;
+
+/**
+ * Speech probabilities of every channel. On wasm several channels run at once
+ * (`request.vadLanes`): this worker is the first lane, each further lane a worker of its own
+ * (vad-lane.worker.ts), and every lane takes the next channel when it finishes one. A channel
+ * goes to a lane and comes back transferred, never copied. On WebGPU, one after the other.
+ */
+async function channelProbabilities(vad: LoadedVad, request: DiarizeRequest, signal: AbortSignal): Promise<{ probs: Float32Array[]; lanes: number }> {
+  const { channels } = request;
+  const cores = navigator.hardwareConcurrency || 1;
+  // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
+  const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
+  const wanted = request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
+  const lanes = vad.model.executionProvider === 'wasm' ? Math.max(1, Math.min(channels.length, wanted)) : 1;
+  const probs: Float32Array[] = [];
+  let next = 0;
+  const here = async (): Promise<void> => {
+    for (let i = next++; i < channels.length; i = next++) probs[i] = await vad.model.speechProbabilities(channels[i]!, signal);
+  };
+  if (lanes === 1) {
+    await here();
+    return { probs, lanes };
+  }
+  const workers = Array.from({ length: lanes - 1 }, () => new Worker(new URL('./vad-lane.worker.ts', import.meta.url), { type: 'module' }));
+  // Calls into a lane that crashed (or never started) would never settle; an abort ends them all.
+  const stopped = new Promise<never>((_, reject) => {
+    for (const worker of workers) {
+      worker.addEventListener('error', (event) => reject(new Error(`a VAD lane failed: ${event.message || 'it could not start'}`)));
+    }
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  // The race below hears it; an abort after the lanes are done must not be an unhandled rejection.
+  stopped.catch(() => undefined);
+  const lane = async (remote: Remote<VadLaneApi>): Promise<void> => {
+    const model = { bytes: vad.bytes, ortWasmPath: request.ortWasmPath };
+    for (let i = next++; i < channels.length; i = next++) {
+      const channel = channels[i]!;
+      const whole = channel.byteOffset === 0 && channel.byteLength === channel.buffer.byteLength;
+      const back = await remote.probabilities(model, whole ? transfer(channel, [channel.buffer as ArrayBuffer]) : channel);
+      channels[i] = back.channel;
+      probs[i] = back.probs;
+    }
+  };
+  try {
+    await Promise.race([Promise.all([here(), ...workers.map((worker) => lane(wrap<VadLaneApi>(worker)))]), stopped]);
+  } finally {
+    for (const worker of workers) worker.terminate();
+  }
+  return { probs, lanes };
 }
 
 let hostSlots: HostModelSlots | undefined;
@@ -106,10 +165,10 @@ const api: AnalysisWorkerApi = {
     running.set(requestId, controller);
     const t0 = performance.now();
     try {
-      const { model, runtime } = await loadVad(request);
+      const loaded = await loadVad(request);
+      const { model, runtime } = loaded;
       const loadMs = performance.now() - t0;
-      const probs: Float32Array[] = [];
-      for (const channel of request.channels) probs.push(await model.speechProbabilities(channel, controller.signal));
+      const { probs, lanes } = await channelProbabilities(loaded, request, controller.signal);
       controller.signal.throwIfAborted();
       const vadMs = performance.now() - t0;
       let detected;
@@ -122,7 +181,7 @@ const api: AnalysisWorkerApi = {
       const { result, hostModels } = detected;
       const mix = request.channels.length > 1 ? mixDown(request.channels) : request.channels[0]!;
       const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
-      return { ok: true, result, quietRanges, vadProvider: model.executionProvider, vadLoadMs: loadMs, vadMs, elapsedMs: performance.now() - t0, hostModels };
+      return { ok: true, result, quietRanges, vadProvider: model.executionProvider, vadLanes: lanes, vadLoadMs: loadMs, vadMs, elapsedMs: performance.now() - t0, hostModels };
     } finally {
       running.delete(requestId);
     }

@@ -25,7 +25,17 @@ export interface DiarizeRequest {
   segmentationModelUrl?: string;
   /** Host-supplied speaker-embedding model (absolute URL): speaker similarity in single-mix mode. */
   embeddingModelUrl?: string;
+  /**
+   * How many channels VAD runs at once on wasm, each lane a worker of its own (the analysis
+   * worker is the first). Default: every channel, at most {@link VAD_LANES_MAX}; one on a
+   * single-core machine and when every channel is under 2 minutes (a lane takes about a second
+   * to start). The probabilities are the same whatever the count.
+   */
+  vadLanes?: number;
 }
+
+/** The most VAD lanes a diarize call starts by default (each holds an onnxruntime instance and a channel). */
+export const VAD_LANES_MAX = 4;
 
 /** The optional model slots of single-mix speaker detection. */
 export type HostModelSlot = 'segmentation' | 'embedding';
@@ -60,6 +70,8 @@ export interface DiarizeResponse {
   vadLoadMs: number;
   /** Time in VAD (model load included), ms. */
   vadMs: number;
+  /** How many channels VAD ran at once (1 on WebGPU and for a single channel). */
+  vadLanes: number;
   elapsedMs: number;
   /** What each optional model slot did. */
   hostModels: Record<HostModelSlot, HostModelUse>;
@@ -79,4 +91,13 @@ export interface AnalysisWorkerApi {
   diarize(request: DiarizeRequest, requestId: string): Promise<DiarizeOutcome>;
   /** Aborts the diarize call started with `requestId`. */
   abort(requestId: string): void;
+}
+
+/** A VAD lane's API (src/pipeline/stages/vad-lane.worker.ts), used by the analysis worker. */
+export interface VadLaneApi {
+  /**
+   * Silero's speech probabilities of `channel` (16 kHz) on wasm, the model loaded on the first
+   * call. The channel is transferred in and back, with the probabilities.
+   */
+  probabilities(model: { bytes: Uint8Array; ortWasmPath: string }, channel: Float32Array): Promise<{ channel: Float32Array; probs: Float32Array }>;
 }

@@ -1,9 +1,11 @@
 /**
  * Browser-test page for voice activity: exposes `window.vad.run`, which runs Silero VAD in a
- * fresh worker (vad.worker.ts: the engine's loading code) on a served raw float32 signal.
+ * fresh worker (vad.worker.ts: the engine's loading code) on a served raw float32 signal, and
+ * `window.vad.diarize`, which runs the engine's analysis worker itself on served channels.
  * Driven by tools/diarization/chromium-vad.ts (test/browser/vad.test.ts, bench/diarize/run.ts).
  */
-import { wrap } from 'comlink';
+import { transfer, wrap } from 'comlink';
+import type { AnalysisWorkerApi, DiarizeOutcome } from '../../../src/pipeline/stages/protocol.ts';
 import type { VadPageOptions, VadPageRun, VadWorkerApi } from './vad.worker.ts';
 
 async function run(inputUrl: string, options: VadPageOptions): Promise<VadPageRun> {
@@ -16,10 +18,48 @@ async function run(inputUrl: string, options: VadPageOptions): Promise<VadPageRu
   }
 }
 
-declare global {
-  interface Window {
-    vad: { run: typeof run };
+/** What {@link diarize} returns: the analysis worker's outcome and its wall time on the page. */
+export interface PageDiarizeRun {
+  outcome: DiarizeOutcome;
+  ms: number;
+}
+
+/**
+ * The engine's analysis worker (a fresh one) diarizing served raw float32 channels, as the
+ * diarizing stage calls it. `abortAfterMs` aborts the call that long after it starts.
+ */
+async function diarize(inputUrls: string[], options: { vadLanes?: number; abortAfterMs?: number } = {}): Promise<PageDiarizeRun> {
+  const channels = await Promise.all(
+    inputUrls.map(async (url) => {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+      return new Float32Array(await response.arrayBuffer());
+    }),
+  );
+  const worker = new Worker(new URL('../../../src/pipeline/stages/analysis.worker.ts', import.meta.url), { type: 'module' });
+  const analysis = wrap<AnalysisWorkerApi>(worker);
+  try {
+    const request = {
+      channels,
+      sampleRate: 16000,
+      modelUrl: new URL('/models/silero_vad_v6.onnx', location.origin).href,
+      ortWasmPath: new URL('/wasm/ort/', location.origin).href,
+      ...(options.vadLanes !== undefined ? { vadLanes: options.vadLanes } : {}),
+    };
+    const t0 = performance.now();
+    const call = analysis.diarize(transfer(request, channels.map((c) => c.buffer)), 'page');
+    if (options.abortAfterMs !== undefined) setTimeout(() => void analysis.abort('page'), options.abortAfterMs);
+    const outcome = await call;
+    return { outcome, ms: performance.now() - t0 };
+  } finally {
+    worker.terminate();
   }
 }
-window.vad = { run };
+
+declare global {
+  interface Window {
+    vad: { run: typeof run; diarize: typeof diarize };
+  }
+}
+window.vad = { run, diarize };
 document.body.dataset['ready'] = '1';
