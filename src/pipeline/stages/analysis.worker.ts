@@ -38,7 +38,7 @@ function loadVad(request: DiarizeRequest): Promise<LoadedVad> {
     // Only the chosen build is imported: the wasm path never downloads the JSEP bundle.
     const start = async (executionProvider: ExecutionProviderName): Promise<LoadedVad> => {
       const runtime = await loadOrt(executionProvider);
-      // One thread: a second one is slower on Silero than running a second channel beside it (VAD lanes).
+      // One thread: a second one does not make Silero faster; a second channel beside it does (VAD lanes).
       configureOrtWasm(runtime, request.ortWasmPath, 1);
       return { model: await SileroVad.create(runtime, bytes, { executionProvider }), runtime, bytes };
     };
@@ -73,7 +73,7 @@ async function channelProbabilities(vad: LoadedVad, request: DiarizeRequest, sig
   // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
   const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
   const wanted = request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
-  const lanes = vad.model.executionProvider === 'wasm' ? Math.max(1, Math.min(channels.length, wanted)) : 1;
+  const lanes = vad.model.executionProvider === 'wasm' && wanted >= 1 ? Math.max(1, Math.min(channels.length, Math.floor(wanted))) : 1;
   const probs: Float32Array[] = [];
   let next = 0;
   const here = async (): Promise<void> => {
