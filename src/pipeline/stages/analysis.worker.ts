@@ -10,10 +10,10 @@ import { diarizePerMic } from '../../analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../../analysis/energy.ts';
 import { alignSources, SyncError } from '../../analysis/sync.ts';
-import { loadOrt } from '../../models/ort-loader.ts';
-import { configureOrtWasm, pickExecutionProvider, type ExecutionProviderName, type GpuLike, type OrtModule } from '../../models/ort-runtime.ts';
-import { SileroVad } from '../../models/silero-vad.ts';
+import { pickExecutionProvider, type ExecutionProviderName, type GpuLike, type OrtModule } from '../../models/ort-runtime.ts';
+import type { SileroVad } from '../../models/silero-vad.ts';
 import { HostModelError, HostModelSlots } from './host-models.ts';
+import { startSilero } from './silero.ts';
 import { VAD_LANES_MAX, type AnalysisWorkerApi, type DiarizeOutcome, type DiarizeRequest, type HostModelSlot, type HostModelUse, type VadLaneApi } from './protocol.ts';
 
 const running = new Map<string, AbortController>();
@@ -36,12 +36,10 @@ function loadVad(request: DiarizeRequest): Promise<LoadedVad> {
     if (!response.ok) throw new Error(`VAD model ${request.modelUrl} answered ${response.status}`);
     const bytes = new Uint8Array(await response.arrayBuffer());
     // Only the chosen build is imported: the wasm path never downloads the JSEP bundle.
-    const start = async (executionProvider: ExecutionProviderName): Promise<LoadedVad> => {
-      const runtime = await loadOrt(executionProvider);
-      // One thread: a second one does not make Silero faster; a second channel beside it does (VAD lanes).
-      configureOrtWasm(runtime, request.ortWasmPath, 1);
-      return { model: await SileroVad.create(runtime, bytes, { executionProvider }), runtime, bytes };
-    };
+    const start = async (executionProvider: ExecutionProviderName): Promise<LoadedVad> => ({
+      ...(await startSilero(executionProvider, bytes, request.ortWasmPath)),
+      bytes,
+    });
     if ((await pickExecutionProvider((navigator as WorkerNavigator & { gpu?: GpuLike }).gpu)) === 'webgpu') {
       try {
         return await start('webgpu');

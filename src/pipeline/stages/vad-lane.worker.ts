@@ -7,20 +7,15 @@
  * @module
  */
 import { expose, transfer } from 'comlink';
-import { loadOrt } from '../../models/ort-loader.ts';
-import { configureOrtWasm } from '../../models/ort-runtime.ts';
-import { SileroVad } from '../../models/silero-vad.ts';
+import type { SileroVad } from '../../models/silero-vad.ts';
 import type { VadLaneApi } from './protocol.ts';
+import { startSilero } from './silero.ts';
 
 let vad: Promise<SileroVad> | undefined;
 
 const api: VadLaneApi = {
   async probabilities(model, channel) {
-    vad ??= (async () => {
-      const runtime = await loadOrt('wasm');
-      configureOrtWasm(runtime, model.ortWasmPath, 1);
-      return SileroVad.create(runtime, model.bytes, { executionProvider: 'wasm' });
-    })();
+    vad ??= startSilero('wasm', model.bytes, model.ortWasmPath).then((started) => started.model);
     const probs = await (await vad).speechProbabilities(channel);
     return transfer({ channel, probs }, [channel.buffer as ArrayBuffer, probs.buffer as ArrayBuffer]);
   },

@@ -1,0 +1,23 @@
+/**
+ * Silero VAD as the engine's workers load it: the onnxruntime-web build for the execution
+ * provider (only that one is downloaded), one wasm thread, the model from its bytes. The
+ * analysis worker and its VAD lanes both start it this way, so every lane computes what the
+ * analysis worker would.
+ *
+ * @module
+ */
+import { loadOrt } from '../../models/ort-loader.ts';
+import { configureOrtWasm, type ExecutionProviderName, type OrtModule } from '../../models/ort-runtime.ts';
+import { SileroVad } from '../../models/silero-vad.ts';
+
+/** Loads onnxruntime-web for `executionProvider` (wasm files under `ortWasmPath`) and Silero from `bytes`. */
+export async function startSilero(
+  executionProvider: ExecutionProviderName,
+  bytes: Uint8Array,
+  ortWasmPath: string,
+): Promise<{ model: SileroVad; runtime: OrtModule }> {
+  const runtime = await loadOrt(executionProvider);
+  // One thread: a second one does not make Silero faster; a second channel beside it does (VAD lanes).
+  configureOrtWasm(runtime, ortWasmPath, 1);
+  return { model: await SileroVad.create(runtime, bytes, { executionProvider }), runtime };
+}
