@@ -24,6 +24,7 @@ import {
 } from './gmm.ts';
 import { MIN_TOTAL_SPEECH_MS, resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
+import { isLaughterSegment, LAUGHTER_MAX_MS } from './laughter.ts';
 import { pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
 import { localRows, localSpeakerFloor, localVotes, speakersWithOverlap, type LocalSpeakerWindows } from './local.ts';
 import { spectralCluster } from './spectral.ts';
@@ -40,6 +41,11 @@ export interface MixOptions extends TurnSmoothing {
   /** Moves VAD edges onto the signal's speech/noise boundary (edges.ts). Default true. */
   refineEdges?: boolean;
   edges?: EdgeOptions;
+  /**
+   * Reports no turn on a speech segment (up to {@link LAUGHTER_MAX_MS}) that is laughter
+   * (laughter.ts); it is still clustered. Default true.
+   */
+  dropLaughter?: boolean;
   /** Clusters whose per-frame GLR is below this are one speaker. Default 0.65 nats. */
   mergeBelowGlr?: number;
   /**
@@ -420,11 +426,14 @@ export function diarizeMixWithDiagnostics(
     activity[Math.max(0, path[i]!)]![t] = 1;
   };
   frames.forEach((_, i) => markRow(i));
+  /** The speech segments the turns are reported on. */
+  let reported = speech;
   if (options.refineEdges !== false) {
     // Speakers were found on the VAD's speech; only the reported edges move to the signal's
     // speech/noise boundary (moving them before clustering would change what is clustered).
     const levels = frameLevelsDb(samples, sampleRate, FRAME_MS);
     const refined = refineSpeechEdges(speech, levels, noiseFloorDb(levels), options.edges);
+    reported = refined;
     const label = new Int32Array(T).fill(-1);
     const rowOf = new Int32Array(T).fill(-1);
     frames.forEach((t, i) => {
@@ -474,6 +483,13 @@ export function diarizeMixWithDiagnostics(
       }
       if (best >= 0) activity[best]![t] = 1;
     });
+  }
+  // Laughter was clustered with the speech (it is the laugher's voice) but is not a turn.
+  if (options.dropLaughter !== false) {
+    for (const g of reported) {
+      if (!isLaughterSegment(samples, sampleRate, g)) continue;
+      for (const a of activity) a.fill(0, Math.max(0, Math.round(g.startMs / FRAME_MS)), Math.min(T, Math.round(g.endMs / FRAME_MS)));
+    }
   }
   // Speaker changes are already at least minTurn long; only bridge short pauses.
   const smoothing = { minPauseMs: options.minPauseMs ?? 150, minTurnMs: options.minTurnMs ?? 100 };

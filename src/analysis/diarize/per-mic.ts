@@ -10,6 +10,7 @@ import { lowCut } from '../signal-filter.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { cancelCrosstalk } from './crosstalk.ts';
+import { isLaughterSegment, LAUGHTER_MAX_MS } from './laughter.ts';
 
 /** Options of {@link diarizePerMic}. */
 export interface PerMicOptions extends TurnSmoothing {
@@ -54,6 +55,12 @@ export interface PerMicOptions extends TurnSmoothing {
    * room's long tail) keeps the plain test. Default true.
    */
   cancelCrosstalk?: boolean;
+  /**
+   * Drops a channel's turns that are laughter (laughter.ts: three or more alike syllables at
+   * a steady rhythm), up to {@link LAUGHTER_MAX_MS} long: the contract's speaker detection
+   * hears no speech in laughter. Default true.
+   */
+  dropLaughter?: boolean;
 }
 
 /** Frames below this level (dB) are digital silence. */
@@ -404,7 +411,10 @@ export function diarizePerMic(
   // Measured on assembled conversations: bridging 300 ms lets bleed bursts chain into false
   // turns with four mics; 150 ms does not.
   const smoothing = { minPauseMs: options.minPauseMs ?? 150, minTurnMs: options.minTurnMs ?? 250, padMs: options.padMs ?? 0 };
-  if (options.refineEdges === false) return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i));
+  const notLaughter = (i: number, g: SpeechSegment): boolean => options.dropLaughter === false || !isLaughterSegment(channels[i]!, sampleRate, g);
+  if (options.refineEdges === false) {
+    return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i), (i, segments) => segments.filter((g) => notLaughter(i, g)));
+  }
   // Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
   // others would put on it (the same test as above, at the finer grid).
   const fine = filtered.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
@@ -432,7 +442,8 @@ export function diarizePerMic(
     const recording = noiseFloorDb(fine[i]!);
     const voice = voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03);
     const floor = voice >= recording + VOICE_FLOOR_ABOVE_DB ? voice : recording;
-    return [...refineSpeechEdges(own, fine[i]!, floor, edges, allowed), ...kept].sort((x, y) => x.startMs - y.startMs);
+    const refined = refineSpeechEdges(own, fine[i]!, floor, edges, allowed).filter((g) => notLaughter(i, g));
+    return [...refined, ...kept].sort((x, y) => x.startMs - y.startMs);
   };
   return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i), refine);
 }
