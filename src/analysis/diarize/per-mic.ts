@@ -67,6 +67,14 @@ export interface PerMicOptions extends TurnSmoothing {
 const SILENT_DB = -90;
 
 /**
+ * A neighbour whose held level is less than this far over its noise floor is silent: the
+ * bleed it would put on a channel is then noise on noise. Where every mic is at its floor (the
+ * VAD's hangover after a word), a neighbour whose bleed onto the channel was learnt as strong
+ * (−3 dB on one fixture mic) otherwise "explained" the channel's own floor, and a 200 ms word
+ * lost its hangover frames and fell under the shortest turn.
+ */
+const SILENT_NEIGHBOUR_DB = 3;
+/**
  * A channel's voice floor counts only this far (dB) above its recording's floor: closer, it is
  * the same noise read on quieter frames, not a background that comes with the voice.
  */
@@ -135,6 +143,8 @@ interface Grid {
   held: Float64Array[];
   /** Whether each channel is recording (recordingSpan). */
   live: Uint8Array[];
+  /** Each channel's noise floor (noiseFloorDb). */
+  floors: number[];
 }
 
 /**
@@ -286,9 +296,12 @@ export function diarizePerMic(
   }
 
   const decay = options.bleedDecayDbPerSec ?? 200;
-  const coarse: Grid = { levels: level, held: heldLevels(level, frameMs, decay), live };
+  const coarse: Grid = { levels: level, held: heldLevels(level, frameMs, decay), live, floors: level.map(noiseFloorDb) };
+  /** Neighbour j is at its noise floor in frame t: it says nothing, so its bleed explains nothing. */
+  const silent = (g: Grid, j: number, t: number): boolean => g.held[j]![t]! < g.floors[j]! + SILENT_NEIGHBOUR_DB;
   /** Channel i's level in frame t is no more than the bleed of j onto it (plus the margin) would explain. */
-  const belowBleed = (g: Grid, i: number, j: number, t: number): boolean => g.levels[i]![t]! < g.held[j]![t]! + bleed[i]![j]! + margin;
+  const belowBleed = (g: Grid, i: number, j: number, t: number): boolean =>
+    !silent(g, j, t) && g.levels[i]![t]! < g.held[j]![t]! + bleed[i]![j]! + margin;
   // Louder than every neighbour's bleed. A neighbour that is not recording (digital silence
   // before its start or after its end) cannot be compared: then the frame must also be
   // nearer the channel's own speech level than the loudest bleed it usually gets.
@@ -314,7 +327,7 @@ export function diarizePerMic(
    */
   const explainedBy = (g: Grid, i: number, j: number, t: number, residual: boolean): boolean => {
     const left = residual ? (crosstalk?.bleed[i]![j] ?? null) : null;
-    return left === null ? belowBleed(g, i, j, t) : g.residual![i]![t]! < g.held[j]![t]! + left + margin;
+    return left === null ? belowBleed(g, i, j, t) : !silent(g, j, t) && g.residual![i]![t]! < g.held[j]![t]! + left + margin;
   };
   /** No live neighbour's bleed explains channel i in frame t. */
   const ownsBy = (g: Grid, i: number, t: number, residual: boolean): boolean => {
@@ -425,6 +438,7 @@ export function diarizePerMic(
     residual: crosstalk?.fineLevels,
     held: heldLevels(fine, 10, decay),
     live: fineLive,
+    floors: fine.map(noiseFloorDb),
   };
   const refine = (i: number, segments: SpeechSegment[]): SpeechSegment[] => {
     const allowed = new Uint8Array(T10);

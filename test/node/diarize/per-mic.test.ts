@@ -66,6 +66,35 @@ describe('diarizePerMic with crosstalk cancellation', () => {
   });
 });
 
+describe('diarizePerMic when every mic is at its floor', () => {
+  test('a neighbour at its noise floor explains nothing: a short word keeps the VAD\'s hangover and its turn', () => {
+    // Two mics close together: A hears B 3 dB down, B hears A 16 dB down, hiss at −60 dBFS.
+    // B talks 1–4 s; A says a 200 ms word at 6 s, which the VAD (a test double) hears for
+    // 320 ms, its hangover running on over the floor. Were B's floor read as bleed (−60 − 3
+    // dB, within the 6 dB margin of A's floor), A would own only the word's 200 ms, under the
+    // 250 ms shortest turn, and lose it.
+    const rate = 16000;
+    const rand = seededRandom(5);
+    const noise = (db: number, on: (t: number) => boolean): Float32Array =>
+      Float32Array.from({ length: 8 * rate }, (_, i) => (on(i / rate) ? 10 ** (db / 20) * Math.sqrt(3) * (2 * rand() - 1) : 0));
+    const a = noise(-20, (t) => t >= 6 && t < 6.2);
+    const b = noise(-20, (t) => t >= 1 && t < 4);
+    const hiss = [noise(-60, () => true), noise(-60, () => true)];
+    const mics = [a.map((v, i) => v + 10 ** (-3 / 20) * b[i]! + hiss[0]![i]!), b.map((v, i) => v + 10 ** (-16 / 20) * a[i]! + hiss[1]![i]!)];
+    const vadDouble = (ranges: ReadonlyArray<readonly [number, number]>): Float32Array =>
+      Float32Array.from({ length: Math.floor((8 * rate) / 512) }, (_, k) => (ranges.some(([from, to]) => k * 32 >= from && k * 32 < to) ? 0.9 : 0.1));
+    const r = diarizePerMic(mics, rate, [vadDouble([[1000, 4000], [6000, 6320]]), vadDouble([[1000, 4000]])], { voiceFloorQuantile: 0 });
+    if (r.kind !== 'speakers') throw new Error('expected speakers');
+    const labelOfA = Object.entries(r.channelOfSpeaker ?? {}).find(([, ch]) => ch === 0)?.[0];
+    const word = r.turns.filter((t) => t.speaker === labelOfA);
+    expect(word).toHaveLength(1);
+    expect(Math.abs(word[0]!.startMs - 6000)).toBeLessThanOrEqual(20);
+    expect(Math.abs(word[0]!.endMs - 6200)).toBeLessThanOrEqual(20);
+    // B's talk is B's alone: A's mic hears it as bleed.
+    expect(r.turns.filter((t) => t.speaker !== labelOfA).map((t) => [t.startMs, t.endMs])).toEqual([[1000, 4000]]);
+  });
+});
+
 describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   let vad: SileroVad;
   let conv: Conversation;
