@@ -125,7 +125,8 @@ export function isLaughter(samples: Float32Array, sampleRate: number, options: L
     d.pulses >= (options.minPulses ?? 3) &&
     d.periodMs >= shortest &&
     d.periodMs <= longest &&
-    d.periodCv <= (options.maxPeriodCv ?? 0.25) &&
+    // Two pulses have one interval and no spread (when minPulses allows two).
+    (Number.isNaN(d.periodCv) || d.periodCv <= (options.maxPeriodCv ?? 0.25)) &&
     d.spectralStep <= (options.maxSpectralStep ?? 20)
   );
 }

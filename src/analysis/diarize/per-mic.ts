@@ -453,7 +453,7 @@ export function diarizePerMic(
     const own = segments.filter(inSpan);
     // One channel is one speaker: its pauses under 250 ms are bridged, as in the references.
     const edges = { bridgeMs: 250, floorMarginDb: EDGE_MARGIN_DB, reachPastQuietEdge: true, ...options.edges };
-    const recording = noiseFloorDb(fine[i]!);
+    const recording = fineGrid.floors[i]!;
     const voice = voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03);
     const floor = voice >= recording + VOICE_FLOOR_ABOVE_DB ? voice : recording;
     const refined = refineSpeechEdges(own, fine[i]!, floor, edges, allowed).filter((g) => notLaughter(i, g));

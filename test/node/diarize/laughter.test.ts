@@ -86,6 +86,10 @@ describe('laughter', () => {
 
   test('two alike syllables, an unsteady rhythm or a slow one are not enough', () => {
     expect(isLaughter(syllables([A, A], [200, 200], 260, 3), RATE)).toBe(false);
+    // Unless asked for (two pulses have no spread of period to test): a laugh's first two.
+    const laugh = syllables([A, A, A, A, A], [200, 200, 200, 200, 200], 260, 3);
+    expect(isLaughterSegment(laugh, RATE, { startMs: 0, endMs: 500 })).toBe(false);
+    expect(isLaughterSegment(laugh, RATE, { startMs: 0, endMs: 500 }, { minPulses: 2 })).toBe(true);
     expect(laughterDescriptor(syllables([A, A, A, A], [120, 350, 150, 400], 260, 4), RATE).periodCv).toBeGreaterThan(0.25);
     expect(isLaughter(syllables([A, A, A, A], [120, 350, 150, 400], 260, 4), RATE)).toBe(false);
     expect(isLaughter(syllables([A, A, A, A], [500, 500, 500, 500], 260, 5), RATE)).toBe(false);
