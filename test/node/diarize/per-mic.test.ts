@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diarizationErrorRate } from '../../../src/analysis/diarize/der.ts';
 import { diarizePerMic, type PerMicOptions } from '../../../src/analysis/diarize/per-mic.ts';
+import type { DiarizationResult } from '../../../src/analysis/diarize/result.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
@@ -25,13 +26,47 @@ function tonesOverHiss(seconds: number, hz: number, seed: number, tones: Readonl
   return mic;
 }
 
+/** A VAD test double for a 16 kHz signal of `samples`: speech (0.9) on Silero's 32 ms frames inside `rangesMs`, 0.1 elsewhere. */
+function vadDouble(samples: number, rangesMs: ReadonlyArray<readonly [number, number]>): Float32Array {
+  return Float32Array.from({ length: Math.floor(samples / 512) }, (_, k) => (rangesMs.some(([from, to]) => k * 32 >= from && k * 32 < to) ? 0.9 : 0.1));
+}
+
+/**
+ * Two mics at 16 kHz, each over its own hiss at −60 dBFS (seeded): voices A and B are noise
+ * at `[from s, to s, rms dBFS]`; mic A hears B `bleedOntoADb` down, mic B hears A `bleedOntoBDb` down.
+ */
+function twoMicsWithBleed(
+  seconds: number,
+  seed: number,
+  voiceA: readonly [number, number, number],
+  voiceB: readonly [number, number, number],
+  bleedOntoADb: number,
+  bleedOntoBDb: number,
+): Float32Array[] {
+  const rate = 16000;
+  const rand = seededRandom(seed);
+  const noise = (db: number, on: (t: number) => boolean): Float32Array =>
+    Float32Array.from({ length: seconds * rate }, (_, i) => (on(i / rate) ? 10 ** (db / 20) * Math.sqrt(3) * (2 * rand() - 1) : 0));
+  const a = noise(voiceA[2], (t) => t >= voiceA[0] && t < voiceA[1]);
+  const b = noise(voiceB[2], (t) => t >= voiceB[0] && t < voiceB[1]);
+  const hiss = [noise(-60, () => true), noise(-60, () => true)];
+  const ontoA = 10 ** (-bleedOntoADb / 20);
+  const ontoB = 10 ** (-bleedOntoBDb / 20);
+  return [a.map((v, i) => v + ontoA * b[i]! + hiss[0]![i]!), b.map((v, i) => v + ontoB * a[i]! + hiss[1]![i]!)];
+}
+
+/** The label per-mic gave the speaker of channel `channel`. */
+function labelOfChannel(r: DiarizationResult, channel: number): string | undefined {
+  if (r.kind !== 'speakers') throw new Error('expected speakers');
+  return Object.entries(r.channelOfSpeaker ?? {}).find(([, ch]) => ch === channel)?.[0];
+}
+
 /**
  * Per-mic turns of one mic whose VAD is a test double: speech (0.9) on Silero's 32 ms frames
  * from `fromMs` to `toMs`, 0.1 elsewhere; the voice floor and the minimum turn are off.
  */
 function oneMicTurns(mic: Float32Array, fromMs: number, toMs: number, options: PerMicOptions): Turn[] {
-  const vadDouble = Float32Array.from({ length: Math.floor(mic.length / 512) }, (_, k) => (k * 32 >= fromMs && k * 32 < toMs ? 0.9 : 0.1));
-  const r = diarizePerMic([mic], 16000, [vadDouble], { voiceFloorQuantile: 0, minTurnMs: 0, ...options });
+  const r = diarizePerMic([mic], 16000, [vadDouble(mic.length, [[fromMs, toMs]])], { voiceFloorQuantile: 0, minTurnMs: 0, ...options });
   if (r.kind !== 'speakers') throw new Error('expected speakers');
   return r.turns;
 }
@@ -42,22 +77,14 @@ describe('diarizePerMic with crosstalk cancellation', () => {
     // 1–7 s; B (−28 dBFS) talks 5–9 s. In the overlap B's mic reads B plus A's bleed (−30):
     // 4 dB over the bleed alone, under the 6 dB margin of the plain test. (Within 3 dB of
     // the bleed, B would count as bleed where the cancelling is learnt.)
-    const rate = 16000;
-    const rand = seededRandom(7);
-    const noise = (db: number, on: (t: number) => boolean): Float32Array =>
-      Float32Array.from({ length: 10 * rate }, (_, i) => (on(i / rate) ? 10 ** (db / 20) * Math.sqrt(3) * (2 * rand() - 1) : 0));
-    const a = noise(-20, (t) => t >= 1 && t < 7);
-    const b = noise(-28, (t) => t >= 5 && t < 9);
-    const hiss = [noise(-60, () => true), noise(-60, () => true)];
-    const bleed = 10 ** (-10 / 20);
-    const mics = [a.map((v, i) => v + bleed * b[i]! + hiss[0]![i]!), b.map((v, i) => v + bleed * a[i]! + hiss[1]![i]!)];
+    const mics = twoMicsWithBleed(10, 7, [1, 7, -20], [5, 9, -28], 10, 10);
     // VAD test doubles: each mic's VAD hears speech from 1 to 9 s (its own voice or the bleed).
-    const vadDouble = Float32Array.from({ length: Math.floor((10 * rate) / 512) }, (_, k) => (k * 32 >= 1000 && k * 32 < 9000 ? 0.9 : 0.1));
+    const vad = vadDouble(mics[0]!.length, [[1000, 9000]]);
     const startOfB = (cancelCrosstalk: boolean): number => {
       // A steady noise has no quieter frames than its own level: the voice floor is off.
-      const r = diarizePerMic(mics, rate, [vadDouble, vadDouble], { cancelCrosstalk, voiceFloorQuantile: 0 });
+      const r = diarizePerMic(mics, 16000, [vad, vad], { cancelCrosstalk, voiceFloorQuantile: 0 });
+      const label = labelOfChannel(r, 1);
       if (r.kind !== 'speakers') throw new Error('expected speakers');
-      const label = Object.entries(r.channelOfSpeaker ?? {}).find(([, ch]) => ch === 1)?.[0];
       return Math.min(...r.turns.filter((t) => t.speaker === label).map((t) => t.startMs));
     };
     // Measured: 5000 ms with cancelling, 7000 ms (when A stops) without.
@@ -73,19 +100,11 @@ describe('diarizePerMic when every mic is at its floor', () => {
     // 320 ms, its hangover running on over the floor. Were B's floor read as bleed (−60 − 3
     // dB, within the 6 dB margin of A's floor), A would own only the word's 200 ms, under the
     // 250 ms shortest turn, and lose it.
-    const rate = 16000;
-    const rand = seededRandom(5);
-    const noise = (db: number, on: (t: number) => boolean): Float32Array =>
-      Float32Array.from({ length: 8 * rate }, (_, i) => (on(i / rate) ? 10 ** (db / 20) * Math.sqrt(3) * (2 * rand() - 1) : 0));
-    const a = noise(-20, (t) => t >= 6 && t < 6.2);
-    const b = noise(-20, (t) => t >= 1 && t < 4);
-    const hiss = [noise(-60, () => true), noise(-60, () => true)];
-    const mics = [a.map((v, i) => v + 10 ** (-3 / 20) * b[i]! + hiss[0]![i]!), b.map((v, i) => v + 10 ** (-16 / 20) * a[i]! + hiss[1]![i]!)];
-    const vadDouble = (ranges: ReadonlyArray<readonly [number, number]>): Float32Array =>
-      Float32Array.from({ length: Math.floor((8 * rate) / 512) }, (_, k) => (ranges.some(([from, to]) => k * 32 >= from && k * 32 < to) ? 0.9 : 0.1));
-    const r = diarizePerMic(mics, rate, [vadDouble([[1000, 4000], [6000, 6320]]), vadDouble([[1000, 4000]])], { voiceFloorQuantile: 0 });
+    const mics = twoMicsWithBleed(8, 5, [6, 6.2, -20], [1, 4, -20], 3, 16);
+    const n = mics[0]!.length;
+    const r = diarizePerMic(mics, 16000, [vadDouble(n, [[1000, 4000], [6000, 6320]]), vadDouble(n, [[1000, 4000]])], { voiceFloorQuantile: 0 });
+    const labelOfA = labelOfChannel(r, 0);
     if (r.kind !== 'speakers') throw new Error('expected speakers');
-    const labelOfA = Object.entries(r.channelOfSpeaker ?? {}).find(([, ch]) => ch === 0)?.[0];
     const word = r.turns.filter((t) => t.speaker === labelOfA);
     expect(word).toHaveLength(1);
     expect(Math.abs(word[0]!.startMs - 6000)).toBeLessThanOrEqual(20);
