@@ -45,7 +45,7 @@ export interface PerMicOptions extends TurnSmoothing {
   refineEdges?: boolean;
   /**
    * Edge options; per-mic's `floorMarginDb` defaults to 7 dB, the voice 6 dB over the noise,
-   * and `reachPastQuietEdge` to true.
+   * `maxShiftMs` to 700 and `reachPastQuietEdge` to true.
    */
   edges?: EdgeOptions;
   /**
@@ -86,6 +86,14 @@ const VOICE_FLOOR_ABOVE_DB = 3;
  * 10·log10(1 + 10^0.6) ≈ 7 dB over the noise alone.
  */
 const EDGE_MARGIN_DB = 7;
+/**
+ * How far a channel's edge may move from the VAD's, ms (edges.ts defaults to 500). On a
+ * close mic Silero can stay under 0.4 through a soft onset that starts 600 ms before the word
+ * it wakes on (a breath, a murmur 15 dB over the floor); the edge still stops at the first
+ * pause of 250 ms and at the bleed, so reaching further took in no noise (decision 003,
+ * session 16).
+ */
+const EDGE_REACH_MS = 700;
 /**
  * A channel learns its crosstalk on frames it does not own, while a neighbour owns them, and
  * where its level is within this many dB of the bleed predicted on it: bleed alone.
@@ -452,7 +460,7 @@ export function diarizePerMic(
     const kept = segments.filter((g) => !inSpan(g));
     const own = segments.filter(inSpan);
     // One channel is one speaker: its pauses under 250 ms are bridged, as in the references.
-    const edges = { bridgeMs: 250, floorMarginDb: EDGE_MARGIN_DB, reachPastQuietEdge: true, ...options.edges };
+    const edges = { bridgeMs: 250, floorMarginDb: EDGE_MARGIN_DB, maxShiftMs: EDGE_REACH_MS, reachPastQuietEdge: true, ...options.edges };
     const recording = fineGrid.floors[i]!;
     const voice = voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03);
     const floor = voice >= recording + VOICE_FLOOR_ABOVE_DB ? voice : recording;

@@ -284,6 +284,19 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(startOf({ edges: { reachPastQuietEdge: false } })).toBeGreaterThanOrEqual(1100);
   });
 
+
+  test('an onset Silero sleeps through 600 ms before the word is still the turn\'s, up to a long pause', () => {
+    // Over a hiss of −50 dBFS: a knock at −42 dBFS (1.00–1.10 s), 300 ms of quiet, two soft
+    // syllables at −42 dBFS (1.40–1.50 s and 1.70–1.85 s) with short pauses, then the word at
+    // −30 dBFS (1.95–4.00 s). The test double's VAD starts at 2.016 s, on the word.
+    const mic = tonesOverHiss(5, 200, 8, [[1.0, 1.1, -42], [1.4, 1.5, -42], [1.7, 1.85, -42], [1.95, 4.0, -30]]);
+    const startOf = (options: PerMicOptions): number => Math.min(...oneMicTurns(mic, 2016, 4000, options).map((t) => t.startMs));
+    // Measured: 1400 ms by default (the knock beyond the 300 ms pause is left out); 1700 ms
+    // with the 500 ms reach of single-mix, which stops short of the first syllable.
+    expect(startOf({})).toBeGreaterThanOrEqual(1390);
+    expect(startOf({})).toBeLessThan(1450);
+    expect(startOf({ edges: { maxShiftMs: 500 } })).toBeGreaterThanOrEqual(1690);
+  });
   test('bleed that crosses a room (a delay and a reverberant tail) is still told from a voice of its own', async () => {
     const h = roomImpulse(seededRandom(2));
     const delay = h.findIndex((v) => v !== 0);
