@@ -87,11 +87,11 @@ const VOICE_FLOOR_ABOVE_DB = 3;
  */
 const EDGE_MARGIN_DB = 7;
 /**
- * How far a channel's edge may move from the VAD's, ms (edges.ts defaults to 500). On a
- * close mic Silero can stay under 0.4 through a soft onset that starts 600 ms before the word
- * it wakes on (a breath, a murmur 15 dB over the floor); the edge still stops at the first
- * pause of 250 ms and at the bleed, so reaching further took in no noise (decision 003,
- * session 16).
+ * How far a channel's edge may move from the VAD's, ms (edges.ts defaults to 500, which
+ * single-mix keeps). On a close mic Silero can stay under 0.4 through a soft onset that starts
+ * 600 ms before the word it wakes on (a breath and a soft syllable 5–15 dB over the floor);
+ * the edge still stops at the first pause of 250 ms, at a loud burst beyond a pause and at the
+ * bleed, so reaching further took in no noise (decision 003, session 16).
  */
 const EDGE_REACH_MS = 700;
 /**

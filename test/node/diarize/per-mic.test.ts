@@ -284,7 +284,6 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(startOf({ edges: { reachPastQuietEdge: false } })).toBeGreaterThanOrEqual(1100);
   });
 
-
   test('an onset Silero sleeps through 600 ms before the word is still the turn\'s, up to a long pause', () => {
     // Over a hiss of −50 dBFS: a knock at −42 dBFS (1.00–1.10 s), 300 ms of quiet, two soft
     // syllables at −42 dBFS (1.40–1.50 s and 1.70–1.85 s) with short pauses, then the word at
@@ -297,6 +296,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(startOf({})).toBeLessThan(1450);
     expect(startOf({ edges: { maxShiftMs: 500 } })).toBeGreaterThanOrEqual(1690);
   });
+
   test('bleed that crosses a room (a delay and a reverberant tail) is still told from a voice of its own', async () => {
     const h = roomImpulse(seededRandom(2));
     const delay = h.findIndex((v) => v !== 0);
