@@ -24,7 +24,9 @@ export default defineConfig(({ mode }) => {
     }
   }
   // MULTICAM_OUT_DIR: the CLI builds its own copy (.cache/cli-app) so it never rewrites dist/ under a running test.
-  const outDir = process.env['MULTICAM_OUT_DIR'] ? resolve(process.env['MULTICAM_OUT_DIR']) : resolve(root, test ? 'dist-test' : 'dist');
+  const outDir = process.env['MULTICAM_OUT_DIR']
+    ? resolve(process.env['MULTICAM_OUT_DIR'])
+    : resolve(root, test ? 'dist-test' : 'dist');
   let resolvedOutDir = outDir;
   return {
     root,
@@ -38,7 +40,8 @@ export default defineConfig(({ mode }) => {
         },
         closeBundle() {
           for (const dir of ['wasm', 'models']) {
-            if (existsSync(resolve(root, dir))) cpSync(resolve(root, dir), resolve(resolvedOutDir, dir), { recursive: true });
+            if (existsSync(resolve(root, dir)))
+              cpSync(resolve(root, dir), resolve(resolvedOutDir, dir), { recursive: true });
           }
           // The demo's built-in sample (scripts/make-sample.ts), when it has been made: /sample/.
           if (!test && existsSync(resolve(root, '.cache/sample/manifest.json'))) {

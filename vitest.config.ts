@@ -17,7 +17,11 @@ export default defineConfig({
         test: {
           name: 'browser',
           // Node-side tests that drive Debian's Chromium through tools/chromium.ts.
-          include: ['test/browser/**/*.test.ts', 'test/contract/**/*.browser.test.ts', 'test/reliability/**/*.browser.test.ts'],
+          include: [
+            'test/browser/**/*.test.ts',
+            'test/contract/**/*.browser.test.ts',
+            'test/reliability/**/*.browser.test.ts',
+          ],
           environment: 'node',
           fileParallelism: false,
           testTimeout: 180_000,

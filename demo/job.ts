@@ -8,7 +8,16 @@
  * @module
  */
 import { MulticamClient } from '../src/client/client.ts';
-import type { AutoMapMode, CameraMap, Job, JobSummary, PresetId, SilenceMode, SourceExt, Track } from '../src/contract/types.ts';
+import type {
+  AutoMapMode,
+  CameraMap,
+  Job,
+  JobSummary,
+  PresetId,
+  SilenceMode,
+  SourceExt,
+  Track,
+} from '../src/contract/types.ts';
 import { SOURCE_EXTS } from '../src/contract/types.ts';
 
 /** A file chosen by a person (input, drop), the built-in sample or the command line. */
@@ -49,12 +58,23 @@ export type UploadProgress = (sentBytes: number, totalBytes: number, label: stri
  * Creates the job, uploads every file through its signed URL and starts processing.
  * Returns the job id. Errors are the client's ApiError (status, code, the field at fault).
  */
-export async function createAndStartJob(client: MulticamClient, files: readonly ChosenFile[], options: JobOptions, onProgress: UploadProgress = () => undefined): Promise<string> {
+export async function createAndStartJob(
+  client: MulticamClient,
+  files: readonly ChosenFile[],
+  options: JobOptions,
+  onProgress: UploadProgress = () => undefined,
+): Promise<string> {
   files.forEach((f, i) => {
-    if (extOf(f.name) === null) throw new Error(`files[${i}] (${f.name}): unsupported extension; use one of ${SOURCE_EXTS.join(', ')}`);
+    if (extOf(f.name) === null)
+      throw new Error(`files[${i}] (${f.name}): unsupported extension; use one of ${SOURCE_EXTS.join(', ')}`);
   });
   const created = await client.createJob({
-    sources: files.map((f) => ({ label: f.label, kind: f.kind, ext: extOf(f.name) as SourceExt, fileSize: f.file.size })),
+    sources: files.map((f) => ({
+      label: f.label,
+      kind: f.kind,
+      ext: extOf(f.name) as SourceExt,
+      fileSize: f.file.size,
+    })),
     ...(options.title ? { title: options.title } : {}),
     ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}),
     review: options.review,
@@ -78,10 +98,14 @@ export async function createAndStartJob(client: MulticamClient, files: readonly 
     const sourceId = Object.keys(created.uploads)[i] as string;
     for (let first = 1; first <= upload.partCount; first += 16) {
       const partNumbers = Array.from({ length: Math.min(16, upload.partCount - first + 1) }, (_, k) => first + k);
-      const { urls } = await client.requestUploadPartUrls(created.jobId, sourceId, { uploadId: upload.uploadId, partNumbers });
+      const { urls } = await client.requestUploadPartUrls(created.jobId, sourceId, {
+        uploadId: upload.uploadId,
+        partNumbers,
+      });
       for (const n of partNumbers) {
         const url = urls[String(n)];
-        if (url === undefined) throw new Error(`requestUploadPartUrls returned no URL for part ${n} of ${chosen.label}`);
+        if (url === undefined)
+          throw new Error(`requestUploadPartUrls returned no URL for part ${n} of ${chosen.label}`);
         const slice = chosen.file.slice((n - 1) * upload.partSize, n * upload.partSize);
         await client.upload(url, slice);
         sent += slice.size;
@@ -99,17 +123,27 @@ export async function createAndStartJob(client: MulticamClient, files: readonly 
  * there is one (every camera with its speakers); otherwise camera i gets speaker i and
  * cameras past the last speaker get everyone (a guess a person should check in review).
  */
-export function proposedTracks(job: Pick<Job, 'sources' | 'camera_map'> & { turns?: Job['turns']; speakers?: string[] }): { tracks: Track[]; from: 'cameraMap' | 'guess' } {
+export function proposedTracks(
+  job: Pick<Job, 'sources' | 'camera_map'> & { turns?: Job['turns']; speakers?: string[] },
+): { tracks: Track[]; from: 'cameraMap' | 'guess' } {
   const map: CameraMap | null = job.camera_map;
   const videos = job.sources.filter((s) => s.kind === 'video');
   if (map && map.cameras.some((c) => c.speakers.length > 0)) {
-    return { tracks: map.cameras.filter((c) => videos.some((v) => v.id === c.sourceId)).map((c) => ({ sourceId: c.sourceId, speakers: [...c.speakers] })), from: 'cameraMap' };
+    return {
+      tracks: map.cameras
+        .filter((c) => videos.some((v) => v.id === c.sourceId))
+        .map((c) => ({ sourceId: c.sourceId, speakers: [...c.speakers] })),
+      from: 'cameraMap',
+    };
   }
   // The detected speakers: the map's, else the job's, else those of the turns.
   const fromTurns = [...new Set((job.turns ?? []).map((t) => t.speaker))].sort();
   const speakers = [map?.speakers ?? [], job.speakers ?? [], fromTurns].find((list) => list.length > 0) ?? [];
   return {
-    tracks: videos.map((v, i) => ({ sourceId: v.id, speakers: i < speakers.length ? [speakers[i] as string] : [...speakers] })),
+    tracks: videos.map((v, i) => ({
+      sourceId: v.id,
+      speakers: i < speakers.length ? [speakers[i] as string] : [...speakers],
+    })),
     from: 'guess',
   };
 }

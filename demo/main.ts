@@ -50,7 +50,12 @@ function showChosen(files: ChosenFile[]): void {
 
 /** Files from an input or a drop; kinds from the MIME type or extension. */
 function fromFileList(list: Iterable<File>, kind?: 'video' | 'audio'): ChosenFile[] {
-  return [...list].map((file) => ({ file, name: file.name, label: file.name.replace(/\.[^.]+$/, ''), kind: kind ?? kindOf(file) }));
+  return [...list].map((file) => ({
+    file,
+    name: file.name,
+    label: file.name.replace(/\.[^.]+$/, ''),
+    kind: kind ?? kindOf(file),
+  }));
 }
 
 function addFiles(files: ChosenFile[]): void {
@@ -84,7 +89,9 @@ function readOptions(): JobOptions {
     review: $<HTMLInputElement>('opt-review').checked,
     autoMap: $<HTMLSelectElement>('opt-automap').value as JobOptions['autoMap'],
     silence: $<HTMLSelectElement>('opt-silence').value as JobOptions['silence'],
-    ...($<HTMLInputElement>('opt-callback').value.trim() ? { callbackUrl: $<HTMLInputElement>('opt-callback').value.trim() } : {}),
+    ...($<HTMLInputElement>('opt-callback').value.trim()
+      ? { callbackUrl: $<HTMLInputElement>('opt-callback').value.trim() }
+      : {}),
   };
 }
 
@@ -95,8 +102,18 @@ function renderEvents(events: OutboxEvent[], accountId: string): void {
     ...mine.map((e) => {
       const row = el('tr', undefined, { 'data-type': e.type });
       const log = e.delivery.log.map((l) => `#${l.attempt} ${l.status ?? l.error ?? ''} ${l.durationMs} ms`).join('; ');
-      const delivery = e.callbackUrl === null ? `${e.delivery.state} (no callbackUrl: in-page only)` : `${e.delivery.state} → ${e.callbackUrl}`;
-      for (const text of [e.type, e.jobId.slice(0, 8), new Date(e.createdAt).toLocaleTimeString(), delivery, `${e.delivery.attempts}${log ? `: ${log}` : ''}`]) row.append(el('td', text));
+      const delivery =
+        e.callbackUrl === null
+          ? `${e.delivery.state} (no callbackUrl: in-page only)`
+          : `${e.delivery.state} → ${e.callbackUrl}`;
+      for (const text of [
+        e.type,
+        e.jobId.slice(0, 8),
+        new Date(e.createdAt).toLocaleTimeString(),
+        delivery,
+        `${e.delivery.attempts}${log ? `: ${log}` : ''}`,
+      ])
+        row.append(el('td', text));
       return row;
     }),
   );
@@ -121,13 +138,20 @@ function showSummary(summary: JobSummary): void {
   error.textContent = summary.error === null ? '' : `Failed at ${summary.failedAtStatus ?? '?'}: ${summary.error}`;
   if (summary.status !== lastStatus) {
     lastStatus = summary.status;
-    $('stages').append(el('li', `${new Date().toLocaleTimeString()} ${summary.status}`, { 'data-status': summary.status }));
+    $('stages').append(
+      el('li', `${new Date().toLocaleTimeString()} ${summary.status}`, { 'data-status': summary.status }),
+    );
     onStatusChange();
   }
   $('accept-proposal').hidden = summary.status !== 'mapping';
   $('render').hidden = summary.status !== 'ready';
   $('preset-row').hidden = summary.status !== 'ready' && summary.status !== 'complete';
-  const review = (summary.nextAction.type === 'map_speakers' || summary.nextAction.type === 'review_or_render' ? summary.nextAction.url : null) ?? reviewUrls.get(summary.id) ?? null;
+  const review =
+    (summary.nextAction.type === 'map_speakers' || summary.nextAction.type === 'review_or_render'
+      ? summary.nextAction.url
+      : null) ??
+    reviewUrls.get(summary.id) ??
+    null;
   const reviewLink = $<HTMLAnchorElement>('review-link');
   reviewLink.hidden = review === null;
   if (review !== null) reviewLink.href = review;
@@ -202,7 +226,10 @@ try {
   const api: DemoApi = {
     useInputs() {
       chosen = [];
-      addFiles([...fromFileList($<HTMLInputElement>('video-files').files ?? [], 'video'), ...fromFileList($<HTMLInputElement>('audio-files').files ?? [], 'audio')]);
+      addFiles([
+        ...fromFileList($<HTMLInputElement>('video-files').files ?? [], 'video'),
+        ...fromFileList($<HTMLInputElement>('audio-files').files ?? [], 'audio'),
+      ]);
       return chosen.length;
     },
     async useSample() {
@@ -289,7 +316,10 @@ try {
   $('start').addEventListener('click', () => void api.start().catch(report));
   $('accept-proposal').addEventListener('click', () => void api.acceptProposal().catch(report));
   $('render').addEventListener('click', () => void api.render().catch(report));
-  $('recut').addEventListener('click', () => void api.recut($<HTMLSelectElement>('opt-preset').value as PresetId).catch(report));
+  $('recut').addEventListener(
+    'click',
+    () => void api.recut($<HTMLSelectElement>('opt-preset').value as PresetId).catch(report),
+  );
   const refresh = $<HTMLButtonElement>('refresh');
   const newKey = $<HTMLButtonElement>('new-key');
   refresh.disabled = false;
@@ -305,7 +335,8 @@ try {
   // The summary is polled once a second while a job is not settled; the outbox (delivery
   // attempts go on after the job settles) every second regardless.
   setInterval(() => {
-    if (currentJobId !== null && (lastSummary === null || !isSettled(lastSummary) || lastSummary.id !== currentJobId)) void poll().catch(report);
+    if (currentJobId !== null && (lastSummary === null || !isSettled(lastSummary) || lastSummary.id !== currentJobId))
+      void poll().catch(report);
     else void refreshEvents().catch(report);
   }, 1000);
   await listJobs(session);

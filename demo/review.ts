@@ -23,7 +23,11 @@ async function main(editor: HTMLElement): Promise<void> {
   const script = controller ? new URL(controller.scriptURL) : null;
   const basePath = script?.searchParams.get('base') ?? '/api';
   const dbName = script?.searchParams.get('db') ?? undefined;
-  const multicam = await startMulticam({ basePath, ...(dbName === undefined ? {} : { dbName }), engine: params.get('engine') !== 'off' });
+  const multicam = await startMulticam({
+    basePath,
+    ...(dbName === undefined ? {} : { dbName }),
+    engine: params.get('engine') !== 'off',
+  });
   const mounted = mountReviewEditor(editor, { baseUrl: multicam.baseUrl, token: params.get('token') });
   addEventListener('pagehide', () => {
     mounted.dispose();

@@ -56,7 +56,11 @@ export function showError(target: HTMLElement, error: unknown): void {
 }
 
 /** Creates an element with text content; the only way the demo puts data on screen. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  attrs: Record<string, string> = {},
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);

@@ -21,7 +21,11 @@ async function renderKeys(session: DemoSession, newKeyId?: string): Promise<void
     ...list.map((key) => {
       const row = el('tr', undefined, { 'data-key-id': key.keyId });
       if (key.keyId === newKeyId) row.dataset['new'] = '1';
-      row.append(el('td', `${key.prefix}…`), el('td', key.createdAt), el('td', key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`));
+      row.append(
+        el('td', `${key.prefix}…`),
+        el('td', key.createdAt),
+        el('td', key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`),
+      );
       const cell = el('td');
       if (key.revokedAt === null) {
         const revoke = el('button', 'Revoke', { type: 'button' });
@@ -42,7 +46,9 @@ async function renderKeys(session: DemoSession, newKeyId?: string): Promise<void
 
 async function renderSecrets(session: DemoSession): Promise<void> {
   const list = await session.instance.accounts.signingSecrets(session.accountId);
-  secrets.replaceChildren(...list.map((secret, i) => el('li', `${secret}${i === 0 ? ' (current)' : ' (previous, still accepted)'}`)));
+  secrets.replaceChildren(
+    ...list.map((secret, i) => el('li', `${secret}${i === 0 ? ' (current)' : ' (previous, still accepted)'}`)),
+  );
 }
 
 try {

@@ -29,17 +29,29 @@ function pin(name, fromSub, files, toDir) {
 }
 
 function writeManifest(dir, items) {
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ generatedBy: 'scripts/copy-assets.mjs', assets: items }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({ generatedBy: 'scripts/copy-assets.mjs', assets: items }, null, 2) + '\n',
+  );
 }
 
 const wasm = join(root, 'wasm');
 const core = pin('@ffmpeg/core', 'dist/esm', ['ffmpeg-core.js', 'ffmpeg-core.wasm'], join(wasm, 'ffmpeg-core'));
-const coreMt = pin('@ffmpeg/core-mt', 'dist/esm', ['ffmpeg-core.js', 'ffmpeg-core.wasm', 'ffmpeg-core.worker.js'], join(wasm, 'ffmpeg-core-mt'));
-const ortFiles = readdirSync(join(pkgDir('onnxruntime-web'), 'dist')).filter((f) => /^ort-wasm-simd-threaded(\.jsep)?\.(wasm|mjs)$/.test(f));
+const coreMt = pin(
+  '@ffmpeg/core-mt',
+  'dist/esm',
+  ['ffmpeg-core.js', 'ffmpeg-core.wasm', 'ffmpeg-core.worker.js'],
+  join(wasm, 'ffmpeg-core-mt'),
+);
+const ortFiles = readdirSync(join(pkgDir('onnxruntime-web'), 'dist')).filter((f) =>
+  /^ort-wasm-simd-threaded(\.jsep)?\.(wasm|mjs)$/.test(f),
+);
 const ort = pin('onnxruntime-web', 'dist', ortFiles, join(wasm, 'ort'));
 writeManifest(wasm, [core, coreMt, ort]);
 
 const models = join(root, 'models');
 const vad = pin('@ricky0123/vad-web', 'dist', ['silero_vad_v6.onnx'], models);
 writeManifest(models, [vad]);
-console.log(`copy-assets: ffmpeg-core ${core.version}, ffmpeg-core-mt ${coreMt.version}, onnxruntime-web ${ort.version} (${ortFiles.length} files), silero_vad_v6 from vad-web ${vad.version}`);
+console.log(
+  `copy-assets: ffmpeg-core ${core.version}, ffmpeg-core-mt ${coreMt.version}, onnxruntime-web ${ort.version} (${ortFiles.length} files), silero_vad_v6 from vad-web ${vad.version}`,
+);

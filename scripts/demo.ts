@@ -16,8 +16,14 @@ import { serveStatic } from '../tools/serve.ts';
 import { makeSample } from './make-sample.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { audio: { type: 'string', multiple: true }, 'no-build': { type: 'boolean' } } });
-const given = [...positionals.map((p) => ({ path: p, kind: 'video' as const })), ...(values.audio ?? []).map((p) => ({ path: p, kind: 'audio' as const }))];
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { audio: { type: 'string', multiple: true }, 'no-build': { type: 'boolean' } },
+});
+const given = [
+  ...positionals.map((p) => ({ path: p, kind: 'video' as const })),
+  ...(values.audio ?? []).map((p) => ({ path: p, kind: 'audio' as const })),
+];
 for (const g of given) {
   if (!existsSync(g.path) || !statSync(g.path).isFile()) {
     console.error(`npm run demo: ${g.kind === 'audio' ? '--audio ' : ''}${g.path}: no such file`);
@@ -45,14 +51,25 @@ if (given.length > 0) {
     symlinkSync(resolve(g.path), join(dir, file));
     return { file, label: basename(g.path).replace(/\.[^.]+$/, ''), kind: g.kind, size: statSync(g.path).size };
   });
-  const manifest: SampleManifest = { version: 'command line', title: given.map((g) => basename(g.path)).join(', '), files };
+  const manifest: SampleManifest = {
+    version: 'command line',
+    title: given.map((g) => basename(g.path)).join(', '),
+    files,
+  };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
 }
 const port = Number(process.env['PORT'] ?? 5173);
 const server = await serveStatic(dist, port);
 console.log(`multicam demo: ${server.origin}/  settings: ${server.origin}/demo/settings.html  (Ctrl-C to stop)`);
-console.log('No browser here? Open that URL from your own machine, e.g. after `ssh -L ' + `${port}:127.0.0.1:${port}` + ' <this host>`.');
-if (given.length > 0) console.log(`files given on the command line: ${given.map((g) => g.path).join(', ')} (the page offers them under "Files")`);
+console.log(
+  'No browser here? Open that URL from your own machine, e.g. after `ssh -L ' +
+    `${port}:127.0.0.1:${port}` +
+    ' <this host>`.',
+);
+if (given.length > 0)
+  console.log(
+    `files given on the command line: ${given.map((g) => g.path).join(', ')} (the page offers them under "Files")`,
+  );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     // An open browser keeps connections alive; close() alone would wait for them.

@@ -16,8 +16,23 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** The generator's options: changing them changes `version`, which forces a rebuild. */
 const FIXTURE_ARGS = [
-  '--set', 'tiny', '--voices', 'espeak', '--speakers', '2', '--cameras', 'closeup:1,closeup:2,twoshot:1-2',
-  '--seconds', '25', '--width', '640', '--height', '360', '--mics', '--seed', 'demo-sample-1',
+  '--set',
+  'tiny',
+  '--voices',
+  'espeak',
+  '--speakers',
+  '2',
+  '--cameras',
+  'closeup:1,closeup:2,twoshot:1-2',
+  '--seconds',
+  '25',
+  '--width',
+  '640',
+  '--height',
+  '360',
+  '--mics',
+  '--seed',
+  'demo-sample-1',
 ];
 const VERSION = FIXTURE_ARGS.join(' ');
 
@@ -31,7 +46,9 @@ export function makeSample(options: { force?: boolean; root?: string } = {}): st
   }
   rmSync(dir, { recursive: true, force: true });
   console.log('[sample] generating the built-in sample podcast (espeak-ng voices, drawn cameras; ~20 s)…');
-  execFileSync('npx', ['tsx', join(ROOT, 'tools/fixtures/cli.ts'), ...FIXTURE_ARGS, '--out', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npx', ['tsx', join(ROOT, 'tools/fixtures/cli.ts'), ...FIXTURE_ARGS, '--out', dir], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const recipe: Array<Omit<SampleManifest['files'][number], 'size'>> = [
     { file: 'cam1.mp4', label: 'Cam 1 (close-up, speaker 1)', kind: 'video' },
     { file: 'cam2.mp4', label: 'Cam 2 (close-up, speaker 2)', kind: 'video' },

@@ -141,7 +141,15 @@ export { createRenderClient } from './render/client.ts';
 export type { RenderClient } from './render/client.ts';
 export { planRender, keptPieces, RenderPlanError } from './render/plan.ts';
 export type { RenderPlan, RenderSegment } from './render/plan.ts';
-export type { RenderSource, RenderRequest, RenderSink, RenderProgress, RenderResult, RenderOutputOptions, RenderWorkerApi } from './render/protocol.ts';
+export type {
+  RenderSource,
+  RenderRequest,
+  RenderSink,
+  RenderProgress,
+  RenderResult,
+  RenderOutputOptions,
+  RenderWorkerApi,
+} from './render/protocol.ts';
 
 // The engine runner (runs in a page: one per browser profile, stages in web workers)
 export { startEngineRunner, engineLockName, WorkerCrashError } from './pipeline/runner.ts';

@@ -42,7 +42,9 @@ export interface AccountsApi {
   createApiKey(accountId: string): Promise<{ apiKey: string; keyId: string }>;
   /** Immediate. Takes a key id or the plaintext key. */
   revokeApiKey(keyIdOrApiKey: string): Promise<void>;
-  listApiKeys(accountId: string): Promise<Array<{ keyId: string; prefix: string; createdAt: string; revokedAt: string | null }>>;
+  listApiKeys(
+    accountId: string,
+  ): Promise<Array<{ keyId: string; prefix: string; createdAt: string; revokedAt: string | null }>>;
   setQuota(accountId: string, quotaMinutes: number | null): Promise<void>;
   usage(accountId: string): Promise<{ usedMinutes: number; quotaMinutes: number | null }>;
   /** `whsec_…` secrets in force, newest first (two during a rotation). */
@@ -100,7 +102,8 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
     return account;
   };
   const checkQuota = (quotaMinutes: number | null): void => {
-    if (quotaMinutes !== null && !(Number.isFinite(quotaMinutes) && quotaMinutes >= 0)) throw new Error('quotaMinutes must be null or a number of at least 0');
+    if (quotaMinutes !== null && !(Number.isFinite(quotaMinutes) && quotaMinutes >= 0))
+      throw new Error('quotaMinutes must be null or a number of at least 0');
   };
 
   const accounts: AccountsApi = {
@@ -132,11 +135,17 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
       const keys = await listApiKeys(db, accountId);
       return keys
         .sort((a, b) => a.createdAt - b.createdAt)
-        .map((k) => ({ keyId: k.keyId, prefix: k.prefix, createdAt: iso(k.createdAt), revokedAt: k.revokedAt === null ? null : iso(k.revokedAt) }));
+        .map((k) => ({
+          keyId: k.keyId,
+          prefix: k.prefix,
+          createdAt: iso(k.createdAt),
+          revokedAt: k.revokedAt === null ? null : iso(k.revokedAt),
+        }));
     },
     async setQuota(accountId, quotaMinutes) {
       checkQuota(quotaMinutes);
-      if (!(await updateAccount(db, accountId, (a) => void (a.quotaMinutes = quotaMinutes)))) throw new Error(`account ${accountId} does not exist`);
+      if (!(await updateAccount(db, accountId, (a) => void (a.quotaMinutes = quotaMinutes))))
+        throw new Error(`account ${accountId} does not exist`);
     },
     async usage(accountId) {
       const account = await requireAccount(accountId);

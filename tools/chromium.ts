@@ -58,7 +58,13 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Launc
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     ignoreDefaultArgs: true,
-    args: [...CHROMIUM_FLAGS, ...(options.extraArgs ?? []), '--remote-debugging-pipe', `--user-data-dir=${userDataDir}`, 'about:blank'],
+    args: [
+      ...CHROMIUM_FLAGS,
+      ...(options.extraArgs ?? []),
+      '--remote-debugging-pipe',
+      `--user-data-dir=${userDataDir}`,
+      'about:blank',
+    ],
     headless: true,
   });
   const browser = context.browser();

@@ -55,7 +55,14 @@ export interface EvalRow {
 
 const pct = (x: number): string => (100 * x).toFixed(1).padStart(5);
 
-function score(name: string, mode: EvalRow['mode'], seconds: number, truth: Turn[], result: DiarizationResult, note = ''): EvalRow {
+function score(
+  name: string,
+  mode: EvalRow['mode'],
+  seconds: number,
+  truth: Turn[],
+  result: DiarizationResult,
+  note = '',
+): EvalRow {
   const turns = result.kind === 'speakers' ? result.turns : [];
   return {
     name,
@@ -97,13 +104,21 @@ function countAndTarget(rows: readonly EvalRow[], sep: string): string {
  */
 function summary(rows: EvalRow[], mode: EvalRow['mode'], label: string, ...noteHas: string[]): void {
   const otherSeed = noteHas.includes(OTHER_SEED_NOTE);
-  const sel = rows.filter((r) => r.mode === mode && r.name.startsWith(label) && noteHas.every((n) => r.note.includes(n)) && r.note.includes(OTHER_SEED_NOTE) === otherSeed);
+  const sel = rows.filter(
+    (r) =>
+      r.mode === mode &&
+      r.name.startsWith(label) &&
+      noteHas.every((n) => r.note.includes(n)) &&
+      r.note.includes(OTHER_SEED_NOTE) === otherSeed,
+  );
   if (sel.length === 0) return;
   const der = pooledDer(sel, (r) => r.der);
   const derC = pooledDer(sel, (r) => r.derCollar);
   const countOk = sel.filter((r) => r.foundSpeakers === r.trueSpeakers).length;
   const over = mode === 'per-mic' ? `, over 5 % on ${sel.filter((r) => r.der.der > 0.05).length}/${sel.length}` : '';
-  console.log(`== ${label} ${mode}${noteHas.length > 0 ? ` (${noteHas.join(', ')})` : ''}: ${sel.length} files, pooled DER ${der.toFixed(2)}%, collar 0.25 s ${derC.toFixed(2)}%, speaker count right ${countOk}/${sel.length}${over}`);
+  console.log(
+    `== ${label} ${mode}${noteHas.length > 0 ? ` (${noteHas.join(', ')})` : ''}: ${sel.length} files, pooled DER ${der.toFixed(2)}%, collar 0.25 s ${derC.toFixed(2)}%, speaker count right ${countOk}/${sel.length}${over}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -120,18 +135,45 @@ async function main(): Promise<void> {
     const { local, overlap } = await seg.localSpeakers(samples);
     return { overlap, localSpeakers: local };
   };
-  const withSeg = async (name: string, samples: Float32Array, probs: Float32Array, truth: Turn[], options?: MixOptions): Promise<EvalRow | undefined> => {
+  const withSeg = async (
+    name: string,
+    samples: Float32Array,
+    probs: Float32Array,
+    truth: Turn[],
+    options?: MixOptions,
+  ): Promise<EvalRow | undefined> => {
     const fromModel = options ?? (await segOptions(samples));
     if (!fromModel) return undefined;
     const { result, diagnostics } = diarizeMixWithDiagnostics(samples, 16000, probs, { ...mixOptions, ...fromModel });
-    const row = score(name, 'mix+seg', samples.length / 16000, truth, result, `local speakers from segmentation-3.0, count floor ${diagnostics.localFloor}`);
+    const row = score(
+      name,
+      'mix+seg',
+      samples.length / 16000,
+      truth,
+      result,
+      `local speakers from segmentation-3.0, count floor ${diagnostics.localFloor}`,
+    );
     run(row);
     return row;
   };
   /** Single-mix rows over SEED_SPREAD: `first` (the default seed's) and the other seeds' with `extra` options. */
-  const overSeeds = (first: EvalRow, samples: Float32Array, probs: Float32Array, truth: Turn[], extra: MixOptions = {}): EvalRow[] =>
+  const overSeeds = (
+    first: EvalRow,
+    samples: Float32Array,
+    probs: Float32Array,
+    truth: Turn[],
+    extra: MixOptions = {},
+  ): EvalRow[] =>
     SEED_SPREAD.map((seed) =>
-      seed === (mixOptions.seed ?? 1) ? first : score(first.name, 'mix', first.seconds, truth, diarizeMix(samples, 16000, probs, { ...mixOptions, ...extra, seed })),
+      seed === (mixOptions.seed ?? 1)
+        ? first
+        : score(
+            first.name,
+            'mix',
+            first.seconds,
+            truth,
+            diarizeMix(samples, 16000, probs, { ...mixOptions, ...extra, seed }),
+          ),
     );
   /** Single-mix rows over SEED_SPREAD, per data set. */
   const spreadRows = new Map<string, EvalRow[]>();
@@ -151,7 +193,14 @@ async function main(): Promise<void> {
     const truth = readRttm(SAMPLE_RTTM);
     const seconds = audio.samples.length / 16000;
     const { result, diagnostics } = diarizeMixWithDiagnostics(audio.samples, 16000, probs, mixOptions);
-    const row = score('sample.wav', 'mix', seconds, truth, result, `eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom}`);
+    const row = score(
+      'sample.wav',
+      'mix',
+      seconds,
+      truth,
+      result,
+      `eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom}`,
+    );
     run(row);
     const fromModel = await segOptions(audio.samples);
     const segRow = await withSeg('sample.wav', audio.samples, probs, truth, fromModel);
@@ -159,7 +208,9 @@ async function main(): Promise<void> {
     // initialisation shows in the spread over seeds (the rows above are the default seed's).
     const spread = (mode: string, first: EvalRow, extra: MixOptions): void => {
       const rows = overSeeds(first, audio.samples, probs, truth, extra);
-      console.log(`sample.wav ${mode} over seeds ${SEEDS_LABEL}: DER ${rows.map((r) => pct(r.der.der).trim()).join(' ')} %; ${countAndTarget(rows, '; ')}`);
+      console.log(
+        `sample.wav ${mode} over seeds ${SEEDS_LABEL}: DER ${rows.map((r) => pct(r.der.der).trim()).join(' ')} %; ${countAndTarget(rows, '; ')}`,
+      );
     };
     spread('mix', row, {});
     if (segRow && fromModel) spread('mix+seg', segRow, fromModel);
@@ -167,14 +218,31 @@ async function main(): Promise<void> {
 
   if (!only || only === 'libri') {
     const cases: Array<[number, number, number]> = quick
-      ? [[2, 120, 1], [3, 120, 2]]
-      : [[2, 180, 1], [2, 180, 4], [3, 180, 2], [3, 180, 5], [4, 180, 3], [4, 180, 6]];
+      ? [
+          [2, 120, 1],
+          [3, 120, 2],
+        ]
+      : [
+          [2, 180, 1],
+          [2, 180, 4],
+          [3, 180, 2],
+          [3, 180, 5],
+          [4, 180, 3],
+          [4, 180, 6],
+        ];
     for (const [speakers, seconds, seed] of cases) {
       const c = assembleConversation({ speakers, seconds, seed });
       const secs = c.mix.length / 16000;
       const probs = await vad.speechProbabilities(c.mix);
       const { result, diagnostics } = diarizeMixWithDiagnostics(c.mix, 16000, probs, mixOptions);
-      const mixRow = score(c.name, 'mix', secs, c.truth, result, `eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
+      const mixRow = score(
+        c.name,
+        'mix',
+        secs,
+        c.truth,
+        result,
+        `eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`,
+      );
       run(mixRow);
       seedSpread('libri', c.mix, probs, c.truth, mixRow);
       await withSeg(c.name, c.mix, probs, c.truth);
@@ -189,7 +257,8 @@ async function main(): Promise<void> {
   }
 
   if (!only || only === 'fixtures') {
-    const onMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow): void => seedSpread('fixture', mix, probs, reference, row);
+    const onMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow): void =>
+      seedSpread('fixture', mix, probs, reference, row);
     const log = (line: string): void => console.log(line);
     for (const r of await evaluateFixtures(vad, mixOptions, score, log, onMix)) run(r);
     if (!quick) for (const r of await evaluatePerMicOnOtherSeeds(vad, OTHER_FIXTURE_SEEDS, score, log)) run(r);
@@ -209,7 +278,9 @@ async function main(): Promise<void> {
   summary(rows, 'per-mic', 'fixture', 'close mics', OTHER_SEED_NOTE);
   summary(rows, 'per-mic', 'fixture', 'camera audio', OTHER_SEED_NOTE);
   for (const [set, sel] of spreadRows) {
-    console.log(`== ${set} mix over seeds ${SEEDS_LABEL}: ${sel.length} runs, pooled DER ${pooledDer(sel, (r) => r.der).toFixed(2)}%, ${countAndTarget(sel, ', ')}`);
+    console.log(
+      `== ${set} mix over seeds ${SEEDS_LABEL}: ${sel.length} runs, pooled DER ${pooledDer(sel, (r) => r.der).toFixed(2)}%, ${countAndTarget(sel, ', ')}`,
+    );
   }
   await vad.dispose();
   await seg?.dispose();

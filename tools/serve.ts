@@ -80,7 +80,11 @@ export async function serveStatic(root: string, port = 0, index = 'demo/index.ht
         res.writeHead(416, { ...headers, 'Content-Range': `bytes */${size}` }).end();
         return;
       }
-      res.writeHead(206, { ...headers, 'Content-Range': `bytes ${start}-${end}/${size}`, 'Content-Length': String(end - start + 1) });
+      res.writeHead(206, {
+        ...headers,
+        'Content-Range': `bytes ${start}-${end}/${size}`,
+        'Content-Length': String(end - start + 1),
+      });
       createReadStream(file, { start, end }).pipe(res);
       return;
     }

@@ -23,7 +23,14 @@ const api: VisionWorkerApi = {
         ...(onProgress ? { onProgress: (done: number) => void onProgress(done) } : {}),
       });
       const s = result.samples;
-      return transfer(result, [s.t.buffer, s.whole.buffer, s.left.buffer, s.middle.buffer, s.right.buffer, s.sceneCut.buffer] as ArrayBuffer[]);
+      return transfer(result, [
+        s.t.buffer,
+        s.whole.buffer,
+        s.left.buffer,
+        s.middle.buffer,
+        s.right.buffer,
+        s.sceneCut.buffer,
+      ] as ArrayBuffer[]);
     } finally {
       if (jobKey) running.delete(jobKey);
     }

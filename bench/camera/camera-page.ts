@@ -26,10 +26,10 @@ export interface CameraPageApi {
 
 /** Runs the vision worker on a served URL from Node. */
 export function pageMotion(page: Page, url: string, options: VisionSamplingOptions = {}): Promise<CameraMotionArrays> {
-  return page.evaluate(
-    ([u, o]) => (window as unknown as { camera: CameraPageApi }).camera.motion(u, o),
-    [url, options] as const,
-  );
+  return page.evaluate(([u, o]) => (window as unknown as { camera: CameraPageApi }).camera.motion(u, o), [
+    url,
+    options,
+  ] as const);
 }
 
 export const CAMERA_PAGE_DIR = join(ROOT, '.cache/camera-page');

@@ -41,7 +41,19 @@ const cams = truth.sources.filter((s) => s.kind === 'video');
 
 /** The sampler's run starts: the last keyframe at or before each multiple of `everyS`. */
 function runStarts(file: string, durationS: number): number[] {
-  const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', file]);
+  const probe = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-skip_frame',
+    'nokey',
+    '-show_entries',
+    'frame=pts_time',
+    '-of',
+    'csv=p=0',
+    file,
+  ]);
   const keys = probe.stdout.toString().trim().split('\n').map(Number).filter(Number.isFinite);
   const out: number[] = [];
   for (let t = 0; t < durationS; t += everyS) {
@@ -69,14 +81,26 @@ try {
     webMs += wMs;
     const starts = runStarts(join(dir, cam.file), durS);
     const f0 = performance.now();
-    const frames = ffmpegLumaFrames(join(dir, cam.file), { fps: cam.video?.fps ?? 30, runStartsS: starts, framesPerRun: perRun, threads: 0 });
+    const frames = ffmpegLumaFrames(join(dir, cam.file), {
+      fps: cam.video?.fps ?? 30,
+      runStartsS: starts,
+      framesPerRun: perRun,
+      threads: 0,
+    });
     motionFeatures(frames);
     const fMs = performance.now() - f0;
     ffMs += fMs;
     webSamples.push({
       sourceId: cam.file,
       samples: samplesToReference(
-        { t: Float64Array.from(web.t), whole: Float32Array.from(web.whole), left: Float32Array.from(web.left), middle: Float32Array.from(web.middle), right: Float32Array.from(web.right), sceneCut: Uint8Array.from(web.sceneCut) },
+        {
+          t: Float64Array.from(web.t),
+          whole: Float32Array.from(web.whole),
+          left: Float32Array.from(web.left),
+          middle: Float32Array.from(web.middle),
+          right: Float32Array.from(web.right),
+          sceneCut: Uint8Array.from(web.sceneCut),
+        },
         cam.offsetMs,
         cam.driftPpm,
       ),
@@ -86,14 +110,19 @@ try {
         `ffmpeg ${starts.length} runs / ${frames.length} frames in ${(fMs / 1000).toFixed(2)} s (${(durS / (fMs / 1000)).toFixed(1)}×)`,
     );
   }
-  console.log(`sampling: runs of ${perRun} frames from the keyframe at or before every ${everyS} s, scaled to 160×90 gray`);
+  console.log(
+    `sampling: runs of ${perRun} frames from the keyframe at or before every ${everyS} s, scaled to 160×90 gray`,
+  );
   for (const r of rows) console.log('  ' + r);
   console.log(
     `3 cameras, ${mediaS.toFixed(0)} s of 1080p media: browser vision worker ${(mediaS / (webMs / 1000)).toFixed(1)}× real time, ` +
       `native ffmpeg ${(mediaS / (ffMs / 1000)).toFixed(1)}× real time (sum of per-camera media time over wall time, cameras one after another)`,
   );
   const map = computeCameraMap({ cameras: webSamples, turns: truth.turns, minSpeechMs: 1000 });
-  console.log('map from the sampled browser features: ' + map.cameras.map((c) => `${c.sourceId}=${c.kind}/${c.confidence}[${c.speakers.join(',')}]`).join(' '));
+  console.log(
+    'map from the sampled browser features: ' +
+      map.cameras.map((c) => `${c.sourceId}=${c.kind}/${c.confidence}[${c.speakers.join(',')}]`).join(' '),
+  );
 
   if (values.full) {
     const cam = cams[0]!;
@@ -104,7 +133,9 @@ try {
     const f0 = performance.now();
     const n = ffmpegLumaFrames(join(dir, cam.file), { fps: cam.video?.fps ?? 30, threads: 0 }).length;
     const fS = (performance.now() - f0) / 1000;
-    console.log(`every frame of ${cam.file}: browser ${web.frames} frames in ${wS.toFixed(1)} s (${(web.frames / wS).toFixed(0)} fps); ffmpeg ${n} frames in ${fS.toFixed(1)} s (${(n / fS).toFixed(0)} fps)`);
+    console.log(
+      `every frame of ${cam.file}: browser ${web.frames} frames in ${wS.toFixed(1)} s (${(web.frames / wS).toFixed(0)} fps); ffmpeg ${n} frames in ${fS.toFixed(1)} s (${(n / fS).toFixed(0)} fps)`,
+    );
   }
 } finally {
   await session.close();

@@ -16,7 +16,11 @@ import { ensureFixture } from '../../test/support/fixtures.ts';
 import { ffmpegLumaFrames } from '../../test/node/camera/ffmpeg-frames.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '90' }, every: { type: 'string', default: '0' }, run: { type: 'string', default: '15' } },
+  options: {
+    seconds: { type: 'string', default: '90' },
+    every: { type: 'string', default: '0' },
+    run: { type: 'string', default: '15' },
+  },
 });
 const seconds = Number(values.seconds);
 const everyS = Number(values.every);
@@ -28,18 +32,35 @@ const cams = truth.sources
   .map((s) => {
     const fps = s.video?.fps ?? 30;
     // Sampled: decode only the runs (as the browser sampler would), not every frame.
-    const runStartsS = everyS > 0 ? Array.from({ length: Math.ceil(s.durationMs / 1000 / everyS) }, (_, i) => i * everyS) : undefined;
-    const frames = ffmpegLumaFrames(join(dir, s.file), { fps, ...(runStartsS ? { runStartsS, framesPerRun: runLen } : {}) });
-    return { sourceId: s.file, samples: samplesToReference(motionFeatures(frames), s.offsetMs, s.driftPpm), decoded: frames.length };
+    const runStartsS =
+      everyS > 0 ? Array.from({ length: Math.ceil(s.durationMs / 1000 / everyS) }, (_, i) => i * everyS) : undefined;
+    const frames = ffmpegLumaFrames(join(dir, s.file), {
+      fps,
+      ...(runStartsS ? { runStartsS, framesPerRun: runLen } : {}),
+    });
+    return {
+      sourceId: s.file,
+      samples: samplesToReference(motionFeatures(frames), s.offsetMs, s.driftPpm),
+      decoded: frames.length,
+    };
   });
 
 function prefix(s: MotionSamples, endMs: number): MotionSamples {
   const n = s.t.findIndex((t) => t >= endMs);
   const k = n < 0 ? s.t.length : n;
-  return { t: s.t.slice(0, k), whole: s.whole.slice(0, k), left: s.left.slice(0, k), middle: s.middle.slice(0, k), right: s.right.slice(0, k), sceneCut: s.sceneCut.slice(0, k) };
+  return {
+    t: s.t.slice(0, k),
+    whole: s.whole.slice(0, k),
+    left: s.left.slice(0, k),
+    middle: s.middle.slice(0, k),
+    right: s.right.slice(0, k),
+    sceneCut: s.sceneCut.slice(0, k),
+  };
 }
 
-console.log(`fixture ${dir} (${seconds} s), ${everyS > 0 ? `runs of ${runLen} frames every ${everyS} s` : 'every frame'}; frames decoded: ${cams.map((c) => c.decoded).join(', ')}`);
+console.log(
+  `fixture ${dir} (${seconds} s), ${everyS > 0 ? `runs of ${runLen} frames every ${everyS} s` : 'every frame'}; frames decoded: ${cams.map((c) => c.decoded).join(', ')}`,
+);
 console.log('prefix_s  ' + truth.expectedCameraMap.cameras.map((c) => `${c.file}(${c.kind})`).join('  '));
 let firstAllSure: number | null = null;
 let stableFrom: number | null = null;
@@ -48,10 +69,15 @@ const step = seconds > 120 ? 15 : 5;
 for (let s = 10; s <= seconds + step; s += step) {
   const end = start + s * 1000;
   const turns = truth.turns.filter((t) => t.startMs < end).map((t) => ({ ...t, endMs: Math.min(t.endMs, end) }));
-  const map = computeCameraMap({ cameras: cams.map((c) => ({ sourceId: c.sourceId, samples: prefix(c.samples, end) })), turns, minSpeechMs: 1000 });
+  const map = computeCameraMap({
+    cameras: cams.map((c) => ({ sourceId: c.sourceId, samples: prefix(c.samples, end) })),
+    turns,
+    minSpeechMs: 1000,
+  });
   const cells = truth.expectedCameraMap.cameras.map((e) => {
     const c = map.cameras.find((x) => x.sourceId === e.file)!;
-    const right = c.kind === e.kind && JSON.stringify(c.speakers) === JSON.stringify(e.kind === 'multi' ? c.speakers : e.speakers);
+    const right =
+      c.kind === e.kind && JSON.stringify(c.speakers) === JSON.stringify(e.kind === 'multi' ? c.speakers : e.speakers);
     return `${right ? 'ok' : 'NO'}:${c.kind}/${c.confidence}`;
   });
   const closeupsSure = truth.expectedCameraMap.cameras
@@ -69,4 +95,6 @@ for (let s = 10; s <= seconds + step; s += step) {
   else stableFrom = null;
   console.log(`${String(s).padStart(8)}  ${cells.join('  ')}${wrongSure ? '  WRONG-SURE' : ''}`);
 }
-console.log(`every close-up sure and right (and no wrong sure answer): first at ${firstAllSure ?? 'never'} s, at every longer prefix from ${stableFrom ?? 'never'} s of conversation`);
+console.log(
+  `every close-up sure and right (and no wrong sure answer): first at ${firstAllSure ?? 'never'} s, at every longer prefix from ${stableFrom ?? 'never'} s of conversation`,
+);

@@ -31,7 +31,8 @@ import { openVadBrowser, type BrowserVadRun } from '../../tools/diarization/chro
 import { createNodeVad } from '../../tools/diarization/vad-node.ts';
 
 const args = process.argv.slice(2);
-const option = (name: string, fallback: number): number => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const option = (name: string, fallback: number): number =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 const minutes = option('--minutes', 10);
 const gpuSeconds = option('--gpu-seconds', 66);
 const RATE = 16000;
@@ -49,7 +50,8 @@ function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i]! - (b[i] ?? NaN)));
   return max;
 }
-const sameSegments = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => JSON.stringify(speechSegments(a)) === JSON.stringify(speechSegments(b));
+const sameSegments = (a: ArrayLike<number>, b: ArrayLike<number>): boolean =>
+  JSON.stringify(speechSegments(a)) === JSON.stringify(speechSegments(b));
 /** Batched steps SileroVad runs for `frames` frames (as speechProbabilities computes them). */
 function vadSteps(frames: number): number {
   const lanes = Math.max(1, Math.min(LANES, Math.floor(frames / (4 * WARMUP + 1))));
@@ -57,11 +59,13 @@ function vadSteps(frames: number): number {
 }
 
 if (!args.includes('--no-browser')) {
-  console.log('\nVAD in Chromium (the engine\'s loading code, 16 lanes):');
+  console.log("\nVAD in Chromium (the engine's loading code, 16 lanes):");
   const browser = await openVadBrowser({ webgpu: !args.includes('--no-gpu') });
   try {
     const baseline = await browser.run(conv.mix, { provider: 'wasm', threads: 1, bundle: 'default' });
-    console.log(`  baseline: onnxruntime-web (default bundle, JSEP binary) on wasm, 1 thread: ${(baseline.ms / 1000).toFixed(2)} s = ${xrt(seconds, baseline.ms)} (session ${baseline.loadMs.toFixed(0)} ms)`);
+    console.log(
+      `  baseline: onnxruntime-web (default bundle, JSEP binary) on wasm, 1 thread: ${(baseline.ms / 1000).toFixed(2)} s = ${xrt(seconds, baseline.ms)} (session ${baseline.loadMs.toFixed(0)} ms)`,
+    );
     let oneThread: BrowserVadRun | undefined;
     for (const threads of [1, 2]) {
       const run = await browser.run(conv.mix, { provider: 'wasm', threads });
@@ -117,7 +121,9 @@ for (const threads of [1, 2]) {
   const ms = performance.now() - t0;
   wasmProbs ??= probs;
   nodeOneThreadMs ||= ms;
-  console.log(`  ${threads} thread(s), 16 lanes: ${(ms / 1000).toFixed(2)} s = ${xrt(seconds, ms)}, ${(nodeOneThreadMs / ms).toFixed(2)}× 1 thread`);
+  console.log(
+    `  ${threads} thread(s), 16 lanes: ${(ms / 1000).toFixed(2)} s = ${xrt(seconds, ms)}, ${(nodeOneThreadMs / ms).toFixed(2)}× 1 thread`,
+  );
   await vad.dispose();
 }
 {
@@ -136,7 +142,9 @@ console.log('\nDiarization after VAD:');
   const { result, diagnostics } = diarizeMixWithDiagnostics(conv.mix, RATE, wasmProbs!);
   const ms = performance.now() - t0;
   const found = result.kind === 'speakers' ? result.speakers.length : 0;
-  console.log(`  single-mix: ${(ms / 1000).toFixed(2)} s = ${xrt(seconds, ms)}; ${found} speakers, ${diagnostics.segments} pieces`);
+  console.log(
+    `  single-mix: ${(ms / 1000).toFixed(2)} s = ${xrt(seconds, ms)}; ${found} speakers, ${diagnostics.segments} pieces`,
+  );
 }
 {
   const mics = withBleed(conv.tracks);
@@ -147,6 +155,8 @@ console.log('\nDiarization after VAD:');
   const t1 = performance.now();
   diarizePerMic(mics, RATE, probs);
   const t2 = performance.now();
-  console.log(`  per-mic, 3 mics: VAD ${((t1 - t0) / 1000).toFixed(2)} s, attribution ${((t2 - t1) / 1000).toFixed(2)} s = ${xrt(seconds, t2 - t0)} overall`);
+  console.log(
+    `  per-mic, 3 mics: VAD ${((t1 - t0) / 1000).toFixed(2)} s, attribution ${((t2 - t1) / 1000).toFixed(2)} s = ${xrt(seconds, t2 - t0)} overall`,
+  );
   await vad.dispose();
 }

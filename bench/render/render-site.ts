@@ -22,5 +22,9 @@ export const RENDER_PAGE = '/test/browser/pages/render.html';
 /** Builds the page into `outDir` (default .cache/render-site) and links `fixtureDir` as /fixture. */
 export async function buildRenderSite(fixtureDir: string, outDir = join(ROOT, '.cache/render-site')): Promise<string> {
   requireFfmpegCore();
-  return buildSite({ pages: { render: RENDER_PAGE }, outDir, links: { wasm: join(ROOT, 'wasm'), fixture: resolve(fixtureDir) } });
+  return buildSite({
+    pages: { render: RENDER_PAGE },
+    outDir,
+    links: { wasm: join(ROOT, 'wasm'), fixture: resolve(fixtureDir) },
+  });
 }

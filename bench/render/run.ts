@@ -23,11 +23,19 @@ import { serveStatic } from '../../tools/serve.ts';
 import { chromiumTree, treeMemory } from '../upload/proc-memory.ts';
 import { buildRenderSite, RENDER_PAGE, ROOT, type PageRenderOptions } from './render-site.ts';
 
-const { values } = parseArgs({ options: { fixture: { type: 'string' }, seconds: { type: 'string' }, 'video-encoder': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { fixture: { type: 'string' }, seconds: { type: 'string' }, 'video-encoder': { type: 'string' } },
+});
 const videoEncoder = (values['video-encoder'] ?? 'auto') as 'auto' | 'webcodecs' | 'ffmpeg.wasm';
 const { dir, truth } = values.fixture
   ? { dir: values.fixture, truth: JSON.parse(readFileSync(join(values.fixture, 'truth.json'), 'utf8')) as Truth }
-  : await ensureFixture('short', { seconds: 60, speakers: 3, cameras: 'closeup:1,closeup:2,wide:1-2-3', mics: false, maxStartGapSec: 2 });
+  : await ensureFixture('short', {
+      seconds: 60,
+      speakers: 3,
+      cameras: 'closeup:1,closeup:2,wide:1-2-3',
+      mics: false,
+      maxStartGapSec: 2,
+    });
 const cams = truth.sources.filter((s) => s.kind === 'video').slice(0, 3);
 const OUT = join(ROOT, '.cache/render-bench');
 mkdirSync(OUT, { recursive: true });
@@ -38,20 +46,34 @@ const start = Math.ceil(Math.max(...cams.map((c) => c.offsetMs)) / 100) * 100;
 const limit = values.seconds ? start + Number(values.seconds) * 1000 : Infinity;
 const end = Math.min(limit, Math.floor(Math.min(...cams.map((c) => c.endRefMs)) / 100) * 100);
 const cuts: Cut[] = [];
-for (let t = start, k = 0; t < end; t += 4000, k++) cuts.push({ sourceId: cams[k % 3]!.label, startMs: t, endMs: Math.min(end, t + 4000) });
+for (let t = start, k = 0; t < end; t += 4000, k++)
+  cuts.push({ sourceId: cams[k % 3]!.label, startMs: t, endMs: Math.min(end, t + 4000) });
 const removedRanges: TimeRange[] = [];
 for (let t = start + 5000; t + 1000 < end; t += 10_000) removedRanges.push({ startMs: t, endMs: t + 1000 });
 const clocks = new Map(cams.map((c) => [c.label, { offsetMs: c.offsetMs, driftPpm: c.driftPpm }]));
 const fps = cams[0]!.video?.fps ?? 30;
 const plan = planRender(cuts, removedRanges, { fps, clocks });
 const { width, height } = cams[0]!.video ?? { width: 1920, height: 1080 };
-console.log(`fixture ${dir}: ${cams.length} cameras ${width}×${height}@${fps}; edit ${cuts.length} cuts, ${removedRanges.length} removed ranges → ${(plan.keptMs / 1000).toFixed(1)} s, ${plan.frameCount} frames`);
+console.log(
+  `fixture ${dir}: ${cams.length} cameras ${width}×${height}@${fps}; edit ${cuts.length} cuts, ${removedRanges.length} removed ranges → ${(plan.keptMs / 1000).toFixed(1)} s, ${plan.frameCount} frames`,
+);
 
 // 1. In the browser.
 const site = await buildRenderSite(dir, join(ROOT, '.cache/render-bench-site'));
 const server = await serveStatic(site, 0, RENDER_PAGE.slice(1));
 const chromium = await launchChromium();
-let browser: { encoder: string; wallMs: number; frames: number; bytes: number; peakRss: number; peakPss: number; curve: number[]; heapMax: number | null; heapFirst: number | null; baselinePss: number };
+let browser: {
+  encoder: string;
+  wallMs: number;
+  frames: number;
+  bytes: number;
+  peakRss: number;
+  peakPss: number;
+  curve: number[];
+  heapMax: number | null;
+  heapFirst: number | null;
+  baselinePss: number;
+};
 try {
   const page = await chromium.context.newPage();
   await page.goto(`${server.origin}${RENDER_PAGE}`);
@@ -69,7 +91,14 @@ try {
   const options: PageRenderOptions = {
     cuts,
     removedRanges,
-    sources: cams.map((s) => ({ id: s.label, kind: 'video', url: `/fixture/${s.file}`, offsetMs: s.offsetMs, driftPpm: s.driftPpm, durationMs: s.durationMs })),
+    sources: cams.map((s) => ({
+      id: s.label,
+      kind: 'video',
+      url: `/fixture/${s.file}`,
+      offsetMs: s.offsetMs,
+      driftPpm: s.driftPpm,
+      durationMs: s.durationMs,
+    })),
     output: { fps, videoEncoder },
     returnFile: false,
     heapEveryMs: 1000,
@@ -101,7 +130,9 @@ const index = new Map(cams.map((c, i) => [c.label, i]));
 const filters: string[] = [];
 plan.segments.forEach((seg, k) => {
   const i = index.get(seg.sourceId)!;
-  filters.push(`[${i}:v]trim=start=${(seg.srcStartMs / 1000).toFixed(6)}:end=${(seg.srcEndMs / 1000).toFixed(6)},setpts=PTS-STARTPTS,fps=${fps},scale=${width}:${height}[v${k}]`);
+  filters.push(
+    `[${i}:v]trim=start=${(seg.srcStartMs / 1000).toFixed(6)}:end=${(seg.srcEndMs / 1000).toFixed(6)},setpts=PTS-STARTPTS,fps=${fps},scale=${width}:${height}[v${k}]`,
+  );
 });
 filters.push(`${plan.segments.map((_, k) => `[v${k}]`).join('')}concat=n=${plan.segments.length}:v=1:a=0[vout]`);
 plan.audio.forEach((r, k) => {
@@ -118,7 +149,29 @@ const nativeOut = join(OUT, 'native.mp4');
 const t0 = performance.now();
 const ff = spawnSync(
   '/usr/bin/time',
-  ['-v', 'ffmpeg', '-v', 'error', '-y', ...inputs, '-filter_complex', filters.join(';'), '-map', '[vout]', '-map', '[aout]', '-c:v', 'libx264', '-preset', 'veryfast', '-c:a', 'aac', '-b:a', '128k', nativeOut],
+  [
+    '-v',
+    'ffmpeg',
+    '-v',
+    'error',
+    '-y',
+    ...inputs,
+    '-filter_complex',
+    filters.join(';'),
+    '-map',
+    '[vout]',
+    '-map',
+    '[aout]',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    nativeOut,
+  ],
   { maxBuffer: 1 << 26 },
 );
 const nativeMs = performance.now() - t0;
@@ -133,7 +186,14 @@ const early = Math.max(...browser.curve.slice(0, third));
 const late = Math.max(...browser.curve.slice(-third));
 console.log('');
 console.log(`output ${outSec.toFixed(1)} s, ${plan.frameCount} frames, ${width}×${height}`);
-console.log(`browser (worker, ${browser.encoder}): ${(browser.wallMs / 1000).toFixed(1)} s, ${((browser.frames / browser.wallMs) * 1000).toFixed(1)} fps, ${(outSec / (browser.wallMs / 1000)).toFixed(2)}× real time, ${mb(browser.bytes)} file`);
-console.log(`  Chromium tree peak RSS ${mb(browser.peakRss)}, peak PSS ${mb(browser.peakPss)} (idle page PSS ${mb(browser.baselinePss)}); PSS peak in first third ${mb(early)}, last third ${mb(late)}`);
-if (browser.heapMax !== null) console.log(`  render worker JS heap: first sample ${mb(browser.heapFirst ?? 0)}, max ${mb(browser.heapMax)}`);
-console.log(`native ffmpeg (libx264 veryfast + aac): ${(nativeMs / 1000).toFixed(1)} s, ${((plan.frameCount / nativeMs) * 1000).toFixed(1)} fps, ${(outSec / (nativeMs / 1000)).toFixed(2)}× real time, ${mb(statSync(nativeOut).size)} file, peak RSS ${mb(nativeRssKb * 1024)}`);
+console.log(
+  `browser (worker, ${browser.encoder}): ${(browser.wallMs / 1000).toFixed(1)} s, ${((browser.frames / browser.wallMs) * 1000).toFixed(1)} fps, ${(outSec / (browser.wallMs / 1000)).toFixed(2)}× real time, ${mb(browser.bytes)} file`,
+);
+console.log(
+  `  Chromium tree peak RSS ${mb(browser.peakRss)}, peak PSS ${mb(browser.peakPss)} (idle page PSS ${mb(browser.baselinePss)}); PSS peak in first third ${mb(early)}, last third ${mb(late)}`,
+);
+if (browser.heapMax !== null)
+  console.log(`  render worker JS heap: first sample ${mb(browser.heapFirst ?? 0)}, max ${mb(browser.heapMax)}`);
+console.log(
+  `native ffmpeg (libx264 veryfast + aac): ${(nativeMs / 1000).toFixed(1)} s, ${((plan.frameCount / nativeMs) * 1000).toFixed(1)} fps, ${(outSec / (nativeMs / 1000)).toFixed(2)}× real time, ${mb(statSync(nativeOut).size)} file, peak RSS ${mb(nativeRssKb * 1024)}`,
+);

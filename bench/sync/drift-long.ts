@@ -64,7 +64,11 @@ export interface DriftReport {
 }
 
 function decode(file: string): Float32Array {
-  const buf = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-vn', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'], { maxBuffer: 1 << 30 });
+  const buf = execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-vn', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'],
+    { maxBuffer: 1 << 30 },
+  );
   return new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
 }
 
@@ -93,7 +97,12 @@ export async function measureLongDrift(
   log: (line: string) => void = () => {},
 ): Promise<DriftReport> {
   const g0 = performance.now();
-  const { dir, truth, generated } = await ensureFixtureAt('long', longSyncOptions(minutes, seed, maxDriftPpm), FIXTURE_CACHE, log);
+  const { dir, truth, generated } = await ensureFixtureAt(
+    'long',
+    longSyncOptions(minutes, seed, maxDriftPpm),
+    FIXTURE_CACHE,
+    log,
+  );
   const generateMs = performance.now() - g0;
   const cams = truth.sources.filter((s) => s.kind === 'video');
   // The earliest camera is the natural reference (as in test/node/sync/fixture.test.ts).
@@ -131,11 +140,17 @@ export async function measureLongDrift(
 
 function printReport(r: DriftReport, truth: { drifts: string }): void {
   const f = (x: number, d = 2): string => x.toFixed(d);
-  console.log(`long set, ${r.minutes} min conversation, 3 cameras 160×90@10 fps, AAC 48 kHz → ffmpeg 16 kHz mono; ${r.dir}`);
-  console.log(`  ${r.generated ? 'generated' : 'cached'} in ${f(r.generateMs / 1000, 1)} s, decode ${f(r.decodeMs / 1000, 1)} s, alignSources ${f(r.alignMs / 1000, 1)} s; camera drift vs ideal clock: ${truth.drifts}`);
+  console.log(
+    `long set, ${r.minutes} min conversation, 3 cameras 160×90@10 fps, AAC 48 kHz → ffmpeg 16 kHz mono; ${r.dir}`,
+  );
+  console.log(
+    `  ${r.generated ? 'generated' : 'cached'} in ${f(r.generateMs / 1000, 1)} s, decode ${f(r.decodeMs / 1000, 1)} s, alignSources ${f(r.alignMs / 1000, 1)} s; camera drift vs ideal clock: ${truth.drifts}`,
+  );
   for (const x of r.rows) {
     if (x.isReference) {
-      console.log(`  ${x.label} (reference): offset ${f(x.found.offsetMs)} ms (truth ${f(x.truth.offsetMs)}), drift 0 by definition`);
+      console.log(
+        `  ${x.label} (reference): offset ${f(x.found.offsetMs)} ms (truth ${f(x.truth.offsetMs)}), drift 0 by definition`,
+      );
       continue;
     }
     console.log(

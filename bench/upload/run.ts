@@ -17,7 +17,8 @@ import { samplePeakMemory } from './proc-memory.ts';
 
 const { values } = parseArgs({ options: { gb: { type: 'string', default: '2' } } });
 const totalBytes = Math.round(Number(values.gb) * 1024 ** 3);
-if (!Number.isFinite(totalBytes) || totalBytes <= 100 * 1024 * 1024) throw new Error('--gb must be a number above 0.1 (multipart starts above 100 MB)');
+if (!Number.isFinite(totalBytes) || totalBytes <= 100 * 1024 * 1024)
+  throw new Error('--gb must be a number above 0.1 (multipart starts above 100 MB)');
 const SEED = 0xbe4c_0001;
 const MB = 1e6;
 const mib = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
@@ -38,21 +39,38 @@ try {
   };
 
   // ---- upload through the service worker
-  const created = await api<CreateJobResponse>('POST', '/jobs', { sources: [{ label: 'bench', fileSize: totalBytes }, { label: 'other', fileSize: 1 }] });
+  const created = await api<CreateJobResponse>('POST', '/jobs', {
+    sources: [
+      { label: 'bench', fileSize: totalBytes },
+      { label: 'other', fileSize: 1 },
+    ],
+  });
   const [sourceId, upload] = Object.entries(created.uploads)[0] as [string, MultipartUpload];
   if (upload.method !== 'multipart') throw new Error(`expected a multipart upload, got ${upload.method}`);
-  console.log(`upload: ${mib(totalBytes)} in ${upload.partCount} parts of ${mib(upload.partSize)} through the service worker`);
+  console.log(
+    `upload: ${mib(totalBytes)} in ${upload.partCount} parts of ${mib(upload.partSize)} through the service worker`,
+  );
   const urls = new Map(upload.urls.map((url, i) => [i + 1, url]));
   const uploadMemory = samplePeakMemory(run.chromium.userDataDir);
   let uploadMs = 0;
   for (let n = 1; n <= upload.partCount; n++) {
     if (!urls.has(n)) {
       const numbers = Array.from({ length: Math.min(16, upload.partCount - n + 1) }, (_, i) => n + i);
-      const more = await api<{ urls: Record<string, string> }>('POST', `/jobs/${created.jobId}/sources/${sourceId}/parts`, { uploadId: upload.uploadId, partNumbers: numbers });
+      const more = await api<{ urls: Record<string, string> }>(
+        'POST',
+        `/jobs/${created.jobId}/sources/${sourceId}/parts`,
+        { uploadId: upload.uploadId, partNumbers: numbers },
+      );
       for (const [k, url] of Object.entries(more.urls)) urls.set(Number(k), url);
     }
     const start = (n - 1) * upload.partSize;
-    const put = await harness.call('putGenerated', urls.get(n) as string, SEED, start, Math.min(totalBytes, start + upload.partSize));
+    const put = await harness.call(
+      'putGenerated',
+      urls.get(n) as string,
+      SEED,
+      start,
+      Math.min(totalBytes, start + upload.partSize),
+    );
     if (put.status !== 200) throw new Error(`part ${n} answered ${put.status}: ${put.text}`);
     uploadMs += put.ms;
   }
@@ -65,10 +83,14 @@ try {
   // ---- check: a range across a part boundary and the tail read back identical
   const job = await api<GetJobResponse>('GET', `/jobs/${created.jobId}`);
   const url = job.sourceUrls[sourceId] as string;
-  for (const [a, b] of [[upload.partSize - 1000, upload.partSize + 999], [totalBytes - 5000, totalBytes - 1]] as const) {
+  for (const [a, b] of [
+    [upload.partSize - 1000, upload.partSize + 999],
+    [totalBytes - 5000, totalBytes - 1],
+  ] as const) {
     const got = await harness.call('digestUrl', url, `bytes=${a}-${b}`);
     const want = await harness.call('expectedDigest', SEED, a, b + 1);
-    if (got.status !== 206 || got.sha256 !== want.sha256) throw new Error(`range ${a}-${b} differs after upload (status ${got.status})`);
+    if (got.status !== 206 || got.sha256 !== want.sha256)
+      throw new Error(`range ${a}-${b} differs after upload (status ${got.status})`);
   }
   const readT0 = Date.now();
   const whole = await harness.call('digestUrl', url);
@@ -90,9 +112,23 @@ try {
     bytes: totalBytes,
     partSize: upload.partSize,
     parts: upload.partCount,
-    upload: { ms: Math.round(uploadMs), mbPerS: +uploadRate.toFixed(1), completeMs, peakTreePssMiB: +(uploadPeak.pssBytes / 1024 ** 2).toFixed(0), peakTreeRssMiB: +(uploadPeak.rssBytes / 1024 ** 2).toFixed(0), processes: uploadPeak.processes, uaSpecificMemoryMiB: uploadUaMemory === null ? null : +(uploadUaMemory / 1024 ** 2).toFixed(0) },
+    upload: {
+      ms: Math.round(uploadMs),
+      mbPerS: +uploadRate.toFixed(1),
+      completeMs,
+      peakTreePssMiB: +(uploadPeak.pssBytes / 1024 ** 2).toFixed(0),
+      peakTreeRssMiB: +(uploadPeak.rssBytes / 1024 ** 2).toFixed(0),
+      processes: uploadPeak.processes,
+      uaSpecificMemoryMiB: uploadUaMemory === null ? null : +(uploadUaMemory / 1024 ** 2).toFixed(0),
+    },
     download: { ms: readMs, mbPerS: +(totalBytes / MB / (readMs / 1000)).toFixed(1), verified: true },
-    plainIndexedDb: { ms: Math.round(idb.ms), mbPerS: +idbRate.toFixed(1), peakTreePssMiB: +(idbPeak.pssBytes / 1024 ** 2).toFixed(0), peakTreeRssMiB: +(idbPeak.rssBytes / 1024 ** 2).toFixed(0), uaSpecificMemoryMiB: idbUaMemory === null ? null : +(idbUaMemory / 1024 ** 2).toFixed(0) },
+    plainIndexedDb: {
+      ms: Math.round(idb.ms),
+      mbPerS: +idbRate.toFixed(1),
+      peakTreePssMiB: +(idbPeak.pssBytes / 1024 ** 2).toFixed(0),
+      peakTreeRssMiB: +(idbPeak.rssBytes / 1024 ** 2).toFixed(0),
+      uaSpecificMemoryMiB: idbUaMemory === null ? null : +(idbUaMemory / 1024 ** 2).toFixed(0),
+    },
     ratioUploadToPlainIdb: +(uploadRate / idbRate).toFixed(2),
   };
   console.log(JSON.stringify(report, null, 2));

@@ -27,9 +27,7 @@ export interface AutoMapInput {
 }
 
 /** What the reporter does next. */
-export type AutoMapDecision =
-  | { action: 'map'; tracks: Track[] }
-  | { action: 'ask'; cameraMap: CameraMap | null };
+export type AutoMapDecision = { action: 'map'; tracks: Track[] } | { action: 'ask'; cameraMap: CameraMap | null };
 
 /**
  * Decides whether the service maps the cameras itself.
@@ -71,9 +69,7 @@ function always(map: CameraMap, speakers: AutoMapInput['speakers']): Track[] {
       if (shown.length) assigned.set(c, shown);
     }
   }
-  const hasOwn = new Set(
-    [...assigned.entries()].filter(([c]) => c.kind === 'closeup').flatMap(([, s]) => s),
-  );
+  const hasOwn = new Set([...assigned.entries()].filter(([c]) => c.kind === 'closeup').flatMap(([, s]) => s));
   // A frozen or unreadable camera shows nobody talking: it gets nobody.
   const free = map.cameras.filter((c) => !assigned.has(c) && c.reason !== 'no_motion');
   const talk = new Map(speakers.map((s) => [s.speaker, s.talkMs]));

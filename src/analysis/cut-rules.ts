@@ -140,10 +140,16 @@ export function checkCutList(
     if (!Number.isFinite(cut.startMs)) return fail('cuts', i, 'cut-finite', `${at}.startMs must be a finite number`);
     if (!Number.isFinite(cut.endMs)) return fail('cuts', i, 'cut-finite', `${at}.endMs must be a finite number`);
     if (!(cut.startMs < cut.endMs)) {
-      return fail('cuts', i, 'cut-order', `${at}.startMs (${fmt(cut.startMs)}) must be below endMs (${fmt(cut.endMs)})`);
+      return fail(
+        'cuts',
+        i,
+        'cut-order',
+        `${at}.startMs (${fmt(cut.startMs)}) must be below endMs (${fmt(cut.endMs)})`,
+      );
     }
     const span = spanOf.get(cut.sourceId);
-    if (!span) return fail('cuts', i, 'cut-source', `${at}.sourceId "${cut.sourceId}" is not a video source of the job`);
+    if (!span)
+      return fail('cuts', i, 'cut-source', `${at}.sourceId "${cut.sourceId}" is not a video source of the job`);
     if (cut.startMs < span.startMs - BOUND_TOLERANCE_MS || cut.endMs > span.endMs + BOUND_TOLERANCE_MS) {
       const end = Number.isFinite(span.endMs) ? fmt(span.endMs) : 'its end';
       return fail(
@@ -155,26 +161,51 @@ export function checkCutList(
     }
     if (i === 0) {
       if (Math.abs(cut.startMs - timeline.startMs) > BOUND_TOLERANCE_MS) {
-        return fail('cuts', 0, 'cut-start', `cuts[0].startMs must be ${fmt(timeline.startMs)} (the start of the timeline), not ${fmt(cut.startMs)}`);
+        return fail(
+          'cuts',
+          0,
+          'cut-start',
+          `cuts[0].startMs must be ${fmt(timeline.startMs)} (the start of the timeline), not ${fmt(cut.startMs)}`,
+        );
       }
       continue;
     }
     const prev = cuts[i - 1]!;
     if (cut.startMs < prev.startMs) {
-      return fail('cuts', i, 'cut-sorted', `${at}.startMs (${fmt(cut.startMs)}) must not be before cuts[${i - 1}].startMs (${fmt(prev.startMs)}): cuts are sorted by startMs`);
+      return fail(
+        'cuts',
+        i,
+        'cut-sorted',
+        `${at}.startMs (${fmt(cut.startMs)}) must not be before cuts[${i - 1}].startMs (${fmt(prev.startMs)}): cuts are sorted by startMs`,
+      );
     }
     if (cut.startMs < prev.endMs) {
-      return fail('cuts', i, 'cut-overlap', `${at}.startMs (${fmt(cut.startMs)}) overlaps cuts[${i - 1}], which ends at ${fmt(prev.endMs)}`);
+      return fail(
+        'cuts',
+        i,
+        'cut-overlap',
+        `${at}.startMs (${fmt(cut.startMs)}) overlaps cuts[${i - 1}], which ends at ${fmt(prev.endMs)}`,
+      );
     }
     if (cut.startMs > prev.endMs && footageBetween(timeline.spans, prev.endMs, cut.startMs)) {
-      return fail('cuts', i, 'cut-gap', `${at}.startMs (${fmt(cut.startMs)}) leaves a gap after cuts[${i - 1}], which ends at ${fmt(prev.endMs)}`);
+      return fail(
+        'cuts',
+        i,
+        'cut-gap',
+        `${at}.startMs (${fmt(cut.startMs)}) leaves a gap after cuts[${i - 1}], which ends at ${fmt(prev.endMs)}`,
+      );
     }
   }
   if (timeline.endMs !== null && timeline.endMs > timeline.startMs) {
     const last = cuts.at(-1);
     if (!last) return fail('cuts', 0, 'cuts-empty', 'cuts must cover the timeline; the list is empty');
     if (Math.abs(last.endMs - timeline.endMs) > BOUND_TOLERANCE_MS) {
-      return fail('cuts', cuts.length - 1, 'cut-end', `cuts[${cuts.length - 1}].endMs must be ${fmt(timeline.endMs)} (the end of the timeline), not ${fmt(last.endMs)}`);
+      return fail(
+        'cuts',
+        cuts.length - 1,
+        'cut-end',
+        `cuts[${cuts.length - 1}].endMs must be ${fmt(timeline.endMs)} (the end of the timeline), not ${fmt(last.endMs)}`,
+      );
     }
   }
 
@@ -183,18 +214,35 @@ export function checkCutList(
   for (let i = 0; i < removed.length; i++) {
     const r = removed[i]!;
     const at = `removedRanges[${i}]`;
-    if (!Number.isFinite(r.startMs)) return fail('removedRanges', i, 'removed-finite', `${at}.startMs must be a finite number`);
-    if (!Number.isFinite(r.endMs)) return fail('removedRanges', i, 'removed-finite', `${at}.endMs must be a finite number`);
+    if (!Number.isFinite(r.startMs))
+      return fail('removedRanges', i, 'removed-finite', `${at}.startMs must be a finite number`);
+    if (!Number.isFinite(r.endMs))
+      return fail('removedRanges', i, 'removed-finite', `${at}.endMs must be a finite number`);
     if (!(r.startMs < r.endMs)) {
-      return fail('removedRanges', i, 'removed-order', `${at}.startMs (${fmt(r.startMs)}) must be below endMs (${fmt(r.endMs)})`);
+      return fail(
+        'removedRanges',
+        i,
+        'removed-order',
+        `${at}.startMs (${fmt(r.startMs)}) must be below endMs (${fmt(r.endMs)})`,
+      );
     }
     if (r.startMs < timeline.startMs - BOUND_TOLERANCE_MS || r.endMs > tlEnd + BOUND_TOLERANCE_MS) {
       const end = Number.isFinite(tlEnd) ? fmt(tlEnd) : 'its end';
-      return fail('removedRanges', i, 'removed-in-timeline', `${at} (${fmt(r.startMs)}–${fmt(r.endMs)} ms) must lie within the timeline (${fmt(timeline.startMs)}–${end} ms)`);
+      return fail(
+        'removedRanges',
+        i,
+        'removed-in-timeline',
+        `${at} (${fmt(r.startMs)}–${fmt(r.endMs)} ms) must lie within the timeline (${fmt(timeline.startMs)}–${end} ms)`,
+      );
     }
     const prev = removed[i - 1];
     if (prev && r.startMs < prev.endMs) {
-      return fail('removedRanges', i, 'removed-sorted', `${at}.startMs (${fmt(r.startMs)}) must not be before removedRanges[${i - 1}].endMs (${fmt(prev.endMs)}): removed ranges are sorted and do not overlap`);
+      return fail(
+        'removedRanges',
+        i,
+        'removed-sorted',
+        `${at}.startMs (${fmt(r.startMs)}) must not be before removedRanges[${i - 1}].endMs (${fmt(prev.endMs)}): removed ranges are sorted and do not overlap`,
+      );
     }
   }
   return null;

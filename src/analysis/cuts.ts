@@ -56,7 +56,11 @@ const KIND_RANK: Record<CameraKind, number> = { closeup: 0, wide: 0, twoshot: 0,
  * Sorts the tracks into close-ups and group shots. Only video sources of the job whose track
  * names speakers are used: the edit never cuts to a camera that shows nobody.
  */
-export function editCameras(tracks: readonly Track[], videoSourceIds: ReadonlySet<string>, cameraMap: CameraMap | null): EditCameras {
+export function editCameras(
+  tracks: readonly Track[],
+  videoSourceIds: ReadonlySet<string>,
+  cameraMap: CameraMap | null,
+): EditCameras {
   const speakersOf = new Map<string, string[]>();
   for (const t of tracks) {
     if (!videoSourceIds.has(t.sourceId)) continue;
@@ -68,8 +72,11 @@ export function editCameras(tracks: readonly Track[], videoSourceIds: ReadonlySe
   for (const [sourceId, speakers] of speakersOf) {
     if (speakers.length === 0) continue;
     const mapped = cameraMap?.cameras.find((c) => c.sourceId === sourceId);
-    const rank = (mapped ? KIND_RANK[mapped.kind] * 3 : 3) + (mapped?.confidence === 'high' ? 0 : mapped?.confidence === 'low' ? 1 : 2);
-    const label = speakers.length === 1 ? 'close-up' : mapped?.kind === 'twoshot' || speakers.length === 2 ? 'two-shot' : 'wide';
+    const rank =
+      (mapped ? KIND_RANK[mapped.kind] * 3 : 3) +
+      (mapped?.confidence === 'high' ? 0 : mapped?.confidence === 'low' ? 1 : 2);
+    const label =
+      speakers.length === 1 ? 'close-up' : mapped?.kind === 'twoshot' || speakers.length === 2 ? 'two-shot' : 'wide';
     all.push({ sourceId, speakers, label, rank });
   }
   const closeups = new Map<string, EditCamera>();
@@ -85,7 +92,9 @@ export function editCameras(tracks: readonly Track[], videoSourceIds: ReadonlySe
     const cam = all.find((a) => a.sourceId === c.sourceId && a.speakers.includes(who));
     if (cam) closeups.set(who, { ...cam, label: 'close-up' });
   }
-  const groups = all.filter((c) => c.speakers.length >= 2 && ![...closeups.values()].some((k) => k.sourceId === c.sourceId));
+  const groups = all.filter(
+    (c) => c.speakers.length >= 2 && ![...closeups.values()].some((k) => k.sourceId === c.sourceId),
+  );
   return { closeups, groups, all };
 }
 
@@ -95,7 +104,11 @@ export function editCameras(tracks: readonly Track[], videoSourceIds: ReadonlySe
  * monologue relief the widest (it shows the listeners). `null` when no group shot shows any
  * of them.
  */
-export function chooseGroupShot(cameras: EditCameras, involved: readonly string[], purpose: 'together' | 'relief'): EditCamera | null {
+export function chooseGroupShot(
+  cameras: EditCameras,
+  involved: readonly string[],
+  purpose: 'together' | 'relief',
+): EditCamera | null {
   let best: EditCamera | null = null;
   let bestKey: number[] = [];
   for (const cam of cameras.groups) {
@@ -153,8 +166,6 @@ export class OutputClock {
   }
 }
 
-
-
 /** Longest step of the discretised output timeline (ms). Cuts land on step edges. */
 export const STEP_MS = 100;
 /**
@@ -176,7 +187,13 @@ export interface CutCosts {
 }
 
 /** The costs planEdit uses. Showing the wrong person is worse than the wide showing the speaker. */
-export const DEFAULT_CUT_COSTS: Readonly<CutCosts> = { cut: 100, missOnGroup: 1, missElsewhere: 1.2, noCloseupMiss: 0.15, quickExchanges: true };
+export const DEFAULT_CUT_COSTS: Readonly<CutCosts> = {
+  cut: 100,
+  missOnGroup: 1,
+  missElsewhere: 1.2,
+  noCloseupMiss: 0.15,
+  quickExchanges: true,
+};
 /** Per millisecond and camera size: tie-breaks (tightest group for speech, widest for silence). */
 const TIE = 0.001;
 /** A shot under the minimum, or a close-up held over the maximum: only where footage forces it. */
@@ -244,7 +261,8 @@ function quickExchanges(turns: readonly Turn[], clock: OutputClock, minShotMs: n
     .sort((a, b) => a.startMs - b.startMs);
   // A backchannel inside someone's long turn is not part of an exchange: the turn goes on.
   const long = spans.filter((t) => t.endMs - t.startMs >= minMs);
-  const inLongTurn = (t: (typeof spans)[number]): boolean => long.some((l) => l.speaker !== t.speaker && l.startMs <= t.startMs && l.endMs >= t.endMs);
+  const inLongTurn = (t: (typeof spans)[number]): boolean =>
+    long.some((l) => l.speaker !== t.speaker && l.startMs <= t.startMs && l.endMs >= t.endMs);
   const out: Exchange[] = [];
   let run: typeof spans = [];
   const close = (): void => {
@@ -273,7 +291,12 @@ interface Steps {
   available: Uint8Array[];
 }
 
-function buildSteps(segments: readonly Segment[], cams: readonly EditCamera[], spans: readonly SourceSpan[], clock: OutputClock): Steps {
+function buildSteps(
+  segments: readonly Segment[],
+  cams: readonly EditCamera[],
+  spans: readonly SourceSpan[],
+  clock: OutputClock,
+): Steps {
   const spanOf = new Map(spans.map((s) => [s.sourceId, s]));
   const marks = new Set<number>();
   for (const s of segments) marks.add(s.startMs).add(s.endMs);
@@ -308,13 +331,15 @@ function buildSteps(segments: readonly Segment[], cams: readonly EditCamera[], s
   let shift = clock.startMs;
   for (let k = 0; k < n; k++) {
     const o = (edges[k]! + edges[k + 1]!) / 2;
-    for (let rr = clock.removed[r]; rr !== undefined && o + shift > rr.startMs; rr = clock.removed[++r]) shift += rr.endMs - rr.startMs;
+    for (let rr = clock.removed[r]; rr !== undefined && o + shift > rr.startMs; rr = clock.removed[++r])
+      shift += rr.endMs - rr.startMs;
     refMid[k] = o + shift;
   }
   const available = cams.map((cam) => {
     const span = spanOf.get(cam.sourceId);
     const row = new Uint8Array(n);
-    for (let k = 0; k < n; k++) row[k] = span !== undefined && span.startMs <= refMid[k]! && span.endMs >= refMid[k]! ? 1 : 0;
+    for (let k = 0; k < n; k++)
+      row[k] = span !== undefined && span.startMs <= refMid[k]! && span.endMs >= refMid[k]! ? 1 : 0;
     return row;
   });
   // Where no camera records, nothing can be shown: every camera is "available" (fitToFootage
@@ -324,7 +349,13 @@ function buildSteps(segments: readonly Segment[], cams: readonly EditCamera[], s
 }
 
 /** Cost per millisecond of showing each camera during one step (see the module comment). */
-function stepCosts(who: readonly string[], cams: readonly EditCamera[], closeupIdx: ReadonlyMap<string, number>, avail: (c: number) => boolean, costs: CutCosts): number[] {
+function stepCosts(
+  who: readonly string[],
+  cams: readonly EditCamera[],
+  closeupIdx: ReadonlyMap<string, number>,
+  avail: (c: number) => boolean,
+  costs: CutCosts,
+): number[] {
   const mapped = who.filter((s) => cams.some((c) => c.speakers.includes(s)));
   if (mapped.length === 0) {
     // Nobody (or only someone no camera shows) speaks: free, the widest shot by a hair.
@@ -335,7 +366,9 @@ function stepCosts(who: readonly string[], cams: readonly EditCamera[], closeupI
     const x = mapped[0]!;
     const own = closeupIdx.get(x);
     if (own !== undefined && avail(own)) {
-      return cams.map((c, i) => (i === own ? 0 : c.speakers.includes(x) ? costs.missOnGroup - TIE * c.speakers.length : costs.missElsewhere));
+      return cams.map((c, i) =>
+        i === own ? 0 : c.speakers.includes(x) ? costs.missOnGroup - TIE * c.speakers.length : costs.missElsewhere,
+      );
     }
     return cams.map((c) => (c.speakers.includes(x) ? TIE * c.speakers.length : costs.noCloseupMiss));
   }
@@ -385,7 +418,14 @@ class StartWindow {
  * except where footage forces otherwise: a shot may be shorter than `minMs` when the camera
  * before it stops recording where it starts, or its own camera stops recording where it ends.
  */
-function optimalShots(steps: Steps, cams: readonly EditCamera[], cost: readonly Float64Array[], minMs: number, maxMs: readonly number[], cutCost: number): PlannedShot[] {
+function optimalShots(
+  steps: Steps,
+  cams: readonly EditCamera[],
+  cost: readonly Float64Array[],
+  minMs: number,
+  maxMs: readonly number[],
+  cutCost: number,
+): PlannedShot[] {
   const n = steps.speakers.length;
   const C = cams.length;
   const T = steps.edges;
@@ -570,7 +610,11 @@ function fitToFootage(cuts: Cut[], cameras: EditCameras, spans: readonly SourceS
             x.rank - y.rank,
         )[0];
       if (whole) {
-        out.push({ ...cut, sourceId: whole.sourceId, reason: `${cut.reason ?? 'shot'}; camera not recording, ${whole.label} instead` });
+        out.push({
+          ...cut,
+          sourceId: whole.sourceId,
+          reason: `${cut.reason ?? 'shot'}; camera not recording, ${whole.label} instead`,
+        });
         continue;
       }
     }
@@ -597,11 +641,22 @@ function fitToFootage(cuts: Cut[], cameras: EditCameras, spans: readonly SourceS
         });
       const cam = candidates[0];
       if (cam) {
-        out.push({ startMs: a, endMs: b, sourceId: cam.sourceId, reason: `${cut.reason ?? 'shot'}; camera not recording, ${cam.label} instead` });
+        out.push({
+          startMs: a,
+          endMs: b,
+          sourceId: cam.sourceId,
+          reason: `${cut.reason ?? 'shot'}; camera not recording, ${cam.label} instead`,
+        });
         continue;
       }
       const anyFootage = spans.find((s) => s.startMs <= a && s.endMs >= b);
-      if (anyFootage) out.push({ startMs: a, endMs: b, sourceId: anyFootage.sourceId, reason: 'no mapped camera recording (only footage)' });
+      if (anyFootage)
+        out.push({
+          startMs: a,
+          endMs: b,
+          sourceId: anyFootage.sourceId,
+          reason: 'no mapped camera recording (only footage)',
+        });
       // else: no video source recorded this span; the cut list leaves a hole (rule cut-gap allows it).
     }
   }
@@ -613,7 +668,6 @@ function fitToFootage(cuts: Cut[], cameras: EditCameras, spans: readonly SourceS
   }
   return merged;
 }
-
 
 /** What a shot covers: speech per speaker, alone or overlapped. */
 interface ShotContent {
@@ -669,14 +723,21 @@ function shotReason(
   let reason: string;
   if (subject !== undefined) {
     const spoke = content.firstSpeech.get(subject);
-    if (spoke === undefined) reason = speaking.length > 0 ? `${subject} listens (close-up)` : anySpeech ? `pause (close-up)` : `nobody speaks (close-up)`;
+    if (spoke === undefined)
+      reason =
+        speaking.length > 0
+          ? `${subject} listens (close-up)`
+          : anySpeech
+            ? `pause (close-up)`
+            : `nobody speaks (close-up)`;
     else {
       const relief = prev !== undefined && prev.reason.startsWith('monologue relief') && cams[prev.shot.cam] !== cam;
       reason = relief ? `${subject} continues (close-up)` : `${subject} speaks (close-up)`;
       // Started before the speaker's first word: a pre-roll into the pause (or over the end of
       // someone else's turn) so that a short turn still gets a close-up of the minimum length.
       const lead = spoke - startMs;
-      if (!relief && prev !== undefined && lead >= STEP_MS) reason = `${subject} speaks (close-up, pre-roll ${secs(lead)})`;
+      if (!relief && prev !== undefined && lead >= STEP_MS)
+        reason = `${subject} speaks (close-up, pre-roll ${secs(lead)})`;
     }
     const others = speaking.filter((s) => !cam.speakers.includes(s));
     const first = spoke ?? Infinity;
@@ -708,11 +769,15 @@ function shotReason(
   const why = (x: string): string => {
     const own = closeupIdx.get(x);
     if (own === undefined) return `${label}, no close-up`;
-    if (!steps.available[own]!.subarray(shot.from, shot.to).every((v) => v === 1)) return `${label}, close-up not recording`;
+    if (!steps.available[own]!.subarray(shot.from, shot.to).every((v) => v === 1))
+      return `${label}, close-up not recording`;
     return ranked.length > 1 ? `${label}, turn too short for a close-up` : '';
   };
   const x = ranked[0] ?? speaking[0]!;
-  const others = ranked.slice(1).map((o) => `; ${o} too (${why(o)})`).join('');
+  const others = ranked
+    .slice(1)
+    .map((o) => `; ${o} too (${why(o)})`)
+    .join('');
   const main = why(x);
   if (main !== '') return `${x} speaks (${main})${others}`;
   return `monologue relief (${label})`;
@@ -752,8 +817,20 @@ export function planCuts(input: PlanCutsInput): Cut[] {
     // No camera shows anyone: show the first video source rather than nothing.
     const span = input.spans[0];
     if (!span) return [];
-    const only = { startMs: input.startMs, endMs: input.endMs, sourceId: span.sourceId, reason: 'no camera shows a speaker (first video source)' };
-    return cams.length === 0 ? fitToFootage([only], cameras, input.spans, preset.minShotMs) : fitToFootage([{ ...only, sourceId: cams[0]!.sourceId, reason: 'nothing left after silence removal' }], cameras, input.spans, preset.minShotMs);
+    const only = {
+      startMs: input.startMs,
+      endMs: input.endMs,
+      sourceId: span.sourceId,
+      reason: 'no camera shows a speaker (first video source)',
+    };
+    return cams.length === 0
+      ? fitToFootage([only], cameras, input.spans, preset.minShotMs)
+      : fitToFootage(
+          [{ ...only, sourceId: cams[0]!.sourceId, reason: 'nothing left after silence removal' }],
+          cameras,
+          input.spans,
+          preset.minShotMs,
+        );
   }
   const segments = speechSegments(input.turns, clock);
   const steps = buildSteps(segments, cams, input.spans, clock);
@@ -795,7 +872,12 @@ export function planCuts(input: PlanCutsInput): Cut[] {
   for (const shot of shots) {
     const reason = shotReason(shot, prev, steps, cams, closeupIdx, preset.minShotMs, anySpeech, exchanges);
     prev = { shot, reason };
-    cuts.push({ startMs: clock.toReference(steps.edges[shot.from]!), endMs: clock.toReference(steps.edges[shot.to]!), sourceId: cams[shot.cam]!.sourceId, reason });
+    cuts.push({
+      startMs: clock.toReference(steps.edges[shot.from]!),
+      endMs: clock.toReference(steps.edges[shot.to]!),
+      sourceId: cams[shot.cam]!.sourceId,
+      reason,
+    });
   }
   const first = cuts[0];
   const last = cuts.at(-1);

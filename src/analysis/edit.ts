@@ -74,7 +74,9 @@ export function planEdit(input: PlanEditInput): PlannedEdit {
   }
   if (timeline.spans.length === 0 || !(endMs > startMs)) return { cuts: [], removedRanges: [], savedMs: 0 };
   const preset = PRESETS[input.presetId];
-  const turns = input.turns.filter((t) => Number.isFinite(t.startMs) && Number.isFinite(t.endMs) && t.endMs > t.startMs);
+  const turns = input.turns.filter(
+    (t) => Number.isFinite(t.startMs) && Number.isFinite(t.endMs) && t.endMs > t.startMs,
+  );
   const removedRanges = findRemovedRanges(turns, { startMs, endMs }, input.silence, input.quietRanges ?? []);
   const cameras = editCameras(input.tracks, new Set(timeline.spans.map((s) => s.sourceId)), input.cameraMap);
   const cuts = planCuts({ turns, cameras, preset, startMs, endMs, spans: timeline.spans, removedRanges });

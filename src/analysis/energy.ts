@@ -68,7 +68,8 @@ function percentile(sorted: Float64Array, p: number): number {
  * recording (a gated mic) still counts.
  */
 export function adaptiveQuietThresholdDb(envelope: ArrayLike<number>, marginDb = 12): number {
-  const level = (v: number | undefined): number => (v !== undefined && Number.isFinite(v) ? Math.max(v, ENVELOPE_FLOOR_DB) : ENVELOPE_FLOOR_DB);
+  const level = (v: number | undefined): number =>
+    v !== undefined && Number.isFinite(v) ? Math.max(v, ENVELOPE_FLOOR_DB) : ENVELOPE_FLOOR_DB;
   let first = 0;
   let end = envelope.length;
   while (first < end && level(envelope[first]) <= ENVELOPE_FLOOR_DB) first++;

@@ -63,7 +63,13 @@ interface MelBank {
   weights: Float64Array;
 }
 
-function melBanks(numBins: number, paddedLength: number, sampleRate: number, lowFreq: number, highFreq: number): MelBank[] {
+function melBanks(
+  numBins: number,
+  paddedLength: number,
+  sampleRate: number,
+  lowFreq: number,
+  highFreq: number,
+): MelBank[] {
   const nyquist = sampleRate / 2;
   const high = highFreq <= 0 ? nyquist + highFreq : highFreq;
   const numFftBins = paddedLength / 2;
@@ -87,7 +93,9 @@ function melBanks(numBins: number, paddedLength: number, sampleRate: number, low
         last = i;
       }
     }
-    banks.push(first < 0 ? { start: 0, weights: new Float64Array(0) } : { start: first, weights: full.slice(first, last + 1) });
+    banks.push(
+      first < 0 ? { start: 0, weights: new Float64Array(0) } : { start: first, weights: full.slice(first, last + 1) },
+    );
   }
   return banks;
 }

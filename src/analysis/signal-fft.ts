@@ -77,7 +77,8 @@ function bitReverse(re: Float64Array, im: Float64Array, reversed: Uint32Array | 
  */
 export function fft(re: Float64Array, im: Float64Array, inverse = false): void {
   const n = re.length;
-  if (n !== im.length || (n & (n - 1)) !== 0) throw new RangeError(`fft: length ${n} is not a power of two or re/im differ`);
+  if (n !== im.length || (n & (n - 1)) !== 0)
+    throw new RangeError(`fft: length ${n} is not a power of two or re/im differ`);
   if (n < 2) return;
   const { cos, sin, reversed } = plan(n);
   bitReverse(re, im, reversed);

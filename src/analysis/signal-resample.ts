@@ -54,7 +54,8 @@ export class StreamingResampler {
   private readonly poly: { p: number; q: number; half: number; taps: number; weights: Float32Array } | null;
 
   constructor(inRate: number, outRate: number, options: ResamplerOptions = {}) {
-    if (!(inRate > 0) || !(outRate > 0)) throw new RangeError(`StreamingResampler: rates must be positive (got ${inRate} → ${outRate})`);
+    if (!(inRate > 0) || !(outRate > 0))
+      throw new RangeError(`StreamingResampler: rates must be positive (got ${inRate} → ${outRate})`);
     this.inRate = inRate;
     this.outRate = outRate;
     this.step = inRate / outRate;
@@ -114,7 +115,7 @@ export class StreamingResampler {
     this.flushed = true;
     // Outputs up to the time of the last input sample.
     const total = this.pushed;
-    const lastK = total === 0 ? -1 : Math.floor(((total - 1) / this.step) + 1e-9);
+    const lastK = total === 0 ? -1 : Math.floor((total - 1) / this.step + 1e-9);
     const out = new Float32Array(Math.max(0, lastK - this.k + 1));
     for (let o = 0; o < out.length; o++, this.k++) out[o] = this.sampleK(this.k);
     return out;
@@ -198,7 +199,12 @@ function gcd(a: number, b: number): number {
  * @example
  * const drifted = resample(signal, 8000, 8000 * (1 + 100e-6)); // a clock 100 ppm fast
  */
-export function resample(input: Float32Array, inRate: number, outRate: number, options: ResamplerOptions = {}): Float32Array {
+export function resample(
+  input: Float32Array,
+  inRate: number,
+  outRate: number,
+  options: ResamplerOptions = {},
+): Float32Array {
   if (inRate === outRate) return input.slice();
   const r = new StreamingResampler(inRate, outRate, options);
   const a = r.push(input);

@@ -63,7 +63,8 @@ export function checkSilenceSettings(value: unknown, field: string): string | nu
   }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!KNOWN_FIELDS.includes(key)) return `${field}.${key} is not a silence setting (known: ${KNOWN_FIELDS.join(', ')})`;
+    if (!KNOWN_FIELDS.includes(key))
+      return `${field}.${key} is not a silence setting (known: ${KNOWN_FIELDS.join(', ')})`;
   }
   if (!(SILENCE_MODES as readonly unknown[]).includes(record['mode'])) {
     return `${field}.mode must be one of ${SILENCE_MODES.join(', ')}`;

@@ -169,19 +169,31 @@ export function alignSources(signals: readonly SyncSignal[], options: AlignOptio
   const failures: SyncFailure[] = [];
   const ids = new Set<string>();
   for (const [i, s] of signals.entries()) {
-    if (ids.has(s.id)) failures.push({ id: s.id, code: 'invalid_input', message: `signals[${i}].id "${s.id}" appears twice` });
+    if (ids.has(s.id))
+      failures.push({ id: s.id, code: 'invalid_input', message: `signals[${i}].id "${s.id}" appears twice` });
     ids.add(s.id);
-    if (!(s.sampleRate > 0)) failures.push({ id: s.id, code: 'invalid_input', message: `signals[${i}].sampleRate must be positive (source ${s.id})` });
+    if (!(s.sampleRate > 0))
+      failures.push({
+        id: s.id,
+        code: 'invalid_input',
+        message: `signals[${i}].sampleRate must be positive (source ${s.id})`,
+      });
   }
   const refId = options.referenceId ?? signals[0]?.id;
-  if (refId === undefined) throw new SyncError([{ id: '', code: 'invalid_input', message: 'alignSources needs at least one signal' }]);
-  if (!ids.has(refId)) failures.push({ id: refId, code: 'invalid_input', message: `referenceId "${refId}" is not one of the signals` });
+  if (refId === undefined)
+    throw new SyncError([{ id: '', code: 'invalid_input', message: 'alignSources needs at least one signal' }]);
+  if (!ids.has(refId))
+    failures.push({ id: refId, code: 'invalid_input', message: `referenceId "${refId}" is not one of the signals` });
   if (failures.length > 0) throw new SyncError(failures);
 
   const prepared = signals.map((s) => prepare(s, rate, activeRms));
   for (const p of prepared) {
     if (p.activeSec < minActiveSec) {
-      failures.push({ id: p.id, code: 'silent', message: `source ${p.id} has no usable audio (${p.activeSec.toFixed(2)} s above −60 dBFS)` });
+      failures.push({
+        id: p.id,
+        code: 'silent',
+        message: `source ${p.id} has no usable audio (${p.activeSec.toFixed(2)} s above −60 dBFS)`,
+      });
     }
   }
   const ref = prepared.find((p) => p.id === refId)!;
@@ -241,7 +253,10 @@ function alignPair(src: Prepared, ref: Prepared, rate: number, options: AlignOpt
   if (span < minWindow) return noOverlap(`overlap of ${(span / FRAMES_PER_SECOND).toFixed(1)} s`);
   const count = Math.max(1, Math.min(windowCount, Math.floor(span / minWindow)));
   const slot = span / count;
-  const w = Math.max(1, Math.min(windowSec * FRAMES_PER_SECOND, Math.floor(slot) - 2 * Math.min(marginFrames, Math.floor(slot / 4))));
+  const w = Math.max(
+    1,
+    Math.min(windowSec * FRAMES_PER_SECOND, Math.floor(slot) - 2 * Math.min(marginFrames, Math.floor(slot / 4))),
+  );
   // Activity prefix sums pick the liveliest stretch of each slot.
   const act = new Float64Array(nS + 1);
   for (let i = 0; i < nS; i++) act[i + 1] = act[i]! + src.env[i]! * src.env[i]!;
@@ -282,7 +297,11 @@ function alignPair(src: Prepared, ref: Prepared, rate: number, options: AlignOpt
   // reference by the first fit's slope so the peak is sharp again, and search only near the line.
   if (windows.filter((x) => x.inlier).length >= 2 && Math.abs(fit.beta - 1) > 1e-6) {
     const first = fit;
-    const second = measure((a0) => ((first.alpha + (first.beta * a0 * 1000) / rate) / 1000) * rate - a0, first.beta, Math.ceil(0.01 * rate));
+    const second = measure(
+      (a0) => ((first.alpha + (first.beta * a0 * 1000) / rate) / 1000) * rate - a0,
+      first.beta,
+      Math.ceil(0.01 * rate),
+    );
     const secondFit = robustLine(second, 2);
     if (second.filter((x) => x.inlier).length >= windows.filter((x) => x.inlier).length) {
       windows = second;
@@ -347,7 +366,14 @@ function robustLine(points: SyncWindow[], tolMs: number): { alpha: number; beta:
  * reference at `beta` reference samples per source sample. Returns the reference sample that
  * matches the window's centre and the peak's strength.
  */
-function measureWindow(sw: Float32Array, ref: Float32Array, guess: number, beta: number, margin: number, rate: number): { refCentre: number; strength: number } {
+function measureWindow(
+  sw: Float32Array,
+  ref: Float32Array,
+  guess: number,
+  beta: number,
+  margin: number,
+  rate: number,
+): { refCentre: number; strength: number } {
   const b0 = Math.round(guess) - Math.ceil(margin * beta);
   const span = Math.ceil((sw.length + 2 * margin) * beta) + 2;
   let rw = sliceZeroPadded(ref, b0, span);

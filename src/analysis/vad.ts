@@ -68,7 +68,8 @@ export function speechSegments(probs: ArrayLike<number>, options: SpeechSegmentO
       }
     }
   }
-  if (inSpeech) raw.push({ startMs: start * frameMs, endMs: (silenceStart >= 0 ? silenceStart : probs.length) * frameMs });
+  if (inSpeech)
+    raw.push({ startMs: start * frameMs, endMs: (silenceStart >= 0 ? silenceStart : probs.length) * frameMs });
   const kept = raw.filter((s) => s.endMs - s.startMs >= minSpeech);
   const out: SpeechSegment[] = [];
   for (const s of kept) {
@@ -89,7 +90,12 @@ export function speechDurationMs(segments: readonly SpeechSegment[]): number {
  * Resamples per-frame probabilities to another frame rate (e.g. 32 ms VAD frames onto the
  * 10 ms feature frames), nearest frame by time.
  */
-export function resampleFrameValues(values: ArrayLike<number>, fromMs: number, toMs: number, count: number): Float32Array {
+export function resampleFrameValues(
+  values: ArrayLike<number>,
+  fromMs: number,
+  toMs: number,
+  count: number,
+): Float32Array {
   const out = new Float32Array(count);
   for (let i = 0; i < count; i++) {
     const k = Math.min(values.length - 1, Math.floor(((i + 0.5) * toMs) / fromMs));

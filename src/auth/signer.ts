@@ -32,7 +32,12 @@ export async function createSigner(db: Database): Promise<Signer> {
   const raw = await getOrCreateMeta(db, 'urlSigningKey', () => toBase64Url(randomBytes(32)));
   const key = await importHmacKey(new TextEncoder().encode(String(raw)));
 
-  async function check(text: string, sig: string | null, exp: string | null, now: number): Promise<SignatureProblem | null> {
+  async function check(
+    text: string,
+    sig: string | null,
+    exp: string | null,
+    now: number,
+  ): Promise<SignatureProblem | null> {
     if (sig === null || exp === null || sig === '' || exp === '') return 'missing';
     if (!/^\d+$/.test(exp)) return 'invalid';
     const expected = await hmacBase64Url(key, text);

@@ -5,7 +5,15 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { AUTO_MAP_MODES, PRESET_IDS, SILENCE_MODES, SOURCE_EXTS, type AutoMapMode, type PresetId, type SilenceMode } from '../contract/types.ts';
+import {
+  AUTO_MAP_MODES,
+  PRESET_IDS,
+  SILENCE_MODES,
+  SOURCE_EXTS,
+  type AutoMapMode,
+  type PresetId,
+  type SilenceMode,
+} from '../contract/types.ts';
 
 /** `multicam edit`'s options, validated. */
 export interface EditArgs {
@@ -40,14 +48,16 @@ export class UsageError extends Error {
 
 function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${value}")`);
   return value as T;
 }
 
 function checkFile(flag: string, path: string): void {
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${flag} ${path}: no such file`);
   const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
-  if (!(SOURCE_EXTS as readonly string[]).includes(ext)) throw new UsageError(`${flag} ${path}: unsupported extension ".${ext}" (use ${SOURCE_EXTS.join(', ')})`);
+  if (!(SOURCE_EXTS as readonly string[]).includes(ext))
+    throw new UsageError(`${flag} ${path}: unsupported extension ".${ext}" (use ${SOURCE_EXTS.join(', ')})`);
 }
 
 /** Parses `edit`'s arguments (without the `edit` word). */
@@ -79,7 +89,8 @@ export function parseEditArgs(argv: string[]): EditArgs {
   audio.forEach((p) => checkFile('--audio', p));
   if (values.output === undefined) throw new UsageError('-o out.mp4 is required');
   const timeoutS = values.timeout === undefined ? 1800 : Number(values.timeout);
-  if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageError(`--timeout must be a positive number of seconds (got "${values.timeout}")`);
+  if (!Number.isFinite(timeoutS) || timeoutS <= 0)
+    throw new UsageError(`--timeout must be a positive number of seconds (got "${values.timeout}")`);
   return {
     videos: positionals,
     audio,

@@ -12,7 +12,17 @@
  * @module
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { JobSummary } from '../contract/types.ts';
 import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
@@ -37,13 +47,19 @@ function newestMtime(path: string): number {
 
 /** Builds the app into .cache/cli-app unless the build there is newer than every source. */
 function ensureSite(rebuild: boolean, say: (line: string) => void): string {
-  const sources = ['src', 'demo', 'review', 'workers', 'vite.config.ts'].map((p) => join(ROOT, p)).filter((p) => existsSync(p));
+  const sources = ['src', 'demo', 'review', 'workers', 'vite.config.ts']
+    .map((p) => join(ROOT, p))
+    .filter((p) => existsSync(p));
   const newest = Math.max(...sources.map(newestMtime));
   if (!rebuild && existsSync(STAMP) && statSync(STAMP).mtimeMs > newest && existsSync(join(SITE, 'sw.js'))) return SITE;
   say('building the app (vite) into .cache/cli-app …');
   try {
     execFileSync('node', ['scripts/copy-assets.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, MULTICAM_OUT_DIR: SITE } });
+    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, MULTICAM_OUT_DIR: SITE },
+    });
   } catch (error) {
     throw new EnvironmentError(`the app build failed: ${(error as Error).message}`);
   }
@@ -92,19 +108,32 @@ export async function runEdit(args: EditArgs, out: (line: string) => void = (l) 
     say(`chromium ${process.env['MULTICAM_CHROMIUM']} on ${server.origin}/`);
     await page.goto(`${server.origin}/`);
     await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-    if ((await page.getAttribute('body', 'data-ready')) !== '1') throw new EnvironmentError(`the app did not start: ${await page.textContent('#status')}`);
+    if ((await page.getAttribute('body', 'data-ready')) !== '1')
+      throw new EnvironmentError(`the app did not start: ${await page.textContent('#status')}`);
     // Playwright hands the browser the paths: the page gets disk-backed File objects.
     await page.setInputFiles('#video-files', args.videos);
     if (args.audio.length > 0) await page.setInputFiles('#audio-files', args.audio);
-    const count = await page.evaluate(() => (window as unknown as { multicamDemo: { useInputs(): number } }).multicamDemo.useInputs());
+    const count = await page.evaluate(() =>
+      (window as unknown as { multicamDemo: { useInputs(): number } }).multicamDemo.useInputs(),
+    );
     say(`uploading ${count} files (${args.videos.length} videos, ${args.audio.length} audio)`);
     // Calls one of the page's `window.multicamDemo` actions (the page's CSP forbids eval, so by name).
-    const demo = <R,>(name: string, ...params: unknown[]): Promise<R> =>
+    const demo = <R>(name: string, ...params: unknown[]): Promise<R> =>
       page.evaluate(
-        ([n, p]) => ((window as unknown as { multicamDemo: Record<string, (...a: unknown[]) => unknown> }).multicamDemo[n as string] as (...a: unknown[]) => unknown)(...(p as unknown[])),
+        ([n, p]) =>
+          (
+            (window as unknown as { multicamDemo: Record<string, (...a: unknown[]) => unknown> }).multicamDemo[
+              n as string
+            ] as (...a: unknown[]) => unknown
+          )(...(p as unknown[])),
         [name, params] as const,
       ) as Promise<R>;
-    const jobId = await demo<string>('start', { review: true, autoMap: args.autoMap, silence: args.silence, ...(args.title ? { title: args.title } : {}) });
+    const jobId = await demo<string>('start', {
+      review: true,
+      autoMap: args.autoMap,
+      silence: args.silence,
+      ...(args.title ? { title: args.title } : {}),
+    });
     say(`job ${jobId}: processing started`);
     let last = '';
     let mapped = false;
@@ -126,7 +155,9 @@ export async function runEdit(args: EditArgs, out: (line: string) => void = (l) 
       if (s.status === 'mapping' && s.nextAction.type === 'map_speakers' && !mapped) {
         mapped = true;
         const r = await demo<{ from: string; tracks: number }>('acceptProposal');
-        say(`mapping submitted from ${r.from === 'cameraMap' ? "the service's camera map" : 'a guess (no camera map)'}: ${r.tracks} cameras`);
+        say(
+          `mapping submitted from ${r.from === 'cameraMap' ? "the service's camera map" : 'a guess (no camera map)'}: ${r.tracks} cameras`,
+        );
       }
       if (s.status === 'ready' && !rendered) {
         if (args.preset !== null && !recut) {

@@ -85,7 +85,12 @@ export class MulticamClient {
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
-  private async send<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ data: T; response: Response }> {
+  private async send<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ data: T; response: Response }> {
     const init: RequestInit = { method, headers: { authorization: `Bearer ${this.apiKey}`, ...headers } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
@@ -105,7 +110,8 @@ export class MulticamClient {
 
   /** createJob. With `idempotencyKey`, a retry returns the same job (`replayed: true`). */
   async createJob(request: CreateJobRequest, options: { idempotencyKey?: string } = {}): Promise<CreateJobResult> {
-    const headers: Record<string, string> = options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey };
+    const headers: Record<string, string> =
+      options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey };
     const { data, response } = await this.send<CreateJobResponse>('POST', '/jobs', request, headers);
     return { ...data, replayed: response.headers.get('idempotent-replayed') === 'true' };
   }
@@ -126,7 +132,11 @@ export class MulticamClient {
     return this.call('DELETE', this.job(jobId));
   }
 
-  requestUploadPartUrls(jobId: string, sourceId: string, request: RequestUploadPartUrlsRequest): Promise<RequestUploadPartUrlsResponse> {
+  requestUploadPartUrls(
+    jobId: string,
+    sourceId: string,
+    request: RequestUploadPartUrlsRequest,
+  ): Promise<RequestUploadPartUrlsResponse> {
     return this.call('POST', this.job(jobId, `/sources/${encodeURIComponent(sourceId)}/parts`), request);
   }
 
@@ -179,7 +189,10 @@ export class MulticamClient {
     if (options.fps !== undefined) query.set('fps', String(options.fps));
     if (options.timecode !== undefined) query.set('timecode', options.timecode);
     if (options.mediaRoot !== undefined) query.set('mediaRoot', options.mediaRoot);
-    const response = await this.fetchImpl(`${this.baseUrl}${this.job(jobId, `/export?${query}`)}`, { method: 'GET', headers: { authorization: `Bearer ${this.apiKey}` } });
+    const response = await this.fetchImpl(`${this.baseUrl}${this.job(jobId, `/export?${query}`)}`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${this.apiKey}` },
+    });
     const text = await response.text();
     if (!response.ok) throw apiErrorOf(response, text);
     const disposition = response.headers.get('content-disposition') ?? '';

@@ -59,7 +59,12 @@ export class ApiError extends Error {
   }
 
   /** An error with a spec code; the status comes from {@link ERROR_STATUS}. */
-  static withCode(code: ErrorCode, message: string, extra: Omit<ErrorExtras, 'code'> = {}, headers: Record<string, string> = {}): ApiError {
+  static withCode(
+    code: ErrorCode,
+    message: string,
+    extra: Omit<ErrorExtras, 'code'> = {},
+    headers: Record<string, string> = {},
+  ): ApiError {
     return new ApiError(ERROR_STATUS[code], message, { code, ...extra }, headers);
   }
 

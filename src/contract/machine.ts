@@ -75,7 +75,11 @@ export function isRetryableStage(value: string | null): value is PipelineStage {
  * transition('failed', 'retry', { failedAtStatus: 'diarizing' }); // { to: 'diarizing', event: null }
  * transition('created', 'startRender');                // null
  */
-export function transition(from: JobStatus, trigger: Trigger, context: { failedAtStatus?: string | null } = {}): Transition | null {
+export function transition(
+  from: JobStatus,
+  trigger: Trigger,
+  context: { failedAtStatus?: string | null } = {},
+): Transition | null {
   const rule = TRANSITIONS.find((r) => r.trigger === trigger && r.from.includes(from));
   if (!rule) return null;
   if (rule.to === 'same') return { to: from, event: rule.event };

@@ -29,21 +29,41 @@ export function nextAction(input: NextActionInput): NextAction {
   switch (input.status) {
     case 'created':
     case 'uploading':
-      return { type: 'upload_files', url: null, message: 'Upload every file to its upload URL, then call startProcessing.' };
+      return {
+        type: 'upload_files',
+        url: null,
+        message: 'Upload every file to its upload URL, then call startProcessing.',
+      };
     case 'syncing':
     case 'diarizing':
     case 'rendering':
-      return { type: 'wait', url: null, message: 'The job is being processed; wait for a webhook or check again later.' };
+      return {
+        type: 'wait',
+        url: null,
+        message: 'The job is being processed; wait for a webhook or check again later.',
+      };
     case 'mapping':
-      return { type: 'map_speakers', url: input.reviewUrl, message: 'Confirm who is on which camera at the review link, or call submitSpeakerMapping.' };
+      return {
+        type: 'map_speakers',
+        url: input.reviewUrl,
+        message: 'Confirm who is on which camera at the review link, or call submitSpeakerMapping.',
+      };
     case 'ready':
-      return { type: 'review_or_render', url: input.reviewUrl, message: 'Review the cuts at the review link, or call startRender.' };
+      return {
+        type: 'review_or_render',
+        url: input.reviewUrl,
+        message: 'Review the cuts at the review link, or call startRender.',
+      };
     case 'complete':
     case 'approved':
       return { type: 'download', url: input.outputUrl, message: 'Download the rendered video from the URL.' };
     case 'failed':
       if (input.failurePermanent || !isRetryableStage(input.failedAtStatus)) {
-        return { type: 'contact_support', url: SUPPORT_MAILTO, message: 'Retrying will not help (a file could not be read); start a new job or contact support.' };
+        return {
+          type: 'contact_support',
+          url: SUPPORT_MAILTO,
+          message: 'Retrying will not help (a file could not be read); start a new job or contact support.',
+        };
       }
       return {
         type: 'retry',

@@ -104,7 +104,10 @@ function parseSource(value: unknown, index: number): ParsedSource {
   const fallbackExt: SourceExt = kind === 'audio' ? 'wav' : 'mp4';
   // The spec: an unknown ext falls back to the default rather than failing.
   const rawExt = value['ext'];
-  const ext = typeof rawExt === 'string' && (SOURCE_EXTS as readonly string[]).includes(rawExt) ? (rawExt as SourceExt) : fallbackExt;
+  const ext =
+    typeof rawExt === 'string' && (SOURCE_EXTS as readonly string[]).includes(rawExt)
+      ? (rawExt as SourceExt)
+      : fallbackExt;
   const source: ParsedSource = { label, kind, ext };
   const fileSize = value['fileSize'];
   if (fileSize !== undefined) {
@@ -129,11 +132,15 @@ export function parseCreateJob(body: unknown): ParsedCreateJob {
   const input = requireObject(body);
   const tracks = input['tracks'];
   if (tracks !== undefined && !(Array.isArray(tracks) && tracks.length === 0)) {
-    throw ApiError.withCode('TRACKS_ON_CREATE', 'tracks cannot be given at creation; submit the speaker mapping with submitSpeakerMapping once speakers are detected');
+    throw ApiError.withCode(
+      'TRACKS_ON_CREATE',
+      'tracks cannot be given at creation; submit the speaker mapping with submitSpeakerMapping once speakers are detected',
+    );
   }
   if (input['sources'] === undefined) throw ApiError.badRequest('sources is required');
   const rawSources = requireArray(input['sources'], 'sources');
-  if (rawSources.length > LIMITS.maxSources) throw ApiError.badRequest(`sources must have at most ${LIMITS.maxSources} entries`);
+  if (rawSources.length > LIMITS.maxSources)
+    throw ApiError.badRequest(`sources must have at most ${LIMITS.maxSources} entries`);
   const sources = rawSources.map(parseSource);
   let title: string | null = null;
   if (input['title'] !== undefined) {

@@ -44,7 +44,9 @@ export function serviceWorkerScriptUrl(config: RegistrationConfig): string {
  */
 export async function registerServiceWorker(config: RegistrationConfig): Promise<ServiceWorkerRegistration> {
   if (!('serviceWorker' in navigator)) {
-    throw new Error('service workers are not available here (a secure context such as http://127.0.0.1 or https is needed)');
+    throw new Error(
+      'service workers are not available here (a secure context such as http://127.0.0.1 or https is needed)',
+    );
   }
   const scriptUrl = serviceWorkerScriptUrl(config);
   const container = navigator.serviceWorker;

@@ -77,10 +77,17 @@ export async function startMulticam(options: StartMulticamOptions = {}): Promise
   const engine = createQueueEngine(dbOption);
   const service = await createService({ basePath, engine, ...dbOption });
   const runner = options.engine
-    ? startEngineRunner({ reporter: service.reporter, ...dbOption, ...(options.assets === undefined ? {} : { assets: options.assets }) })
+    ? startEngineRunner({
+        reporter: service.reporter,
+        ...dbOption,
+        ...(options.assets === undefined ? {} : { assets: options.assets }),
+      })
     : null;
   const webhooks = options.engine
-    ? await startWebhookDelivery({ ...dbOption, signingSecrets: (accountId) => service.accounts.signingSecrets(accountId) })
+    ? await startWebhookDelivery({
+        ...dbOption,
+        signingSecrets: (accountId) => service.accounts.signingSecrets(accountId),
+      })
     : null;
   return {
     basePath,

@@ -41,7 +41,10 @@ const AUDIO_CHANNELS = ['A', 'A2', 'A3', 'A4'] as const;
 export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
   const track = options.track ?? 0;
   if (!Number.isInteger(track) || track < 0 || track > t.cameras.length) {
-    throw new ExportError('track', `track must be 0 (the switched edit) or a camera from 1 to ${t.cameras.length} (got ${track})`);
+    throw new ExportError(
+      'track',
+      `track must be 0 (the switched edit) or a camera from 1 to ${t.cameras.length} (got ${track})`,
+    );
   }
   const dropFrame = (options.dropFrame ?? true) && supportsDropFrame(t.rate);
   const tc = (frame: number): string => toTimecode(frame, t.rate, dropFrame);
@@ -51,7 +54,12 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
 
   const lines = [`TITLE: ${title}`, `FCM: ${dropFrame ? 'DROP FRAME' : 'NON-DROP FRAME'}`, ''];
   let n = 0;
-  const event = (reel: string, channel: string, r: { sourceIn: number; sourceOut: number; recordIn: number; recordOut: number }, fileName: string): void => {
+  const event = (
+    reel: string,
+    channel: string,
+    r: { sourceIn: number; sourceOut: number; recordIn: number; recordOut: number },
+    fileName: string,
+  ): void => {
     n += 1;
     lines.push(
       `${String(n).padStart(3, '0')}  ${reel.padEnd(8)} ${channel.padEnd(5)} C        ${tc(r.sourceIn)} ${tc(r.sourceOut)} ${tc(recordStart + r.recordIn)} ${tc(recordStart + r.recordOut)}`,

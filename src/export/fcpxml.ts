@@ -54,10 +54,15 @@ function angleClips(source: ExportSource, t: EditTimeline): AngleClip[] {
   }
   const clips: AngleClip[] = [];
   for (const e of t.events) {
-    const r = sourceRange(source, { recordIn: e.referenceIn, recordOut: e.referenceOut, referenceIn: e.referenceIn }, t.rate);
+    const r = sourceRange(
+      source,
+      { recordIn: e.referenceIn, recordOut: e.referenceOut, referenceIn: e.referenceIn },
+      t.rate,
+    );
     if (!r) continue;
     const last = clips[clips.length - 1];
-    if (last && last.offset + last.duration === r.recordIn && last.start + last.duration === r.sourceIn) last.duration += r.recordOut - r.recordIn;
+    if (last && last.offset + last.duration === r.recordIn && last.start + last.duration === r.sourceIn)
+      last.duration += r.recordOut - r.recordIn;
     else clips.push({ offset: r.recordIn, start: r.sourceIn, duration: r.recordOut - r.recordIn });
   }
   return clips;
@@ -106,8 +111,18 @@ export function writeFcpxml(t: EditTimeline, options: FcpxmlOptions = {}): strin
     const children: XmlNode[] = [];
     let at = 0;
     for (const c of clipsBySource.get(s.id)!) {
-      if (c.offset > at) children.push(el('gap', { name: 'Gap', offset: time(at), start: time(at), duration: time(c.offset - at) }));
-      children.push(el('asset-clip', { ref: assetId.get(s.id), offset: time(c.offset), name: s.label, start: time(c.start), duration: time(c.duration), tcFormat }));
+      if (c.offset > at)
+        children.push(el('gap', { name: 'Gap', offset: time(at), start: time(at), duration: time(c.offset - at) }));
+      children.push(
+        el('asset-clip', {
+          ref: assetId.get(s.id),
+          offset: time(c.offset),
+          name: s.label,
+          start: time(c.start),
+          duration: time(c.duration),
+          tcFormat,
+        }),
+      );
       at = c.offset + c.duration;
     }
     return el('mc-angle', { name: s.label, angleID: angleIdOf(s) }, children);
@@ -116,8 +131,21 @@ export function writeFcpxml(t: EditTimeline, options: FcpxmlOptions = {}): strin
   const audioAngles = t.audio.map(angleIdOf);
   const spine = t.events.map((e) => {
     const camera = t.cameras.find((c) => c.id === e.sourceId)!;
-    const sources = [el('mc-source', { angleID: angleIdOf(camera), srcEnable: audioAngles.length === 0 ? 'all' : 'video' }), ...audioAngles.map((id) => el('mc-source', { angleID: id, srcEnable: 'audio' }))];
-    return el('mc-clip', { ref: multicamId, offset: time(e.recordIn), name: `${t.name} Multicam`, start: time(e.referenceIn), duration: time(e.recordOut - e.recordIn) }, sources);
+    const sources = [
+      el('mc-source', { angleID: angleIdOf(camera), srcEnable: audioAngles.length === 0 ? 'all' : 'video' }),
+      ...audioAngles.map((id) => el('mc-source', { angleID: id, srcEnable: 'audio' })),
+    ];
+    return el(
+      'mc-clip',
+      {
+        ref: multicamId,
+        offset: time(e.recordIn),
+        name: `${t.name} Multicam`,
+        start: time(e.referenceIn),
+        duration: time(e.recordOut - e.recordIn),
+      },
+      sources,
+    );
   });
 
   const { width = 1920, height = 1080 } = options;
@@ -125,12 +153,25 @@ export function writeFcpxml(t: EditTimeline, options: FcpxmlOptions = {}): strin
     el('resources', {}, [
       el('format', { id: formatId, name: formatName(t.rate, width, height), frameDuration: time(1), width, height }),
       ...assets,
-      el('media', { id: multicamId, name: `${t.name} Multicam` }, [el('multicam', { format: formatId, tcStart: '0s', tcFormat }, angles)]),
+      el('media', { id: multicamId, name: `${t.name} Multicam` }, [
+        el('multicam', { format: formatId, tcStart: '0s', tcFormat }, angles),
+      ]),
     ]),
     el('library', {}, [
       el('event', { name: t.name }, [
         el('project', { name: t.name }, [
-          el('sequence', { format: formatId, duration: time(t.durationFrames), tcStart: '0s', tcFormat, audioLayout: 'stereo', audioRate: '48k' }, [el('spine', {}, spine)]),
+          el(
+            'sequence',
+            {
+              format: formatId,
+              duration: time(t.durationFrames),
+              tcStart: '0s',
+              tcFormat,
+              audioLayout: 'stereo',
+              audioRate: '48k',
+            },
+            [el('spine', {}, spine)],
+          ),
         ]),
       ]),
     ]),

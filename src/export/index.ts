@@ -20,7 +20,13 @@ export { writeEdl, type EdlOptions } from './edl.ts';
 export { writeFcpxml, FCPXML_VERSION, type FcpxmlOptions } from './fcpxml.ts';
 export { writeOtio } from './otio.ts';
 export { frameRateOf, fromTimecode, rationalSeconds, toTimecode, type FrameRate } from './rate.ts';
-export { buildTimeline, type EditTimeline, type ExportSource, type TimelineEvent, type TimelineInput } from './timeline.ts';
+export {
+  buildTimeline,
+  type EditTimeline,
+  type ExportSource,
+  type TimelineEvent,
+  type TimelineInput,
+} from './timeline.ts';
 export { writeXmeml, type XmemlOptions } from './xmeml.ts';
 
 /** The export formats, as the route's `format` parameter names them. */
@@ -78,13 +84,19 @@ export function exportRate(job: ExportableJob, options: Pick<ExportOptions, 'fps
   for (const c of job.cuts) live.set(c.sourceId, (live.get(c.sourceId) ?? 0) + Math.max(0, c.endMs - c.startMs));
   const main = [...live.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const probed = job.sources.find((s) => s.id === main)?.frameRate;
-  if (probed !== undefined && probed > 0) return frameRateOf(probed, `sources[${job.sources.findIndex((s) => s.id === main)}].frameRate`);
+  if (probed !== undefined && probed > 0)
+    return frameRateOf(probed, `sources[${job.sources.findIndex((s) => s.id === main)}].frameRate`);
   return frameRateOf(options.defaultFps ?? 30, 'defaultFps');
 }
 
 /** A file name without characters that file systems or headers refuse. */
 function safeFileName(name: string): string {
-  return name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim().slice(0, 120) || 'multicam';
+  return (
+    name
+      .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_')
+      .trim()
+      .slice(0, 120) || 'multicam'
+  );
 }
 
 /**
@@ -97,7 +109,8 @@ function safeFileName(name: string): string {
  * const url = URL.createObjectURL(new Blob([file.body], { type: file.contentType })); // download as file.filename
  */
 export function exportEdit(job: ExportableJob, format: string, options: ExportOptions = {}): ExportedFile {
-  if (!isExportFormat(format)) throw new ExportError('format', `format must be one of ${EXPORT_FORMATS.join(', ')} (got "${format}")`);
+  if (!isExportFormat(format))
+    throw new ExportError('format', `format must be one of ${EXPORT_FORMATS.join(', ')} (got "${format}")`);
   if (job.cuts.length === 0) throw new ExportError('cuts', `job ${job.id} has no cuts to export yet`);
   const rate = exportRate(job, options);
   const name = job.title ?? job.id;
@@ -109,7 +122,10 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
     rate,
     ...(options.mediaRoot === undefined ? {} : { mediaRoot: options.mediaRoot }),
   });
-  const frame = { ...(options.width === undefined ? {} : { width: options.width }), ...(options.height === undefined ? {} : { height: options.height }) };
+  const frame = {
+    ...(options.width === undefined ? {} : { width: options.width }),
+    ...(options.height === undefined ? {} : { height: options.height }),
+  };
   const dropFrame = options.dropFrame === undefined ? {} : { dropFrame: options.dropFrame };
   let body: string;
   switch (format) {
@@ -127,6 +143,7 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
       break;
   }
   const { ext, contentType } = FILE_TYPES[format];
-  const suffix = format === 'edl' && (options.track ?? 0) > 0 ? ` - ${timeline.cameras[options.track! - 1]!.label}` : '';
+  const suffix =
+    format === 'edl' && (options.track ?? 0) > 0 ? ` - ${timeline.cameras[options.track! - 1]!.label}` : '';
   return { format, filename: `${safeFileName(name + suffix)}.${ext}`, contentType, body, rate };
 }

@@ -22,8 +22,20 @@ type Json = Record<string, unknown>;
 export function writeOtio(t: EditTimeline): string {
   const rate = fpsOf(t.rate);
   const time = (value: number): Json => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
-  const range = (start: number, duration: number): Json => ({ OTIO_SCHEMA: 'TimeRange.1', duration: time(duration), start_time: time(start) });
-  const gap = (frames: number): Json => ({ OTIO_SCHEMA: 'Gap.1', metadata: {}, name: '', source_range: range(0, frames), effects: [], markers: [], enabled: true });
+  const range = (start: number, duration: number): Json => ({
+    OTIO_SCHEMA: 'TimeRange.1',
+    duration: time(duration),
+    start_time: time(start),
+  });
+  const gap = (frames: number): Json => ({
+    OTIO_SCHEMA: 'Gap.1',
+    metadata: {},
+    name: '',
+    source_range: range(0, frames),
+    effects: [],
+    markers: [],
+    enabled: true,
+  });
   const clip = (s: ExportSource, r: SourceRange): Json => ({
     OTIO_SCHEMA: 'Clip.2',
     metadata: { multicam: { sourceId: s.id, reel: s.reel } },
@@ -45,7 +57,11 @@ export function writeOtio(t: EditTimeline): string {
     active_media_reference_key: 'DEFAULT_MEDIA',
   });
   /** Clips at their record frames, gaps between them. */
-  const track = (name: string, kind: 'Video' | 'Audio', items: ReadonlyArray<{ source: ExportSource; range: SourceRange }>): Json => {
+  const track = (
+    name: string,
+    kind: 'Video' | 'Audio',
+    items: ReadonlyArray<{ source: ExportSource; range: SourceRange }>,
+  ): Json => {
     const children: Json[] = [];
     let at = 0;
     for (const { source, range: r } of items) {
@@ -53,7 +69,17 @@ export function writeOtio(t: EditTimeline): string {
       children.push(clip(source, r));
       at = r.recordOut;
     }
-    return { OTIO_SCHEMA: 'Track.1', metadata: {}, name, source_range: null, effects: [], markers: [], enabled: true, children, kind };
+    return {
+      OTIO_SCHEMA: 'Track.1',
+      metadata: {},
+      name,
+      source_range: null,
+      effects: [],
+      markers: [],
+      enabled: true,
+      children,
+      kind,
+    };
   };
   const live = (e: EditTimeline['events'][number]): { source: ExportSource; range: SourceRange } | null => {
     const source = t.cameras.find((c) => c.id === e.sourceId)!;
@@ -62,10 +88,28 @@ export function writeOtio(t: EditTimeline): string {
   };
   const present = <T>(x: T | null): x is T => x !== null;
 
-  const video = t.cameras.map((camera) => track(camera.label, 'Video', t.events.filter((e) => e.sourceId === camera.id).map(live).filter(present)));
+  const video = t.cameras.map((camera) =>
+    track(
+      camera.label,
+      'Video',
+      t.events
+        .filter((e) => e.sourceId === camera.id)
+        .map(live)
+        .filter(present),
+    ),
+  );
   const audio =
     t.audio.length > 0
-      ? t.audio.map((s) => track(s.label, 'Audio', mergeContinuous(t.events.map((e) => sourceRange(s, e, t.rate)).filter(present)).map((r) => ({ source: s, range: r }))))
+      ? t.audio.map((s) =>
+          track(
+            s.label,
+            'Audio',
+            mergeContinuous(t.events.map((e) => sourceRange(s, e, t.rate)).filter(present)).map((r) => ({
+              source: s,
+              range: r,
+            })),
+          ),
+        )
       : [track('Camera audio', 'Audio', t.events.map(live).filter(present))];
 
   const timeline = {
@@ -73,7 +117,16 @@ export function writeOtio(t: EditTimeline): string {
     metadata: {},
     name: t.name,
     global_start_time: time(0),
-    tracks: { OTIO_SCHEMA: 'Stack.1', metadata: {}, name: 'tracks', source_range: null, effects: [], markers: [], enabled: true, children: [...video, ...audio] },
+    tracks: {
+      OTIO_SCHEMA: 'Stack.1',
+      metadata: {},
+      name: 'tracks',
+      source_range: null,
+      effects: [],
+      markers: [],
+      enabled: true,
+      children: [...video, ...audio],
+    },
   };
   return `${JSON.stringify(timeline, null, 4)}\n`;
 }

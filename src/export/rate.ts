@@ -24,13 +24,17 @@ const NTSC_BASES = [24, 30, 48, 60, 120] as const;
  * frameRateOf(25);    // { num: 25, den: 1 }
  */
 export function frameRateOf(fps: number, field = 'fps'): FrameRate {
-  if (!Number.isFinite(fps) || fps < 1 || fps > 240) throw new ExportError(field, `${field} must be a frame rate from 1 to 240 (got ${fps})`);
+  if (!Number.isFinite(fps) || fps < 1 || fps > 240)
+    throw new ExportError(field, `${field} must be a frame rate from 1 to 240 (got ${fps})`);
   for (const base of NTSC_BASES) {
     if (Math.abs(fps - (base * 1000) / 1001) < 0.01) return { num: base * 1000, den: 1001 };
   }
   const whole = Math.round(fps);
   if (Math.abs(fps - whole) < 0.01) return { num: whole, den: 1 };
-  throw new ExportError(field, `${field} must be a whole frame rate or an NTSC rate such as 23.976, 29.97 or 59.94 (got ${fps})`);
+  throw new ExportError(
+    field,
+    `${field} must be a whole frame rate or an NTSC rate such as 23.976, 29.97 or 59.94 (got ${fps})`,
+  );
 }
 
 /** Frames per second as a number. */
@@ -75,7 +79,8 @@ const pad = (n: number): string => String(n).padStart(2, '0');
  * toTimecode(17982, { num: 30000, den: 1001 }, false); // '00:09:59:12'
  */
 export function toTimecode(frame: number, rate: FrameRate, dropFrame: boolean): string {
-  if (!Number.isInteger(frame) || frame < 0) throw new ExportError('frame', `a timecode needs a whole frame count >= 0 (got ${frame})`);
+  if (!Number.isInteger(frame) || frame < 0)
+    throw new ExportError('frame', `a timecode needs a whole frame count >= 0 (got ${frame})`);
   const base = timebaseOf(rate);
   let counted = frame;
   const drop = dropFrame && supportsDropFrame(rate);

@@ -86,7 +86,12 @@ export interface TimelineInput {
 export function reelNames(labels: readonly string[]): string[] {
   const used = new Set<string>();
   return labels.map((label, i) => {
-    const base = (label.toUpperCase().replace(/[^A-Z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || `SRC${i + 1}`).slice(0, 8);
+    const base = (
+      label
+        .toUpperCase()
+        .replace(/[^A-Z0-9_]+/g, '_')
+        .replace(/^_+|_+$/g, '') || `SRC${i + 1}`
+    ).slice(0, 8);
     let reel = base;
     for (let n = 2; used.has(reel); n++) reel = `${base.slice(0, 8 - String(n).length)}${n}`;
     used.add(reel);
@@ -118,7 +123,11 @@ export function sourceFrameAt(source: Pick<ExportSource, 'clock'>, referenceFram
  * The media of `source` for a stretch of the timeline, trimmed to where the source has frames
  * (from 0 to its duration when known); null when it has none there.
  */
-export function sourceRange(source: ExportSource, stretch: Pick<TimelineEvent, 'recordIn' | 'recordOut' | 'referenceIn'>, rate: FrameRate): SourceRange | null {
+export function sourceRange(
+  source: ExportSource,
+  stretch: Pick<TimelineEvent, 'recordIn' | 'recordOut' | 'referenceIn'>,
+  rate: FrameRate,
+): SourceRange | null {
   let sourceIn = sourceFrameAt(source, stretch.referenceIn, rate);
   let { recordIn, referenceIn } = stretch;
   let recordOut = stretch.recordOut;
@@ -162,7 +171,8 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
   const ms = frameMs(input.rate);
   const known = new Set(input.sources.map((s) => s.id));
   input.cuts.forEach((c, i) => {
-    if (!known.has(c.sourceId)) throw new ExportError(`cuts[${i}].sourceId`, `cuts[${i}].sourceId ${c.sourceId} is not a source of the job`);
+    if (!known.has(c.sourceId))
+      throw new ExportError(`cuts[${i}].sourceId`, `cuts[${i}].sourceId ${c.sourceId} is not a source of the job`);
   });
   const reels = reelNames(input.sources.map((s) => s.label));
   const sources: ExportSource[] = input.sources.map((s, i) => {
@@ -180,7 +190,11 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
   });
   const kind = new Map(sources.map((s) => [s.id, s.kind]));
   input.cuts.forEach((c, i) => {
-    if (kind.get(c.sourceId) !== 'video') throw new ExportError(`cuts[${i}].sourceId`, `cuts[${i}].sourceId ${c.sourceId} is an audio source; cuts show cameras`);
+    if (kind.get(c.sourceId) !== 'video')
+      throw new ExportError(
+        `cuts[${i}].sourceId`,
+        `cuts[${i}].sourceId ${c.sourceId} is an audio source; cuts show cameras`,
+      );
   });
 
   let pieces: Array<{ sourceId: string; startMs: number; endMs: number }>;
@@ -201,7 +215,13 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
       last.referenceOut = referenceOut;
       last.recordOut += referenceOut - referenceIn;
     } else {
-      events.push({ sourceId: p.sourceId, recordIn: record, recordOut: record + referenceOut - referenceIn, referenceIn, referenceOut });
+      events.push({
+        sourceId: p.sourceId,
+        recordIn: record,
+        recordOut: record + referenceOut - referenceIn,
+        referenceIn,
+        referenceOut,
+      });
     }
     record += referenceOut - referenceIn;
   }

@@ -29,9 +29,15 @@ export interface XmemlOptions {
 export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string {
   const { width = 1920, height = 1080 } = options;
   const dropFrame = (options.dropFrame ?? true) && supportsDropFrame(t.rate);
-  const rate = (): XmlNode => el('rate', {}, [el('timebase', {}, timebaseOf(t.rate)), el('ntsc', {}, isNtsc(t.rate) ? 'TRUE' : 'FALSE')]);
+  const rate = (): XmlNode =>
+    el('rate', {}, [el('timebase', {}, timebaseOf(t.rate)), el('ntsc', {}, isNtsc(t.rate) ? 'TRUE' : 'FALSE')]);
   const timecode = (frame: number): XmlNode =>
-    el('timecode', {}, [rate(), el('string', {}, toTimecode(frame, t.rate, dropFrame)), el('frame', {}, frame), el('displayformat', {}, dropFrame ? 'DF' : 'NDF')]);
+    el('timecode', {}, [
+      rate(),
+      el('string', {}, toTimecode(frame, t.rate, dropFrame)),
+      el('frame', {}, frame),
+      el('displayformat', {}, dropFrame ? 'DF' : 'NDF'),
+    ]);
 
   const fileId = new Map(t.sources.map((s, i) => [s.id, `file-${i + 1}`]));
   const described = new Set<string>();
@@ -42,8 +48,16 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
     if (described.has(id)) return el('file', { id });
     described.add(id);
     const media: XmlNode[] = [];
-    if (s.kind === 'video') media.push(el('video', {}, [el('samplecharacteristics', {}, [rate(), el('width', {}, width), el('height', {}, height)])]));
-    media.push(el('audio', {}, [el('samplecharacteristics', {}, [el('depth', {}, 16), el('samplerate', {}, 48000)]), el('channelcount', {}, 2)]));
+    if (s.kind === 'video')
+      media.push(
+        el('video', {}, [el('samplecharacteristics', {}, [rate(), el('width', {}, width), el('height', {}, height)])]),
+      );
+    media.push(
+      el('audio', {}, [
+        el('samplecharacteristics', {}, [el('depth', {}, 16), el('samplerate', {}, 48000)]),
+        el('channelcount', {}, 2),
+      ]),
+    );
     return el('file', { id }, [
       el('name', {}, s.fileName),
       el('pathurl', {}, s.url),
@@ -82,8 +96,16 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
   const audioTracks: XmlNode[] = [];
   if (t.audio.length > 0) {
     for (const s of t.audio) {
-      const ranges = mergeContinuous(t.events.map((e) => sourceRange(s, e, t.rate)).filter((r): r is SourceRange => r !== null));
-      audioTracks.push(el('track', {}, [...ranges.map((r) => clipitem(s, r, true, 'audio')), el('enabled', {}, 'TRUE'), el('locked', {}, 'FALSE')]));
+      const ranges = mergeContinuous(
+        t.events.map((e) => sourceRange(s, e, t.rate)).filter((r): r is SourceRange => r !== null),
+      );
+      audioTracks.push(
+        el('track', {}, [
+          ...ranges.map((r) => clipitem(s, r, true, 'audio')),
+          el('enabled', {}, 'TRUE'),
+          el('locked', {}, 'FALSE'),
+        ]),
+      );
     }
   } else {
     const items: XmlNode[] = [];
@@ -102,7 +124,12 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
       rate(),
       timecode(0),
       el('media', {}, [
-        el('video', {}, [el('format', {}, [el('samplecharacteristics', {}, [rate(), el('width', {}, width), el('height', {}, height)])]), ...videoTracks]),
+        el('video', {}, [
+          el('format', {}, [
+            el('samplecharacteristics', {}, [rate(), el('width', {}, width), el('height', {}, height)]),
+          ]),
+          ...videoTracks,
+        ]),
         el('audio', {}, audioTracks),
       ]),
     ]),

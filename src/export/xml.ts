@@ -6,7 +6,10 @@
 
 /** Escapes text or an attribute value (`&`, `<`, `>`, `"`, `'`). */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }
 
 /** An XML element: name, attributes (undefined ones left out), children or text. */
@@ -18,7 +21,11 @@ export interface XmlNode {
 }
 
 /** Shorthand for an {@link XmlNode}; `children` may be a text value. */
-export function el(name: string, attrs: XmlNode['attrs'] = {}, children: Array<XmlNode | null> | string | number = []): XmlNode {
+export function el(
+  name: string,
+  attrs: XmlNode['attrs'] = {},
+  children: Array<XmlNode | null> | string | number = [],
+): XmlNode {
   return Array.isArray(children) ? { name, attrs, children } : { name, attrs, text: children };
 }
 
@@ -29,7 +36,8 @@ function render(node: XmlNode, depth: number, out: string[]): void {
     .map(([k, v]) => ` ${k}="${escapeXml(String(v))}"`)
     .join('');
   const children = (node.children ?? []).filter((c): c is XmlNode => c !== null);
-  if (node.text !== undefined) out.push(`${indent}<${node.name}${attrs}>${escapeXml(String(node.text))}</${node.name}>`);
+  if (node.text !== undefined)
+    out.push(`${indent}<${node.name}${attrs}>${escapeXml(String(node.text))}</${node.name}>`);
   else if (children.length === 0) out.push(`${indent}<${node.name}${attrs}/>`);
   else {
     out.push(`${indent}<${node.name}${attrs}>`);

@@ -7,7 +7,14 @@
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { reviveMediaError } from './errors.ts';
-import type { DecodedAudio, EnginePreference, FfmpegRunInfo, MediaProbe, MediaProgress, MediaWorkerApi } from './protocol.ts';
+import type {
+  DecodedAudio,
+  EnginePreference,
+  FfmpegRunInfo,
+  MediaProbe,
+  MediaProgress,
+  MediaWorkerApi,
+} from './protocol.ts';
 
 /** Options shared by the client's calls. */
 export interface MediaCallOptions {
@@ -20,7 +27,10 @@ export interface MediaCallOptions {
 /** A media worker and typed calls into it. */
 export interface MediaClient {
   probe(blob: Blob, options: MediaCallOptions): Promise<MediaProbe & { ffmpeg?: FfmpegRunInfo }>;
-  decodeAudio(blob: Blob, options: MediaCallOptions & { sampleRate: number; onProgress?: (p: MediaProgress) => void }): Promise<DecodedAudio>;
+  decodeAudio(
+    blob: Blob,
+    options: MediaCallOptions & { sampleRate: number; onProgress?: (p: MediaProgress) => void },
+  ): Promise<DecodedAudio>;
   /** Stops ffmpeg.wasm (if started) and terminates the worker. */
   dispose(): Promise<void>;
 }
@@ -36,7 +46,9 @@ let counter = 0;
  * const audio = await media.decodeAudio(file, { label: 'Cam A', sampleRate: 16000, signal });
  * await media.dispose();
  */
-export function createMediaClient(worker: Worker = new Worker(new URL('../../workers/media.worker.ts', import.meta.url), { type: 'module' })): MediaClient {
+export function createMediaClient(
+  worker: Worker = new Worker(new URL('../../workers/media.worker.ts', import.meta.url), { type: 'module' }),
+): MediaClient {
   const remote: Remote<MediaWorkerApi> = wrap<MediaWorkerApi>(worker);
 
   async function call<T>(signal: AbortSignal | undefined, run: (requestId: string) => Promise<T>): Promise<T> {
@@ -55,12 +67,18 @@ export function createMediaClient(worker: Worker = new Worker(new URL('../../wor
 
   return {
     probe(blob, o) {
-      return call(o.signal, (requestId) => remote.probe(blob, { label: o.label, requestId, ...(o.engine ? { engine: o.engine } : {}) }));
+      return call(o.signal, (requestId) =>
+        remote.probe(blob, { label: o.label, requestId, ...(o.engine ? { engine: o.engine } : {}) }),
+      );
     },
     decodeAudio(blob, o) {
       const progress = o.onProgress ? proxy(o.onProgress) : undefined;
       return call(o.signal, (requestId) =>
-        remote.decodeAudio(blob, { label: o.label, sampleRate: o.sampleRate, requestId, ...(o.engine ? { engine: o.engine } : {}) }, progress),
+        remote.decodeAudio(
+          blob,
+          { label: o.label, sampleRate: o.sampleRate, requestId, ...(o.engine ? { engine: o.engine } : {}) },
+          progress,
+        ),
       );
     },
     async dispose() {

@@ -168,7 +168,20 @@ export class FfmpegRunner {
       ff.on('progress', onProg);
       let code: number;
       try {
-        code = await ff.exec(['-nostdin', '-i', path, '-vn', '-ac', '1', '-ar', String(sampleRate), '-f', 'f32le', '-y', out]);
+        code = await ff.exec([
+          '-nostdin',
+          '-i',
+          path,
+          '-vn',
+          '-ac',
+          '1',
+          '-ar',
+          String(sampleRate),
+          '-f',
+          'f32le',
+          '-y',
+          out,
+        ]);
       } finally {
         if (this.ffmpeg === ff) ff.off('progress', onProg);
       }
@@ -183,9 +196,13 @@ export class FfmpegRunner {
       }
       const data = await ff.readFile(out);
       await ff.deleteFile(out).catch(() => undefined);
-      if (typeof data === 'string') throw new UnreadableMediaError(`${label}: ffmpeg.wasm returned text instead of audio`);
+      if (typeof data === 'string')
+        throw new UnreadableMediaError(`${label}: ffmpeg.wasm returned text instead of audio`);
       const samples =
-        data.byteOffset === 0 && data.byteLength % 4 === 0 && data.buffer instanceof ArrayBuffer && data.buffer.byteLength === data.byteLength
+        data.byteOffset === 0 &&
+        data.byteLength % 4 === 0 &&
+        data.buffer instanceof ArrayBuffer &&
+        data.buffer.byteLength === data.byteLength
           ? new Float32Array(data.buffer)
           : new Float32Array(data.slice(0, data.byteLength - (data.byteLength % 4)).buffer);
       onProgress?.({ fraction: 1, mediaMs: (samples.length / sampleRate) * 1000 });
@@ -236,7 +253,12 @@ function fromFfprobe(j: FfprobeJson): MediaProbe {
   const v = j.streams?.find((s) => s.codec_type === 'video');
   const a = j.streams?.find((s) => s.codec_type === 'audio');
   const video: VideoInfo | null = v
-    ? { codec: v.codec_name ?? null, width: v.width ?? 0, height: v.height ?? 0, frameRate: rate(v.avg_frame_rate) ?? rate(v.r_frame_rate) }
+    ? {
+        codec: v.codec_name ?? null,
+        width: v.width ?? 0,
+        height: v.height ?? 0,
+        frameRate: rate(v.avg_frame_rate) ?? rate(v.r_frame_rate),
+      }
     : null;
   const durationSec = Number(j.format?.duration ?? a?.duration ?? v?.duration ?? NaN);
   return {
@@ -245,7 +267,9 @@ function fromFfprobe(j: FfprobeJson): MediaProbe {
     mimeType: null,
     durationMs: Number.isFinite(durationSec) ? durationSec * 1000 : 0,
     video,
-    audio: a ? { codec: a.codec_name ?? null, sampleRate: Number(a.sample_rate ?? 0), channels: a.channels ?? 0 } : null,
+    audio: a
+      ? { codec: a.codec_name ?? null, sampleRate: Number(a.sample_rate ?? 0), channels: a.channels ?? 0 }
+      : null,
     streams,
   };
 }

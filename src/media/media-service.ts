@@ -9,7 +9,15 @@
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
 import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-path.ts';
 import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-path.ts';
-import type { DecodeAudioOptions, DecodedAudio, FfmpegRunInfo, MediaProbe, MediaProgress, MediaWorkerApi, ProbeOptions } from './protocol.ts';
+import type {
+  DecodeAudioOptions,
+  DecodedAudio,
+  FfmpegRunInfo,
+  MediaProbe,
+  MediaProgress,
+  MediaWorkerApi,
+  ProbeOptions,
+} from './protocol.ts';
 
 /** Creates the service; one per worker (it owns one lazily started ffmpeg.wasm instance). */
 export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi {
@@ -49,7 +57,9 @@ export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi 
         throw e;
       }
       const msg = e instanceof Error ? e.message : String(e);
-      throw new UnreadableMediaError(`${label}: the file cannot be read (ffmpeg.wasm: ${msg}${firstReason ? `; mediabunny: ${firstReason}` : ''})`);
+      throw new UnreadableMediaError(
+        `${label}: the file cannot be read (ffmpeg.wasm: ${msg}${firstReason ? `; mediabunny: ${firstReason}` : ''})`,
+      );
     }
   }
 
@@ -69,7 +79,11 @@ export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi 
       }
     },
 
-    async decodeAudio(blob: Blob, o: DecodeAudioOptions, onProgress?: (p: MediaProgress) => void): Promise<DecodedAudio> {
+    async decodeAudio(
+      blob: Blob,
+      o: DecodeAudioOptions,
+      onProgress?: (p: MediaProgress) => void,
+    ): Promise<DecodedAudio> {
       if (!(Number.isInteger(o.sampleRate) && o.sampleRate >= 1000 && o.sampleRate <= 192000)) {
         throw new RangeError(`decodeAudio: sampleRate must be an integer from 1000 to 192000 (got ${o.sampleRate})`);
       }

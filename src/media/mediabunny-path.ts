@@ -43,7 +43,10 @@ async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe
   if (tracks.length === 0) throw new MediabunnyUnsupported(`${format.name} container with no readable tracks`);
   const streams: StreamInfo[] = [];
   for (const t of tracks) {
-    streams.push({ type: t.isVideoTrack() ? 'video' : t.isAudioTrack() ? 'audio' : 'other', codec: (await t.getCodec()) ?? null });
+    streams.push({
+      type: t.isVideoTrack() ? 'video' : t.isAudioTrack() ? 'audio' : 'other',
+      codec: (await t.getCodec()) ?? null,
+    });
   }
   const durationSec = await input.computeDuration();
   signal.throwIfAborted();
@@ -60,7 +63,11 @@ async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe
     };
   }
   const audio: MediaProbe['audio'] = a
-    ? { codec: (await a.getCodec()) ?? null, sampleRate: await a.getSampleRate(), channels: await a.getNumberOfChannels() }
+    ? {
+        codec: (await a.getCodec()) ?? null,
+        sampleRate: await a.getSampleRate(),
+        channels: await a.getNumberOfChannels(),
+      }
     : null;
   return {
     engine: 'mediabunny',
@@ -106,9 +113,11 @@ async function decodeInput(
     throw new MediabunnyUnsupported(`format not recognised (${(e as Error).message})`);
   }
   const track = await input.getPrimaryAudioTrack();
-  if (!track && (await input.getTracks()).length === 0) throw new MediabunnyUnsupported('container with no readable tracks');
+  if (!track && (await input.getTracks()).length === 0)
+    throw new MediabunnyUnsupported('container with no readable tracks');
   if (!track) throw new NoAudioTrackError(`${label}: the file has no audio track`);
-  if (!(await track.canDecode())) throw new MediabunnyUnsupported(`this browser cannot decode ${(await track.getCodec()) ?? 'the audio codec'}`);
+  if (!(await track.canDecode()))
+    throw new MediabunnyUnsupported(`this browser cannot decode ${(await track.getCodec()) ?? 'the audio codec'}`);
   const durationSec = await input.computeDuration();
   const inRate = await track.getSampleRate();
   const resampler = inRate === sampleRate ? null : new StreamingResampler(inRate, sampleRate);

@@ -103,7 +103,11 @@ export interface MediaWorkerApi {
    * Across comlink the progress callback returns a promise (a proxied call); the worker awaits
    * the last one before resolving, so every report arrives before the result.
    */
-  decodeAudio(blob: Blob, options: DecodeAudioOptions, onProgress?: (p: MediaProgress) => void | Promise<void>): Promise<DecodedAudio>;
+  decodeAudio(
+    blob: Blob,
+    options: DecodeAudioOptions,
+    onProgress?: (p: MediaProgress) => void | Promise<void>,
+  ): Promise<DecodedAudio>;
   /** Cancels the call started with this `requestId`; it rejects with `AbortError`. */
   abort(requestId: string): void;
   /** Stops the ffmpeg.wasm worker, if one was started, to free its memory. */

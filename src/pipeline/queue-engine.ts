@@ -18,8 +18,7 @@ export const ENGINE_LOCK = 'multicam-engine';
 
 /** Messages on {@link ENGINE_CHANNEL}. `dbName` lets several databases share one origin. */
 export type EngineMessage =
-  | { type: 'work'; dbName: string; work: EngineWork }
-  | { type: 'cancel'; dbName: string; jobId: string };
+  { type: 'work'; dbName: string; work: EngineWork } | { type: 'cancel'; dbName: string; jobId: string };
 
 /** Options of {@link createQueueEngine}. */
 export interface QueueEngineOptions {

@@ -13,7 +13,14 @@ import type { JobRecord } from '../store/db.ts';
 import { deleteFile, storeFile } from '../store/files.ts';
 import { getJobRecord, updateJob } from '../store/jobs.ts';
 import type { EngineStage } from './engine.ts';
-import { applyTrigger, enqueueOrFail, failInPlace, generateCutsInPlace, startRenderInPlace, talkTimes } from './transitions.ts';
+import {
+  applyTrigger,
+  enqueueOrFail,
+  failInPlace,
+  generateCutsInPlace,
+  startRenderInPlace,
+  talkTimes,
+} from './transitions.ts';
 
 /** Output of `syncing`: per-source durations and offsets on the reference timeline (keys: source ids). */
 export interface SyncingOutput {
@@ -76,19 +83,24 @@ export interface StageReporter {
   setCameraMap(jobId: string, cameraMap: CameraMap): Promise<void>;
 }
 
-
 /**
  * The decision once the camera map is known (or known to be impossible): auto-map to ready,
  * or ask with the `mapping` event. `deadline`: no answer came in time; ask without a proposal
  * unless the job was asked already.
  */
-async function mappingResult(ctx: ServiceContext, jobId: string, cameraMap: MappingOutput['cameraMap'], deadline = false): Promise<void> {
+async function mappingResult(
+  ctx: ServiceContext,
+  jobId: string,
+  cameraMap: MappingOutput['cameraMap'],
+  deadline = false,
+): Promise<void> {
   const { db } = ctx;
   const before = await getJobRecord(db, jobId);
   if (!before) return;
   const link = await reviewUrl(ctx, before.apiBase, jobId);
   const render = await updateJob(db, jobId, (job) => {
-    if (deadline && (job.status !== 'mapping' || job.mappedBy !== null || job.mappingAsked)) return { job: null, result: false };
+    if (deadline && (job.status !== 'mapping' || job.mappedBy !== null || job.mappingAsked))
+      return { job: null, result: false };
     if (job.status !== 'mapping' || job.mappedBy !== null) {
       // The mapping was submitted first: keep the proposal for the editor, decide nothing.
       if (cameraMap) job.cameraMap = cameraMap;
@@ -179,7 +191,9 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
     const before = await getJobRecord(db, jobId);
     if (!before || before.status !== 'diarizing') return;
     const link = await reviewUrl(ctx, before.apiBase, jobId);
-    const audioFileId = output.audio ? await storeFile(db, output.audio, output.audio.type || 'audio/wav', ctx.now()) : null;
+    const audioFileId = output.audio
+      ? await storeFile(db, output.audio, output.audio.type || 'audio/wav', ctx.now())
+      : null;
     let replacedAudio: string | null = null;
     const moved = await updateJob(db, jobId, (job) => {
       if (job.status !== 'diarizing') return { job: null, result: false };
@@ -224,7 +238,9 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
       return;
     }
     const now = ctx.now();
-    const fileId = stored ?? (await storeFile(db, output.output as Blob | ReadableStream<Uint8Array>, output.type ?? 'video/mp4', now));
+    const fileId =
+      stored ??
+      (await storeFile(db, output.output as Blob | ReadableStream<Uint8Array>, output.type ?? 'video/mp4', now));
     const outputUrl = await eventOutputUrl(ctx, before, fileId, now);
     let previous: string | null = null;
     const done = await updateJob(db, jobId, (job) => {
@@ -265,7 +281,14 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
           job.updatedAt = ctx.now();
           return { job, result: true };
         }
-        const event = failInPlace(job, 'stageFailed', stage as PipelineStage, failure.message, failure.permanent === true, ctx.now());
+        const event = failInPlace(
+          job,
+          'stageFailed',
+          stage as PipelineStage,
+          failure.message,
+          failure.permanent === true,
+          ctx.now(),
+        );
         return { job, events: event ? [event] : [], result: false };
       });
       if (retry) await enqueueOrFail(ctx, jobId, stage);

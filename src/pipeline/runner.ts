@@ -98,8 +98,10 @@ function needsStage(job: JobRecord, stage: EngineStage): boolean {
 function leftBehind(jobs: readonly JobRecord[]): EngineWork[] {
   const out: EngineWork[] = [];
   for (const job of jobs) {
-    if (job.status === 'syncing' || job.status === 'diarizing' || job.status === 'rendering') out.push({ jobId: job.id, stage: job.status });
-    else if (job.status === 'mapping' && job.cameraMap === null && job.mappedBy === null) out.push({ jobId: job.id, stage: 'mapping' });
+    if (job.status === 'syncing' || job.status === 'diarizing' || job.status === 'rendering')
+      out.push({ jobId: job.id, stage: job.status });
+    else if (job.status === 'mapping' && job.cameraMap === null && job.mappedBy === null)
+      out.push({ jobId: job.id, stage: 'mapping' });
   }
   return out;
 }
@@ -129,25 +131,41 @@ function lazyWorkers(onCrash: (error: WorkerCrashError) => void): StageWorkers &
   return {
     media: () =>
       (media ??= createMediaClient(
-        watch(new Worker(new URL('../../workers/media.worker.ts', import.meta.url), { type: 'module' }), 'media', () => (media = undefined)),
+        watch(
+          new Worker(new URL('../../workers/media.worker.ts', import.meta.url), { type: 'module' }),
+          'media',
+          () => (media = undefined),
+        ),
       )),
     analysis() {
       if (!analysis) {
-        const worker = watch(new Worker(new URL('./stages/analysis.worker.ts', import.meta.url), { type: 'module' }), 'analysis', () => (analysis = undefined));
+        const worker = watch(
+          new Worker(new URL('./stages/analysis.worker.ts', import.meta.url), { type: 'module' }),
+          'analysis',
+          () => (analysis = undefined),
+        );
         analysis = { worker, remote: wrap<AnalysisWorkerApi>(worker) };
       }
       return analysis.remote;
     },
     vision() {
       if (!vision) {
-        const worker = watch(new Worker(new URL('../../workers/vision.worker.ts', import.meta.url), { type: 'module' }), 'vision', () => (vision = undefined));
+        const worker = watch(
+          new Worker(new URL('../../workers/vision.worker.ts', import.meta.url), { type: 'module' }),
+          'vision',
+          () => (vision = undefined),
+        );
         vision = { worker, remote: wrap<VisionWorkerApi>(worker) };
       }
       return vision.remote;
     },
     render: () =>
       (render ??= createRenderClient(
-        watch(new Worker(new URL('../../workers/render.worker.ts', import.meta.url), { type: 'module' }), 'render', () => (render = undefined)),
+        watch(
+          new Worker(new URL('../../workers/render.worker.ts', import.meta.url), { type: 'module' }),
+          'render',
+          () => (render = undefined),
+        ),
       )),
     async dispose() {
       await media?.dispose();
@@ -205,7 +223,9 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
 
   async function announceNew(jobId: string): Promise<void> {
     if (!db) return;
-    const ids = (await listEventsForJob(db, jobId)).filter((e) => e.delivery.state === 'pending' && !announced.has(e.id)).map((e) => e.id);
+    const ids = (await listEventsForJob(db, jobId))
+      .filter((e) => e.delivery.state === 'pending' && !announced.has(e.id))
+      .map((e) => e.id);
     for (const id of ids) announced.add(id);
     if (ids.length > 0) announce(ids);
   }
@@ -259,8 +279,12 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
       failure: { message: `the ${work.stage} stage failed: ${error instanceof Error ? error.message : String(error)}` },
     });
     try {
-      result = await Promise.race([STAGES[work.stage]({ db: open, job, workers, assets, signal: controller.signal, onProgress }), aborted]);
-      if (controller.signal.aborted) result = controller.signal.reason instanceof WorkerCrashError ? failed(controller.signal.reason) : 'aborted';
+      result = await Promise.race([
+        STAGES[work.stage]({ db: open, job, workers, assets, signal: controller.signal, onProgress }),
+        aborted,
+      ]);
+      if (controller.signal.aborted)
+        result = controller.signal.reason instanceof WorkerCrashError ? failed(controller.signal.reason) : 'aborted';
     } catch (error) {
       if (controller.signal.reason instanceof WorkerCrashError) result = failed(controller.signal.reason);
       else if (controller.signal.aborted || isAbort(error)) result = 'aborted';
@@ -283,10 +307,24 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
     await deleteWork(open, keys);
     if (result.ok) {
       await reporter.stageSucceeded(work.jobId, work.stage, result.output);
-      history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'succeeded', ...(result.metrics ? { metrics: result.metrics } : {}) });
+      history.push({
+        jobId: work.jobId,
+        stage: work.stage,
+        startedAt,
+        elapsedMs,
+        outcome: 'succeeded',
+        ...(result.metrics ? { metrics: result.metrics } : {}),
+      });
     } else {
       await reporter.stageFailed(work.jobId, work.stage, result.failure);
-      history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'failed', failure: result.failure });
+      history.push({
+        jobId: work.jobId,
+        stage: work.stage,
+        startedAt,
+        elapsedMs,
+        outcome: 'failed',
+        failure: result.failure,
+      });
     }
     await announceNew(work.jobId);
   }
@@ -321,7 +359,8 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
       const message = event.data;
       if (message.dbName !== dbName) return;
       if (message.type === 'cancel') {
-        if (current?.jobId === message.jobId) current.controller.abort(new DOMException('the job was deleted', 'AbortError'));
+        if (current?.jobId === message.jobId)
+          current.controller.abort(new DOMException('the job was deleted', 'AbortError'));
       } else void pump();
     };
     const now = Date.now();

@@ -20,16 +20,30 @@ import type { EngineStage } from './engine.ts';
  * (built by the caller, who signed its URLs before the transaction). Returns the event, or
  * throws when the table does not allow the transition (callers check first).
  */
-export function applyTrigger(job: JobRecord, trigger: Trigger, now: number, payload: (type: EventType) => Record<string, unknown> = () => ({})): EventRecord | null {
+export function applyTrigger(
+  job: JobRecord,
+  trigger: Trigger,
+  now: number,
+  payload: (type: EventType) => Record<string, unknown> = () => ({}),
+): EventRecord | null {
   const next = transition(job.status, trigger, { failedAtStatus: job.failedAtStatus });
   if (!next) throw new Error(`transition ${trigger} from ${job.status} is not in the table`);
   job.status = next.to;
   job.updatedAt = now;
-  return next.event === null ? null : makeEvent(job, next.event, { jobId: job.id, status: next.event, ...payload(next.event) }, now);
+  return next.event === null
+    ? null
+    : makeEvent(job, next.event, { jobId: job.id, status: next.event, ...payload(next.event) }, now);
 }
 
 /** Marks `job` failed at `stage`; returns the `failed` event. */
-export function failInPlace(job: JobRecord, trigger: 'stageFailed' | 'startFailed', stage: PipelineStage, message: string, permanent: boolean, now: number): EventRecord | null {
+export function failInPlace(
+  job: JobRecord,
+  trigger: 'stageFailed' | 'startFailed',
+  stage: PipelineStage,
+  message: string,
+  permanent: boolean,
+  now: number,
+): EventRecord | null {
   job.errorMessage = message;
   job.failedAtStatus = stage;
   job.failurePermanent = permanent;
@@ -41,7 +55,9 @@ export function failInPlace(job: JobRecord, trigger: 'stageFailed' | 'startFaile
 export function talkTimes(turns: readonly Turn[]): Array<{ speaker: string; talkMs: number }> {
   const totals = new Map<string, number>();
   for (const t of turns) totals.set(t.speaker, (totals.get(t.speaker) ?? 0) + Math.max(0, t.endMs - t.startMs));
-  return [...totals].map(([speaker, talkMs]) => ({ speaker, talkMs })).sort((a, b) => b.talkMs - a.talkMs || a.speaker.localeCompare(b.speaker));
+  return [...totals]
+    .map(([speaker, talkMs]) => ({ speaker, talkMs }))
+    .sort((a, b) => b.talkMs - a.talkMs || a.speaker.localeCompare(b.speaker));
 }
 
 /** Saves `tracks` and cuts generated from them with the job's preset and silence settings. */

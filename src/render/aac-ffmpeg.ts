@@ -72,7 +72,12 @@ export interface AacEncoderOptions {
  * Encodes a WAV Blob to AAC-LC (ADTS bytes) with ffmpeg.wasm. An abort terminates the ffmpeg
  * worker (the only way to stop a running command).
  */
-export async function encodeAacWithFfmpeg(wav: Blob, bitrate: number, signal: AbortSignal, options: AacEncoderOptions = {}): Promise<Uint8Array> {
+export async function encodeAacWithFfmpeg(
+  wav: Blob,
+  bitrate: number,
+  signal: AbortSignal,
+  options: AacEncoderOptions = {},
+): Promise<Uint8Array> {
   signal.throwIfAborted();
   const base = new URL('ffmpeg-core/', options.wasmBase ?? new URL('/wasm/', globalThis.location.href)).href;
   const ff = new FFmpeg();
@@ -86,13 +91,26 @@ export async function encodeAacWithFfmpeg(wav: Blob, bitrate: number, signal: Ab
     });
     await ff.createDir('/mix');
     await ff.mount(FFFSType.WORKERFS, { blobs: [{ name: 'mix.wav', data: wav }] }, '/mix');
-    const code = await ff.exec(['-nostdin', '-i', '/mix/mix.wav', '-c:a', 'aac', '-b:a', String(bitrate), '-f', 'adts', '-y', '/out.aac']);
+    const code = await ff.exec([
+      '-nostdin',
+      '-i',
+      '/mix/mix.wav',
+      '-c:a',
+      'aac',
+      '-b:a',
+      String(bitrate),
+      '-f',
+      'adts',
+      '-y',
+      '/out.aac',
+    ]);
     if (code !== 0) throw new Error(`ffmpeg.wasm AAC encoding failed (exit ${code}): ${log.slice(-3).join(' | ')}`);
     const data = await ff.readFile('/out.aac');
     if (typeof data === 'string') throw new Error('ffmpeg.wasm returned text instead of AAC');
     return data;
   } catch (e) {
-    if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new DOMException('render cancelled', 'AbortError');
+    if (signal.aborted)
+      throw signal.reason instanceof Error ? signal.reason : new DOMException('render cancelled', 'AbortError');
     throw e;
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -122,7 +122,11 @@ export class SourceAudioReader {
     if (this.scratch.length < frames) this.scratch = new Float32Array(frames);
     const srcChannels = sample.numberOfChannels;
     for (let c = 0; c < this.channels; c++) {
-      sample.copyTo(this.scratch, { planeIndex: Math.min(c, srcChannels - 1), format: 'f32-planar', frameCount: frames });
+      sample.copyTo(this.scratch, {
+        planeIndex: Math.min(c, srcChannels - 1),
+        format: 'f32-planar',
+        frameCount: frames,
+      });
       this.data[c]!.set(this.scratch.subarray(skip, frames), this.length);
     }
     this.length += n;

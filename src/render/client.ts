@@ -10,7 +10,10 @@ import type { RenderProgress, RenderRequest, RenderResult, RenderSink, RenderWor
 
 /** The render client; `dispose()` terminates the worker. */
 export interface RenderClient {
-  render(request: RenderRequest, options: { sink: RenderSink; onProgress?: (p: RenderProgress) => void; signal?: AbortSignal }): Promise<RenderResult>;
+  render(
+    request: RenderRequest,
+    options: { sink: RenderSink; onProgress?: (p: RenderProgress) => void; signal?: AbortSignal },
+  ): Promise<RenderResult>;
   /** The worker's JS heap in use, bytes (Chromium only), or null. */
   heapBytes(): Promise<number | null>;
   dispose(): void;
@@ -24,7 +27,9 @@ export interface RenderClient {
  * const result = await renderer.render({ cuts, removedRanges, sources }, { sink, onProgress, signal });
  * renderer.dispose();
  */
-export function createRenderClient(worker: Worker = new Worker(new URL('../../workers/render.worker.ts', import.meta.url), { type: 'module' })): RenderClient {
+export function createRenderClient(
+  worker: Worker = new Worker(new URL('../../workers/render.worker.ts', import.meta.url), { type: 'module' }),
+): RenderClient {
   const remote: Remote<RenderWorkerApi> = wrap<RenderWorkerApi>(worker);
   let seq = 0;
   const client: RenderClient = {

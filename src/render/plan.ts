@@ -85,15 +85,24 @@ export const DEFAULT_FADE_MS = 16;
  * Kept pieces of the reference timeline in output order: each cut (sorted by start; overlaps
  * trimmed to the earlier cut) minus the removed ranges.
  */
-export function keptPieces(cuts: readonly Cut[], removedRanges: readonly TimeRange[]): Array<{ sourceId: string; startMs: number; endMs: number }> {
+export function keptPieces(
+  cuts: readonly Cut[],
+  removedRanges: readonly TimeRange[],
+): Array<{ sourceId: string; startMs: number; endMs: number }> {
   cuts.forEach((c, i) => {
     if (!(Number.isFinite(c.startMs) && Number.isFinite(c.endMs) && c.endMs >= c.startMs)) {
-      throw new RenderPlanError(`cuts[${i}]`, `startMs and endMs must be finite with endMs >= startMs (got ${c.startMs}, ${c.endMs})`);
+      throw new RenderPlanError(
+        `cuts[${i}]`,
+        `startMs and endMs must be finite with endMs >= startMs (got ${c.startMs}, ${c.endMs})`,
+      );
     }
   });
   removedRanges.forEach((r, i) => {
     if (!(Number.isFinite(r.startMs) && Number.isFinite(r.endMs) && r.endMs >= r.startMs)) {
-      throw new RenderPlanError(`removedRanges[${i}]`, `startMs and endMs must be finite with endMs >= startMs (got ${r.startMs}, ${r.endMs})`);
+      throw new RenderPlanError(
+        `removedRanges[${i}]`,
+        `startMs and endMs must be finite with endMs >= startMs (got ${r.startMs}, ${r.endMs})`,
+      );
     }
   });
   const sorted = [...cuts].sort((a, b) => a.startMs - b.startMs);
@@ -126,11 +135,17 @@ export function keptPieces(cuts: readonly Cut[], removedRanges: readonly TimeRan
  * const plan = planRender(cuts, removedRanges, { fps: 30, clocks: new Map([['cam1', { offsetMs: 0, driftPpm: 0 }]]) });
  * plan.segments[0]; // { outStartMs: 0, outEndMs: 3000, sourceId: 'cam1', srcStartMs: …, … }
  */
-export function planRender(cuts: readonly Cut[], removedRanges: readonly TimeRange[], options: PlanRenderOptions): RenderPlan {
+export function planRender(
+  cuts: readonly Cut[],
+  removedRanges: readonly TimeRange[],
+  options: PlanRenderOptions,
+): RenderPlan {
   const { fps, clocks } = options;
-  if (!(Number.isFinite(fps) && fps > 0 && fps <= 240)) throw new RenderPlanError('output.fps', `must be a number from 0 to 240 (got ${fps})`);
+  if (!(Number.isFinite(fps) && fps > 0 && fps <= 240))
+    throw new RenderPlanError('output.fps', `must be a number from 0 to 240 (got ${fps})`);
   const fadeMs = options.fadeMs ?? DEFAULT_FADE_MS;
-  if (!(Number.isFinite(fadeMs) && fadeMs >= 0 && fadeMs <= 1000)) throw new RenderPlanError('fadeMs', `must be from 0 to 1000 (got ${fadeMs})`);
+  if (!(Number.isFinite(fadeMs) && fadeMs >= 0 && fadeMs <= 1000))
+    throw new RenderPlanError('fadeMs', `must be from 0 to 1000 (got ${fadeMs})`);
   const pieces = keptPieces(cuts, removedRanges);
   cuts.forEach((c, i) => {
     if (!clocks.has(c.sourceId)) throw new RenderPlanError(`cuts[${i}].sourceId`, `no source "${c.sourceId}"`);
@@ -141,7 +156,8 @@ export function planRender(cuts: readonly Cut[], removedRanges: readonly TimeRan
   const segments: RenderSegment[] = [];
   const perSource = new Map<string, number>();
   let out = 0;
-  let prev: { sourceId: string; endMs: number; seg: RenderSegment | null; outStart: number; refStart: number } | null = null;
+  let prev: { sourceId: string; endMs: number; seg: RenderSegment | null; outStart: number; refStart: number } | null =
+    null;
   for (const p of pieces) {
     const outEnd = out + (p.endMs - p.startMs);
     perSource.set(p.sourceId, (perSource.get(p.sourceId) ?? 0) + (p.endMs - p.startMs));
@@ -153,8 +169,15 @@ export function planRender(cuts: readonly Cut[], removedRanges: readonly TimeRan
     } else {
       const f0 = Math.round(out / frameMs);
       const seg: RenderSegment = {
-        outStartMs: 0, outEndMs: 0, firstFrame: f0, frameCount: 0, sourceId: p.sourceId,
-        refStartMs: 0, refEndMs: 0, srcStartMs: 0, srcEndMs: 0,
+        outStartMs: 0,
+        outEndMs: 0,
+        firstFrame: f0,
+        frameCount: 0,
+        sourceId: p.sourceId,
+        refStartMs: 0,
+        refEndMs: 0,
+        srcStartMs: 0,
+        srcEndMs: 0,
       };
       setEnd(seg, f1, out, p.startMs, clocks);
       prev = { sourceId: p.sourceId, endMs: p.endMs, seg, outStart: out, refStart: p.startMs };
@@ -174,7 +197,14 @@ export function planRender(cuts: readonly Cut[], removedRanges: readonly TimeRan
       last.refEndMs = p.endMs;
       last.outEndMs += p.endMs - p.startMs;
     } else {
-      audio.push({ outStartMs: out, outEndMs: out + (p.endMs - p.startMs), refStartMs: p.startMs, refEndMs: p.endMs, fadeInMs: 0, fadeOutMs: 0 });
+      audio.push({
+        outStartMs: out,
+        outEndMs: out + (p.endMs - p.startMs),
+        refStartMs: p.startMs,
+        refEndMs: p.endMs,
+        fadeInMs: 0,
+        fadeOutMs: 0,
+      });
     }
     out += p.endMs - p.startMs;
   }
@@ -197,7 +227,13 @@ export function planRender(cuts: readonly Cut[], removedRanges: readonly TimeRan
   }
   return { fps, segments: video, audio, frameCount, durationMs: frameCount * frameMs, keptMs: out, mainSourceId };
 
-  function setEnd(seg: RenderSegment, endFrame: number, exactOutStart: number, refStart: number, cl: ReadonlyMap<string, ClockMapping>): void {
+  function setEnd(
+    seg: RenderSegment,
+    endFrame: number,
+    exactOutStart: number,
+    refStart: number,
+    cl: ReadonlyMap<string, ClockMapping>,
+  ): void {
     const clock = cl.get(seg.sourceId)!;
     seg.frameCount = Math.max(0, endFrame - seg.firstFrame);
     seg.outStartMs = seg.firstFrame * frameMs;
@@ -226,8 +262,10 @@ export function rangeGain(r: AudioRange, tMs: number): number {
   const outEnd = r.outEndMs + r.fadeOutMs / 2;
   if (tMs < inStart || tMs >= outEnd) return 0;
   let g = 1;
-  if (r.fadeInMs > 0 && tMs < r.outStartMs + r.fadeInMs / 2) g *= Math.sin((Math.PI / 2) * ((tMs - inStart) / r.fadeInMs));
-  if (r.fadeOutMs > 0 && tMs > r.outEndMs - r.fadeOutMs / 2) g *= Math.cos((Math.PI / 2) * ((tMs - (r.outEndMs - r.fadeOutMs / 2)) / r.fadeOutMs));
+  if (r.fadeInMs > 0 && tMs < r.outStartMs + r.fadeInMs / 2)
+    g *= Math.sin((Math.PI / 2) * ((tMs - inStart) / r.fadeInMs));
+  if (r.fadeOutMs > 0 && tMs > r.outEndMs - r.fadeOutMs / 2)
+    g *= Math.cos((Math.PI / 2) * ((tMs - (r.outEndMs - r.fadeOutMs / 2)) / r.fadeOutMs));
   return g;
 }
 

@@ -106,7 +106,12 @@ export interface RenderResult {
 
 /** The render worker's API. `onProgress` and `sink` must be comlink proxies. */
 export interface RenderWorkerApi {
-  render(request: RenderRequest, sink: RenderSink, onProgress?: (p: RenderProgress) => void, requestId?: string): Promise<RenderResult>;
+  render(
+    request: RenderRequest,
+    sink: RenderSink,
+    onProgress?: (p: RenderProgress) => void,
+    requestId?: string,
+  ): Promise<RenderResult>;
   /** Cancels the render started with this `requestId`; it rejects with `AbortError`. */
   abort(requestId: string): void;
   /** Heap in use by the worker, bytes, when the browser reports it (for memory checks). */

@@ -97,18 +97,25 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
   };
   const o = input.output ?? {};
   const container = o.container ?? 'mp4';
-  if (container !== 'mp4' && container !== 'webm') throw new RenderError(`output.container must be mp4 or webm (got ${String(container)})`);
+  if (container !== 'mp4' && container !== 'webm')
+    throw new RenderError(`output.container must be mp4 or webm (got ${String(container)})`);
   const videoCodec = o.videoCodec ?? (container === 'webm' ? 'vp9' : 'avc');
-  if (!['avc', 'vp9', 'av1'].includes(videoCodec)) throw new RenderError(`output.videoCodec must be avc, vp9 or av1 (got ${String(videoCodec)})`);
-  if (container === 'webm' && videoCodec === 'avc') throw new RenderError('output.videoCodec: a webm output takes vp9 or av1');
+  if (!['avc', 'vp9', 'av1'].includes(videoCodec))
+    throw new RenderError(`output.videoCodec must be avc, vp9 or av1 (got ${String(videoCodec)})`);
+  if (container === 'webm' && videoCodec === 'avc')
+    throw new RenderError('output.videoCodec: a webm output takes vp9 or av1');
   const audioCodec = o.audioCodec ?? (container === 'webm' ? 'opus' : 'aac');
-  if (audioCodec !== 'aac' && audioCodec !== 'opus') throw new RenderError(`output.audioCodec must be aac or opus (got ${String(audioCodec)})`);
-  if (container === 'webm' && audioCodec === 'aac') throw new RenderError('output.audioCodec: a webm output takes opus');
+  if (audioCodec !== 'aac' && audioCodec !== 'opus')
+    throw new RenderError(`output.audioCodec must be aac or opus (got ${String(audioCodec)})`);
+  if (container === 'webm' && audioCodec === 'aac')
+    throw new RenderError('output.audioCodec: a webm output takes opus');
 
   input.sources.forEach((src, i) => {
     if (!(src.blob instanceof Blob)) throw new RenderError(`sources[${i}].blob must be a Blob`);
-    if (!Number.isFinite(src.offsetMs)) throw new RenderError(`sources[${i}].offsetMs must be a finite number (got ${src.offsetMs})`);
-    if (!(Number.isFinite(src.driftPpm) && Math.abs(src.driftPpm) < 10_000)) throw new RenderError(`sources[${i}].driftPpm must be a number from -10000 to 10000 (got ${src.driftPpm})`);
+    if (!Number.isFinite(src.offsetMs))
+      throw new RenderError(`sources[${i}].offsetMs must be a finite number (got ${src.offsetMs})`);
+    if (!(Number.isFinite(src.driftPpm) && Math.abs(src.driftPpm) < 10_000))
+      throw new RenderError(`sources[${i}].driftPpm must be a number from -10000 to 10000 (got ${src.driftPpm})`);
   });
   input.audioSourceIds?.forEach((id, i) => {
     if (!input.sources.some((src) => src.id === id)) throw new RenderError(`audioSourceIds[${i}]: no source "${id}"`);
@@ -133,7 +140,9 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     }
     return inp;
   };
-  const clocks = new Map<string, ClockMapping>(input.sources.map((s) => [s.id, { offsetMs: s.offsetMs, driftPpm: s.driftPpm }]));
+  const clocks = new Map<string, ClockMapping>(
+    input.sources.map((s) => [s.id, { offsetMs: s.offsetMs, driftPpm: s.driftPpm }]),
+  );
 
   let output: Output | null = null;
   let sinkDone = false;
@@ -142,19 +151,27 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     // Plan at a provisional rate to find the main camera, then at the real output rate.
     let plan: RenderPlan;
     try {
-      plan = planRender(input.cuts, input.removedRanges, { fps: o.fps ?? 30, clocks, ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}) });
+      plan = planRender(input.cuts, input.removedRanges, {
+        fps: o.fps ?? 30,
+        clocks,
+        ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}),
+      });
     } catch (e) {
       if (e instanceof RenderPlanError) throw new RenderError(e.message);
       throw e;
     }
-    if (plan.frameCount === 0 || plan.mainSourceId === null) throw new RenderError('cuts: nothing to render (the cuts minus the removed ranges are empty)');
+    if (plan.frameCount === 0 || plan.mainSourceId === null)
+      throw new RenderError('cuts: nothing to render (the cuts minus the removed ranges are empty)');
     const videoTracks = new Map<string, InputVideoTrack>();
     for (const seg of plan.segments) {
       if (videoTracks.has(seg.sourceId)) continue;
       const track = await (await openInput(seg.sourceId)).getPrimaryVideoTrack();
       const i = byId.get(seg.sourceId)!.i;
       if (!track) throw new RenderError(`sources[${i}] (${seg.sourceId}): a cut names it but it has no video track`);
-      if (!(await track.canDecode())) throw new RenderError(`sources[${i}] (${seg.sourceId}): this browser cannot decode its video (${(await track.getCodec()) ?? 'unknown codec'})`);
+      if (!(await track.canDecode()))
+        throw new RenderError(
+          `sources[${i}] (${seg.sourceId}): this browser cannot decode its video (${(await track.getCodec()) ?? 'unknown codec'})`,
+        );
       videoTracks.set(seg.sourceId, track);
     }
     const main = videoTracks.get(plan.mainSourceId)!;
@@ -163,20 +180,41 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       const stats = await main.computePacketStats(120);
       fps = stats.averagePacketRate > 0 ? Math.round(stats.averagePacketRate * 1000) / 1000 : 30;
     }
-    if (fps !== (o.fps ?? 30)) plan = planRender(input.cuts, input.removedRanges, { fps, clocks, ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}) });
+    if (fps !== (o.fps ?? 30))
+      plan = planRender(input.cuts, input.removedRanges, {
+        fps,
+        clocks,
+        ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}),
+      });
     const width = even(o.width ?? (await main.getDisplayWidth()));
     const height = even(o.height ?? (await main.getDisplayHeight()));
-    if (!(width >= 16 && width <= 7680 && height >= 16 && height <= 4320)) throw new RenderError(`output.width and output.height must be from 16×16 to 7680×4320 (got ${width}×${height})`);
+    if (!(width >= 16 && width <= 7680 && height >= 16 && height <= 4320))
+      throw new RenderError(`output.width and output.height must be from 16×16 to 7680×4320 (got ${width}×${height})`);
     const codecString = videoCodec === 'avc' ? avcCodecString(width, height, fps) : undefined;
     const videoBitrate = o.videoBitrate ?? Math.round(width * height * fps * 0.1);
     const videoEncoderChoice = o.videoEncoder ?? 'auto';
-    if (!['auto', 'webcodecs', 'ffmpeg.wasm'].includes(videoEncoderChoice)) throw new RenderError(`output.videoEncoder must be auto, webcodecs or ffmpeg.wasm (got ${String(videoEncoderChoice)})`);
+    if (!['auto', 'webcodecs', 'ffmpeg.wasm'].includes(videoEncoderChoice))
+      throw new RenderError(
+        `output.videoEncoder must be auto, webcodecs or ffmpeg.wasm (got ${String(videoEncoderChoice)})`,
+      );
     let useFfmpegVideo = videoEncoderChoice === 'ffmpeg.wasm';
-    if (!useFfmpegVideo && !(await canEncodeVideo(videoCodec, { width, height, bitrate: videoBitrate, ...(codecString ? { fullCodecString: codecString } : {}) }))) {
+    if (
+      !useFfmpegVideo &&
+      !(await canEncodeVideo(videoCodec, {
+        width,
+        height,
+        bitrate: videoBitrate,
+        ...(codecString ? { fullCodecString: codecString } : {}),
+      }))
+    ) {
       if (videoEncoderChoice === 'auto' && videoCodec === 'avc') useFfmpegVideo = true;
-      else throw new RenderError(`output.videoCodec: this browser cannot encode ${codecString ?? videoCodec} at ${width}×${height}`);
+      else
+        throw new RenderError(
+          `output.videoCodec: this browser cannot encode ${codecString ?? videoCodec} at ${width}×${height}`,
+        );
     }
-    if (useFfmpegVideo && videoCodec !== 'avc') throw new RenderError('output.videoEncoder: the ffmpeg.wasm fallback encodes avc (H.264) only');
+    if (useFfmpegVideo && videoCodec !== 'avc')
+      throw new RenderError('output.videoEncoder: the ffmpeg.wasm fallback encodes avc (H.264) only');
 
     // Audio sources: the given ones, else every audio-only source, else the cut cameras.
     const audioIds =
@@ -189,11 +227,20 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     for (const id of audioIds) {
       const track = await (await openInput(id)).getPrimaryAudioTrack();
       if (!track) {
-        if (input.audioSourceIds?.includes(id)) throw new RenderError(`audioSourceIds: source "${id}" has no audio track`);
+        if (input.audioSourceIds?.includes(id))
+          throw new RenderError(`audioSourceIds: source "${id}" has no audio track`);
         continue;
       }
-      if (!(await track.canDecode())) throw new RenderError(`sources[${byId.get(id)!.i}] (${id}): this browser cannot decode its audio`);
-      readers.push(new SourceAudioReader(track, await track.getSampleRate(), Math.min(2, await track.getNumberOfChannels()), clocks.get(id)!));
+      if (!(await track.canDecode()))
+        throw new RenderError(`sources[${byId.get(id)!.i}] (${id}): this browser cannot decode its audio`);
+      readers.push(
+        new SourceAudioReader(
+          track,
+          await track.getSampleRate(),
+          Math.min(2, await track.getNumberOfChannels()),
+          clocks.get(id)!,
+        ),
+      );
     }
     disposers.push(() => Promise.all(readers.map((r) => r.dispose())).then(() => undefined));
     const mixer = readers.length > 0 ? new AudioMixer(readers, plan.audio, plan.keptMs) : null;
@@ -210,7 +257,10 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     // Read through `await`: across comlink the sink is a proxy and its properties are promises.
     const sequential = (await (input.sink.sequential as unknown)) === true;
     output = new Output({
-      format: container === 'mp4' ? new Mp4OutputFormat({ fastStart: sequential ? 'fragmented' : false }) : new WebMOutputFormat(),
+      format:
+        container === 'mp4'
+          ? new Mp4OutputFormat({ fastStart: sequential ? 'fragmented' : false })
+          : new WebMOutputFormat(),
       target: new StreamTarget(writable, { chunked: true, chunkSize: 4 * 1024 * 1024 }),
     });
     const canvas = new OffscreenCanvas(width, height);
@@ -229,7 +279,10 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       const addPackets = async (packets: Awaited<ReturnType<FfmpegH264Encoder['flush']>>) => {
         for (const p of packets) {
           const meta = firstPacket && x264.decoderConfig ? { decoderConfig: x264.decoderConfig } : undefined;
-          await packetSource.add(new EncodedPacket(p.data, p.key ? 'key' : 'delta', p.frame * frameSec, frameSec), meta);
+          await packetSource.add(
+            new EncodedPacket(p.data, p.key ? 'key' : 'delta', p.frame * frameSec, frameSec),
+            meta,
+          );
           firstPacket = false;
         }
         if (x264.decoderConfig) usedCodecString = x264.decoderConfig.codec;
@@ -256,7 +309,13 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       output.addVideoTrack(videoSource, { frameRate: fps });
       addFrame = async (current, k) => {
         let frame: VideoSample;
-        if (current && current.displayWidth === width && current.displayHeight === height && current.rotation === 0 && !current.flip) {
+        if (
+          current &&
+          current.displayWidth === width &&
+          current.displayHeight === height &&
+          current.rotation === 0 &&
+          !current.flip
+        ) {
           // Already the output size: re-time the decoded frame itself (no copy through a canvas).
           frame = current.clone();
           frame.setTimestamp(k * frameSec);
@@ -343,7 +402,13 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
           const n = planes[0]!.length;
           const data = new Float32Array(n * planes.length);
           planes.forEach((p, c) => data.set(p, c * n));
-          const sample = new AudioSample({ data, format: 'f32-planar', numberOfChannels: planes.length, sampleRate: OUTPUT_SAMPLE_RATE, timestamp: ts });
+          const sample = new AudioSample({
+            data,
+            format: 'f32-planar',
+            numberOfChannels: planes.length,
+            sampleRate: OUTPUT_SAMPLE_RATE,
+            timestamp: ts,
+          });
           try {
             await opusSource.add(sample);
           } finally {
@@ -392,7 +457,12 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
           // Before the source's first frame (it started recording later) the output is black.
           await addFrame(current && srcSec >= 0 ? current : null, k);
           framesDone++;
-          if (framesDone % 10 === 0) report({ fraction: (1 - videoWeight) + videoWeight * 0.98 * (framesDone / plan.frameCount), stage: 'video', frames: framesDone });
+          if (framesDone % 10 === 0)
+            report({
+              fraction: 1 - videoWeight + videoWeight * 0.98 * (framesDone / plan.frameCount),
+              stage: 'video',
+              frames: framesDone,
+            });
         }
       } finally {
         current?.close();
@@ -428,7 +498,8 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       elapsedMs: performance.now() - t0,
     };
   } catch (e) {
-    if (output && output.state !== 'finalized' && output.state !== 'canceled') await output.cancel().catch(() => undefined);
+    if (output && output.state !== 'finalized' && output.state !== 'canceled')
+      await output.cancel().catch(() => undefined);
     if (!sinkDone) await input.sink.abort?.(e instanceof Error ? e.message : String(e));
     if (signal.aborted) throw new RenderAbortError('render cancelled');
     throw e;

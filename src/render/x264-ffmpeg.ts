@@ -85,11 +85,36 @@ export class FfmpegH264Encoder {
       this.buffer = new Uint8Array(this.frameBytes * this.framesPerChunk);
       await ff.writeFile(inPath, frames);
       const args = [
-        '-nostdin', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${this.width}x${this.height}`, '-r', String(this.fps), '-i', inPath,
-        '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-bf', '0', '-g', String(n),
-        '-b:v', String(this.bitrate),
+        '-nostdin',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'rgba',
+        '-s',
+        `${this.width}x${this.height}`,
+        '-r',
+        String(this.fps),
+        '-i',
+        inPath,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-profile:v',
+        'high',
+        '-pix_fmt',
+        'yuv420p',
+        '-bf',
+        '0',
+        '-g',
+        String(n),
+        '-b:v',
+        String(this.bitrate),
         ...(this.threaded ? ['-x264-params', 'threads=2:lookahead-threads=1'] : []),
-        '-f', 'h264', '-y', outPath,
+        '-f',
+        'h264',
+        '-y',
+        outPath,
       ];
       const code = await ff.exec(args);
       if (code !== 0) throw new Error(`ffmpeg.wasm libx264 failed (exit ${code}): ${log.slice(-3).join(' | ')}`);
@@ -141,7 +166,12 @@ export class FfmpegH264Encoder {
       avcC.set(sps, 8);
       avcC.set([1, pps.length >> 8, pps.length & 0xff], 8 + sps.length);
       avcC.set(pps, 11 + sps.length);
-      this.decoderConfig = { codec: `avc1.${hex(sps[1]!)}${hex(sps[2]!)}${hex(sps[3]!)}`, codedWidth: this.width, codedHeight: this.height, description: avcC };
+      this.decoderConfig = {
+        codec: `avc1.${hex(sps[1]!)}${hex(sps[2]!)}${hex(sps[3]!)}`,
+        codedWidth: this.width,
+        codedHeight: this.height,
+        description: avcC,
+      };
     }
     return packets;
   }

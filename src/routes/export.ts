@@ -17,7 +17,12 @@ import { ownedJob } from './jobs.ts';
 const EXPORTABLE: ReadonlySet<JobStatus> = new Set(['ready', 'rendering', 'complete', 'approved']);
 
 /** A query parameter as a number, or 400 naming it. */
-function numberParam(params: URLSearchParams, name: string, check: (n: number) => boolean, want: string): number | undefined {
+function numberParam(
+  params: URLSearchParams,
+  name: string,
+  check: (n: number) => boolean,
+  want: string,
+): number | undefined {
   const raw = params.get(name);
   if (raw === null || raw === '') return undefined;
   const n = Number(raw);
@@ -32,24 +37,42 @@ function contentDisposition(filename: string): string {
 }
 
 /** exportEdit: GET /jobs/{id}/export. */
-export async function exportJobEdit(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<Response> {
+export async function exportJobEdit(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+): Promise<Response> {
   const job = await ownedJob(ctx, accountId, jobId);
   const params = new URL(request.url).searchParams;
   const format = params.get('format');
   if (format === null || !isExportFormat(format)) {
-    throw ApiError.badRequest(`format must be one of ${EXPORT_FORMATS.join(', ')} (got ${format === null ? 'none' : `"${format}"`})`);
+    throw ApiError.badRequest(
+      `format must be one of ${EXPORT_FORMATS.join(', ')} (got ${format === null ? 'none' : `"${format}"`})`,
+    );
   }
   const options: ExportOptions = {};
-  const fps = numberParam(params, 'fps', (n) => n >= 1 && n <= 240, 'a frame rate from 1 to 240 such as 23.976, 25 or 29.97');
+  const fps = numberParam(
+    params,
+    'fps',
+    (n) => n >= 1 && n <= 240,
+    'a frame rate from 1 to 240 such as 23.976, 25 or 29.97',
+  );
   if (fps !== undefined) options.fps = fps;
-  const track = numberParam(params, 'track', (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0 (0: the switched edit, N: camera N)');
+  const track = numberParam(
+    params,
+    'track',
+    (n) => Number.isInteger(n) && n >= 0,
+    'an integer >= 0 (0: the switched edit, N: camera N)',
+  );
   if (track !== undefined) {
     if (format !== 'edl') throw ApiError.badRequest(`track applies to format=edl only (got format=${format})`);
     options.track = track;
   }
   const timecode = params.get('timecode');
   if (timecode !== null) {
-    if (timecode !== 'df' && timecode !== 'ndf') throw ApiError.badRequest(`timecode must be df or ndf (got "${timecode}")`);
+    if (timecode !== 'df' && timecode !== 'ndf')
+      throw ApiError.badRequest(`timecode must be df or ndf (got "${timecode}")`);
     options.dropFrame = timecode === 'df';
   }
   const mediaRoot = params.get('mediaRoot');
@@ -61,22 +84,37 @@ export async function exportJobEdit(ctx: ServiceContext, accountId: string, jobI
     } catch {
       ok = false;
     }
-    if (!ok) throw ApiError.badRequest(`mediaRoot must be an absolute file:, http: or https: URL such as file:///Volumes/Podcast/ep12/ (got "${mediaRoot}")`);
+    if (!ok)
+      throw ApiError.badRequest(
+        `mediaRoot must be an absolute file:, http: or https: URL such as file:///Volumes/Podcast/ep12/ (got "${mediaRoot}")`,
+      );
     options.mediaRoot = mediaRoot;
   }
   if (!EXPORTABLE.has(job.status)) {
-    throw ApiError.withCode('INVALID_STATUS', `job ${jobId} has no edit to export yet (status ${job.status}); export works once the job is ready`, { status: job.status });
+    throw ApiError.withCode(
+      'INVALID_STATUS',
+      `job ${jobId} has no edit to export yet (status ${job.status}); export works once the job is ready`,
+      { status: job.status },
+    );
   }
   if (job.cuts.length === 0) throw ApiError.withCode('NO_CUTS', `job ${jobId} has no cuts to export`);
   let file;
   try {
-    file = exportEdit({ id: job.id, title: job.title, sources: job.sources, cuts: job.cuts, removed_ranges: job.removedRanges }, format, options);
+    file = exportEdit(
+      { id: job.id, title: job.title, sources: job.sources, cuts: job.cuts, removed_ranges: job.removedRanges },
+      format,
+      options,
+    );
   } catch (error) {
     if (error instanceof ExportError) throw ApiError.badRequest(`${error.field}: ${error.message}`);
     throw error;
   }
   return new Response(file.body, {
     status: 200,
-    headers: { 'content-type': file.contentType, 'content-disposition': contentDisposition(file.filename), 'cache-control': 'no-store' },
+    headers: {
+      'content-type': file.contentType,
+      'content-disposition': contentDisposition(file.filename),
+      'cache-control': 'no-store',
+    },
   });
 }

@@ -14,7 +14,12 @@ import * as jobs from './jobs.ts';
 import * as uploads from './uploads.ts';
 
 type Params = string[];
-type AuthedOperation = (ctx: ServiceContext, accountId: string, request: Request, params: Params) => Promise<Response | jobs.OperationResult>;
+type AuthedOperation = (
+  ctx: ServiceContext,
+  accountId: string,
+  request: Request,
+  params: Params,
+) => Promise<Response | jobs.OperationResult>;
 type SignedOperation = (ctx: ServiceContext, request: Request, url: URL, params: Params) => Promise<Response>;
 
 interface Route {
@@ -45,17 +50,48 @@ const ROUTES: Route[] = [
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/sources/${ID}/parts$`),
-    methods: { POST: authed((ctx, account, request, [id, sourceId]) => jobs.requestUploadPartUrls(ctx, account, id!, sourceId!, request)) },
+    methods: {
+      POST: authed((ctx, account, request, [id, sourceId]) =>
+        jobs.requestUploadPartUrls(ctx, account, id!, sourceId!, request),
+      ),
+    },
   },
-  { pattern: new RegExp(`^/jobs/${ID}/process$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.startProcessing(ctx, a, id!, r)) } },
-  { pattern: new RegExp(`^/jobs/${ID}/tracks$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.submitSpeakerMapping(ctx, a, id!, r)) } },
-  { pattern: new RegExp(`^/jobs/${ID}/recut$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.recutJob(ctx, a, id!, r)) } },
-  { pattern: new RegExp(`^/jobs/${ID}/cuts$`), methods: { PATCH: authed((ctx, a, r, [id]) => jobs.updateCuts(ctx, a, id!, r)) } },
-  { pattern: new RegExp(`^/jobs/${ID}/render$`), methods: { POST: authed((ctx, a, _r, [id]) => jobs.startRender(ctx, a, id!)) } },
-  { pattern: new RegExp(`^/jobs/${ID}/approve$`), methods: { POST: authed((ctx, a, _r, [id]) => jobs.approveJob(ctx, a, id!)) } },
-  { pattern: new RegExp(`^/jobs/${ID}/retry$`), methods: { POST: authed((ctx, a, r, [id]) => jobs.retryJob(ctx, a, id!, r)) } },
-  { pattern: new RegExp(`^/jobs/${ID}/export$`), methods: { GET: authed((ctx, a, r, [id]) => exportJobEdit(ctx, a, id!, r)) } },
-  { pattern: /^\/uploads\/complete$/, methods: { POST: authed((ctx, a, r) => uploads.completeMultipartUpload(ctx, a, r)) } },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/process$`),
+    methods: { POST: authed((ctx, a, r, [id]) => jobs.startProcessing(ctx, a, id!, r)) },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/tracks$`),
+    methods: { POST: authed((ctx, a, r, [id]) => jobs.submitSpeakerMapping(ctx, a, id!, r)) },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/recut$`),
+    methods: { POST: authed((ctx, a, r, [id]) => jobs.recutJob(ctx, a, id!, r)) },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/cuts$`),
+    methods: { PATCH: authed((ctx, a, r, [id]) => jobs.updateCuts(ctx, a, id!, r)) },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/render$`),
+    methods: { POST: authed((ctx, a, _r, [id]) => jobs.startRender(ctx, a, id!)) },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/approve$`),
+    methods: { POST: authed((ctx, a, _r, [id]) => jobs.approveJob(ctx, a, id!)) },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/retry$`),
+    methods: { POST: authed((ctx, a, r, [id]) => jobs.retryJob(ctx, a, id!, r)) },
+  },
+  {
+    pattern: new RegExp(`^/jobs/${ID}/export$`),
+    methods: { GET: authed((ctx, a, r, [id]) => exportJobEdit(ctx, a, id!, r)) },
+  },
+  {
+    pattern: /^\/uploads\/complete$/,
+    methods: { POST: authed((ctx, a, r) => uploads.completeMultipartUpload(ctx, a, r)) },
+  },
   { pattern: /^\/uploads\/abort$/, methods: { POST: authed((ctx, a, r) => uploads.abortMultipartUpload(ctx, a, r)) } },
   {
     pattern: new RegExp(`^/signed/upload/${ID}/${ID}$`),
@@ -64,7 +100,9 @@ const ROUTES: Route[] = [
   {
     pattern: new RegExp(`^/signed/upload/${ID}/${ID}/parts/${ID}/(\\d+)$`),
     methods: {
-      PUT: signed((ctx, r, url, [jobId, sourceId, uploadId, n]) => uploads.putPartFile(ctx, r, url, jobId!, sourceId!, uploadId!, Number(n))),
+      PUT: signed((ctx, r, url, [jobId, sourceId, uploadId, n]) =>
+        uploads.putPartFile(ctx, r, url, jobId!, sourceId!, uploadId!, Number(n)),
+      ),
     },
   },
   {
@@ -107,7 +145,12 @@ async function authenticate(ctx: ServiceContext, request: Request): Promise<Call
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   const accountId = match ? await accountForApiKey(ctx.db, match[1]!) : null;
   if (accountId === null) {
-    throw new ApiError(401, header === '' ? 'missing API key: send Authorization: Bearer mc_live_…' : 'invalid or revoked API key', {}, { 'WWW-Authenticate': 'Bearer' });
+    throw new ApiError(
+      401,
+      header === '' ? 'missing API key: send Authorization: Bearer mc_live_…' : 'invalid or revoked API key',
+      {},
+      { 'WWW-Authenticate': 'Bearer' },
+    );
   }
   return { accountId, reviewJobId: null };
 }
@@ -130,14 +173,25 @@ export function createHandler(ctx: ServiceContext): (request: Request) => Promis
         const method = request.method.toUpperCase();
         const operation = route.methods[method];
         if (!operation) {
-          throw new ApiError(405, `${method} is not allowed on ${url.pathname}; allowed: ${Object.keys(route.methods).join(', ')}`, {}, { Allow: Object.keys(route.methods).join(', ') });
+          throw new ApiError(
+            405,
+            `${method} is not allowed on ${url.pathname}; allowed: ${Object.keys(route.methods).join(', ')}`,
+            {},
+            { Allow: Object.keys(route.methods).join(', ') },
+          );
         }
         const params = match.slice(1);
         if (!operation.auth) return await operation.run(ctx, request, url, params);
         const caller = await authenticate(ctx, request);
-        if (caller.reviewJobId !== null && !(REVIEW_PATHS.test(path) && method !== 'DELETE' && params[0] === caller.reviewJobId)) {
+        if (
+          caller.reviewJobId !== null &&
+          !(REVIEW_PATHS.test(path) && method !== 'DELETE' && params[0] === caller.reviewJobId)
+        ) {
           // A review link opens one job in the editor; anything else needs an API key.
-          throw new ApiError(401, 'a review token only grants reading, mapping, editing, rendering, approving and exporting its own job');
+          throw new ApiError(
+            401,
+            'a review token only grants reading, mapping, editing, rendering, approving and exporting its own job',
+          );
         }
         const result = await operation.run(ctx, caller.accountId, request, params);
         return result instanceof Response ? result : json(200, result.body, result.headers);

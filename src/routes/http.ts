@@ -11,15 +11,29 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 }
 
 /** DOMException names of IndexedDB failures that mean the storage, not the request, is at fault. */
-const STORAGE_ERRORS = new Set(['QuotaExceededError', 'InvalidStateError', 'UnknownError', 'VersionError', 'AbortError']);
+const STORAGE_ERRORS = new Set([
+  'QuotaExceededError',
+  'InvalidStateError',
+  'UnknownError',
+  'VersionError',
+  'AbortError',
+]);
 
 /** The Error-shape response of any thrown value; never leaks a stack. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof ApiError) return json(error.status, error.body, error.headers);
   const message = error instanceof Error ? error.message : String(error);
-  const name = error instanceof Error || (typeof DOMException !== 'undefined' && error instanceof DOMException) ? (error as Error).name : '';
+  const name =
+    error instanceof Error || (typeof DOMException !== 'undefined' && error instanceof DOMException)
+      ? (error as Error).name
+      : '';
   // Storage that is full or gone (quota, a closed or blocked database) is 503, as the spec says.
-  if (STORAGE_ERRORS.has(name)) return json(503, { error: `storage is not available (${name}: ${message}); try again later` }, { 'Retry-After': '30' });
+  if (STORAGE_ERRORS.has(name))
+    return json(
+      503,
+      { error: `storage is not available (${name}: ${message}); try again later` },
+      { 'Retry-After': '30' },
+    );
   return json(500, { error: `internal error: ${message}` });
 }
 
@@ -68,7 +82,8 @@ function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
@@ -81,7 +96,8 @@ function nestingDepth(text: string): number {
 export async function readJson(request: Request): Promise<unknown> {
   const text = await readBoundedText(request);
   if (text.trim() === '') return undefined;
-  if (nestingDepth(text) > MAX_JSON_DEPTH) throw ApiError.badRequest(`the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestingDepth(text) > MAX_JSON_DEPTH)
+    throw ApiError.badRequest(`the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text) as unknown;
   } catch {

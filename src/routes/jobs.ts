@@ -86,7 +86,8 @@ async function uploadsOf(ctx: ServiceContext, apiBase: string, job: JobRecord): 
     } else {
       const { uploadId, key, partSize, partCount } = source.upload;
       const urls: string[] = [];
-      for (let n = 1; n <= Math.min(partCount, FIRST_PART_URLS); n++) urls.push(await partUploadUrl(ctx, apiBase, job.id, source.id, uploadId, n));
+      for (let n = 1; n <= Math.min(partCount, FIRST_PART_URLS); n++)
+        urls.push(await partUploadUrl(ctx, apiBase, job.id, source.id, uploadId, n));
       const multipart: MultipartUpload = { method: 'multipart', uploadId, key, partSize, partCount, urls };
       uploads[source.id] = multipart;
     }
@@ -94,7 +95,12 @@ async function uploadsOf(ctx: ServiceContext, apiBase: string, job: JobRecord): 
   return uploads;
 }
 
-async function createJobRecord(ctx: ServiceContext, accountId: string, apiBase: string, parsed: ParsedCreateJob): Promise<JobRecord> {
+async function createJobRecord(
+  ctx: ServiceContext,
+  accountId: string,
+  apiBase: string,
+  parsed: ParsedCreateJob,
+): Promise<JobRecord> {
   const now = ctx.now();
   const jobId = crypto.randomUUID();
   const sources: SourceRecord[] = parsed.sources.map((s) => {
@@ -103,9 +109,23 @@ async function createJobRecord(ctx: ServiceContext, accountId: string, apiBase: 
     if (s.fileSize !== undefined && s.fileSize > LIMITS.multipartThreshold) {
       const uploadId = crypto.randomUUID();
       const partSize = partSizeFor(s.fileSize);
-      upload = { method: 'multipart', uploadId, key: `jobs/${jobId}/sources/${id}/${uploadId}`, partSize, partCount: Math.ceil(s.fileSize / partSize) };
+      upload = {
+        method: 'multipart',
+        uploadId,
+        key: `jobs/${jobId}/sources/${id}/${uploadId}`,
+        partSize,
+        partCount: Math.ceil(s.fileSize / partSize),
+      };
     }
-    const source: SourceRecord = { id, label: s.label, kind: s.kind, ext: s.ext, fileId: null, upload, sizeError: null };
+    const source: SourceRecord = {
+      id,
+      label: s.label,
+      kind: s.kind,
+      ext: s.ext,
+      fileId: null,
+      upload,
+      sizeError: null,
+    };
     if (s.fileSize !== undefined) source.fileSize = s.fileSize;
     return source;
   });
@@ -148,7 +168,17 @@ async function createJobRecord(ctx: ServiceContext, accountId: string, apiBase: 
   for (const source of sources) {
     if (source.upload.method !== 'multipart' || source.fileSize === undefined) continue;
     const { uploadId, key, partSize, partCount } = source.upload;
-    await putUpload(ctx.db, { uploadId, key, accountId, jobId, sourceId: source.id, partSize, partCount, fileSize: source.fileSize, createdAt: now });
+    await putUpload(ctx.db, {
+      uploadId,
+      key,
+      accountId,
+      jobId,
+      sourceId: source.id,
+      partSize,
+      partCount,
+      fileSize: source.fileSize,
+      createdAt: now,
+    });
   }
   return job;
 }
@@ -172,19 +202,41 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
   if (key === null) {
     await checkQuota(ctx, accountId);
     const job = await createJobRecord(ctx, accountId, apiBase, parsed);
-    return { body: { jobId: job.id, uploads: await uploadsOf(ctx, apiBase, job), audioUploads: {} } satisfies CreateJobResponse };
+    return {
+      body: {
+        jobId: job.id,
+        uploads: await uploadsOf(ctx, apiBase, job),
+        audioUploads: {},
+      } satisfies CreateJobResponse,
+    };
   }
   const claim = await claimIdempotencyKey(ctx.db, accountId, key, await sha256Hex(canonicalJson(raw)), ctx.now());
   switch (claim.kind) {
     case 'mismatch':
-      throw ApiError.withCode('IDEMPOTENCY_KEY_MISMATCH', 'this Idempotency-Key was already used with a different body');
+      throw ApiError.withCode(
+        'IDEMPOTENCY_KEY_MISMATCH',
+        'this Idempotency-Key was already used with a different body',
+      );
     case 'in_progress':
-      throw ApiError.withCode('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed', {}, { 'Retry-After': String(claim.retryAfterSec) });
+      throw ApiError.withCode(
+        'IDEMPOTENCY_IN_PROGRESS',
+        'a request with this Idempotency-Key is still being processed',
+        {},
+        { 'Retry-After': String(claim.retryAfterSec) },
+      );
     case 'done': {
       const job = await getJobRecord(ctx.db, claim.jobId);
-      if (!job) throw ApiError.withCode('IDEMPOTENCY_KEY_REUSED', 'the job this Idempotency-Key created has been deleted; use a new key');
+      if (!job)
+        throw ApiError.withCode(
+          'IDEMPOTENCY_KEY_REUSED',
+          'the job this Idempotency-Key created has been deleted; use a new key',
+        );
       return {
-        body: { jobId: job.id, uploads: await uploadsOf(ctx, apiBase, job), audioUploads: {} } satisfies CreateJobResponse,
+        body: {
+          jobId: job.id,
+          uploads: await uploadsOf(ctx, apiBase, job),
+          audioUploads: {},
+        } satisfies CreateJobResponse,
         headers: { 'Idempotent-Replayed': 'true' },
       };
     }
@@ -201,7 +253,9 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
     throw error;
   }
   await completeIdempotencyKey(ctx.db, accountId, key, job.id);
-  return { body: { jobId: job.id, uploads: await uploadsOf(ctx, apiBase, job), audioUploads: {} } satisfies CreateJobResponse };
+  return {
+    body: { jobId: job.id, uploads: await uploadsOf(ctx, apiBase, job), audioUploads: {} } satisfies CreateJobResponse,
+  };
 }
 
 /** listJobs: GET /jobs. */
@@ -211,7 +265,12 @@ export async function listJobs(ctx: ServiceContext, accountId: string): Promise<
 }
 
 /** getJob: GET /jobs/{id}[?view=summary]. */
-export async function getJob(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<OperationResult> {
+export async function getJob(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+): Promise<OperationResult> {
   let job = await ownedJob(ctx, accountId, jobId);
   if (await enforceMappingDeadline(ctx, job)) job = await ownedJob(ctx, accountId, jobId);
   const apiBase = apiBaseOf(ctx, request);
@@ -226,23 +285,35 @@ export async function deleteJob(ctx: ServiceContext, accountId: string, jobId: s
   await deleteJobRecord(ctx.db, jobId);
   await ctx.engine.cancel(jobId).catch(() => undefined);
   const failures: string[] = [];
-  const fileIds = [...job.sources.map((s) => s.fileId), job.audioFileId, job.outputFileId].filter((id): id is string => id !== null);
+  const fileIds = [...job.sources.map((s) => s.fileId), job.audioFileId, job.outputFileId].filter(
+    (id): id is string => id !== null,
+  );
   for (const fileId of fileIds) await deleteFile(ctx.db, fileId).catch(() => failures.push(fileId));
-  for (const upload of await uploadsOfJob(ctx.db, jobId)) await deleteUpload(ctx.db, upload.uploadId).catch(() => failures.push(upload.uploadId));
-  if (failures.length > 0) throw new ApiError(502, `some files could not be deleted (${failures.join(', ')}); try again`);
+  for (const upload of await uploadsOfJob(ctx.db, jobId))
+    await deleteUpload(ctx.db, upload.uploadId).catch(() => failures.push(upload.uploadId));
+  if (failures.length > 0)
+    throw new ApiError(502, `some files could not be deleted (${failures.join(', ')}); try again`);
   return { body: { ok: true } satisfies OkResponse };
 }
 
 /** requestUploadPartUrls: POST /jobs/{id}/sources/{sourceId}/parts. */
-export async function requestUploadPartUrls(ctx: ServiceContext, accountId: string, jobId: string, sourceId: string, request: Request): Promise<OperationResult> {
+export async function requestUploadPartUrls(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  sourceId: string,
+  request: Request,
+): Promise<OperationResult> {
   const job = await ownedJob(ctx, accountId, jobId);
   const source = job.sources.find((s) => s.id === sourceId);
   if (!source) throw ApiError.notFound(`source ${sourceId} not found in job ${jobId}`);
   const body = requireObject(await readJson(request));
   const uploadId = body['uploadId'];
   if (typeof uploadId !== 'string' || uploadId === '') throw ApiError.badRequest('uploadId is required');
-  if (source.upload.method !== 'multipart') throw ApiError.badRequest(`source ${sourceId} has a single PUT upload, not a multipart one`);
-  if (source.upload.uploadId !== uploadId) throw ApiError.notFound(`upload ${uploadId} not found for source ${sourceId}`);
+  if (source.upload.method !== 'multipart')
+    throw ApiError.badRequest(`source ${sourceId} has a single PUT upload, not a multipart one`);
+  if (source.upload.uploadId !== uploadId)
+    throw ApiError.notFound(`upload ${uploadId} not found for source ${sourceId}`);
   const partNumbers = parsePartNumbers(body['partNumbers'], source.upload.partCount);
   const apiBase = apiBaseOf(ctx, request);
   const urls: Record<string, string> = {};
@@ -255,16 +326,30 @@ function videoIds(job: JobRecord): string[] {
 }
 
 /** startProcessing: POST /jobs/{id}/process. */
-export async function startProcessing(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<OperationResult> {
+export async function startProcessing(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+): Promise<OperationResult> {
   const job = await ownedJob(ctx, accountId, jobId);
   const body = requireObject(await readJson(request), true);
-  const already = (status: JobStatus): OperationResult => ({ body: { jobId, status, alreadyProcessed: true } satisfies StartProcessingResponse });
+  const already = (status: JobStatus): OperationResult => ({
+    body: { jobId, status, alreadyProcessed: true } satisfies StartProcessingResponse,
+  });
   if (job.status !== 'created' && job.status !== 'uploading') {
     if (job.processingStarted && (job.status === 'syncing' || job.status === 'diarizing')) return already(job.status);
     throw ApiError.invalidStatus(job.status, 'startProcessing (the job must be created or uploading)');
   }
   const diarizeSourceIds =
-    body['diarizeSourceIds'] === undefined ? null : parseSourceIds(body['diarizeSourceIds'], 'diarizeSourceIds', job.sources.map((s) => s.id), false);
+    body['diarizeSourceIds'] === undefined
+      ? null
+      : parseSourceIds(
+          body['diarizeSourceIds'],
+          'diarizeSourceIds',
+          job.sources.map((s) => s.id),
+          false,
+        );
   if (job.sources.length === 0) throw ApiError.badRequest('the job has no sources');
   for (const source of job.sources) {
     if (source.sizeError) {
@@ -276,11 +361,16 @@ export async function startProcessing(ctx: ServiceContext, accountId: string, jo
   }
   const videos = videoIds(job).length;
   if (videos < LIMITS.minVideoSources) {
-    throw ApiError.withCode('NOT_ENOUGH_VIDEOS', `processing needs at least ${LIMITS.minVideoSources} video sources; the job has ${videos}`);
+    throw ApiError.withCode(
+      'NOT_ENOUGH_VIDEOS',
+      `processing needs at least ${LIMITS.minVideoSources} video sources; the job has ${videos}`,
+    );
   }
   const pending = job.sources.filter((s) => s.fileId === null).map((s) => s.id);
   if (pending.length > 0) {
-    throw ApiError.withCode('SOURCES_PENDING', `${pending.length} source(s) are not uploaded yet`, { pendingSourceIds: pending });
+    throw ApiError.withCode('SOURCES_PENDING', `${pending.length} source(s) are not uploaded yet`, {
+      pendingSourceIds: pending,
+    });
   }
   const started = await updateJob(ctx.db, jobId, (current) => {
     if (current.status !== 'created' && current.status !== 'uploading') return { job: null, result: current.status };
@@ -292,7 +382,8 @@ export async function startProcessing(ctx: ServiceContext, accountId: string, jo
   });
   if (started === undefined) throw ApiError.notFound(`job ${jobId} not found`);
   if (started !== null) return already(started);
-  if (!(await enqueueOrFail(ctx, jobId, 'syncing'))) throw new ApiError(502, 'the sync stage could not be started; the job is marked failed');
+  if (!(await enqueueOrFail(ctx, jobId, 'syncing')))
+    throw new ApiError(502, 'the sync stage could not be started; the job is marked failed');
   return { body: { jobId, status: 'syncing' } satisfies StartProcessingResponse };
 }
 
@@ -304,11 +395,18 @@ function checkTracks(job: JobRecord, tracks: Track[]): void {
   const videos = videoIds(job);
   tracks.forEach((track, i) => {
     if (!videos.includes(track.sourceId)) {
-      throw ApiError.withCode('UNKNOWN_SOURCE', `tracks[${i}].sourceId is not a video source of the job: ${track.sourceId}`, { sourceId: track.sourceId });
+      throw ApiError.withCode(
+        'UNKNOWN_SOURCE',
+        `tracks[${i}].sourceId is not a video source of the job: ${track.sourceId}`,
+        { sourceId: track.sourceId },
+      );
     }
   });
   if (job.speakers.length > 0 && tracks.every((t) => t.speakers.length === 0)) {
-    throw ApiError.withCode('EMPTY_MAPPING', `speakers were detected (${job.speakers.join(', ')}) but the mapping puts nobody on any camera`);
+    throw ApiError.withCode(
+      'EMPTY_MAPPING',
+      `speakers were detected (${job.speakers.join(', ')}) but the mapping puts nobody on any camera`,
+    );
   }
 }
 
@@ -318,7 +416,12 @@ function checkCuts(job: JobRecord, cuts: readonly Cut[], removedRanges: readonly
 }
 
 /** submitSpeakerMapping: POST /jobs/{id}/tracks. */
-export async function submitSpeakerMapping(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<OperationResult> {
+export async function submitSpeakerMapping(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+): Promise<OperationResult> {
   const before = await ownedJob(ctx, accountId, jobId);
   const body = requireObject(await readJson(request));
   const tracks = parseTracks(body['tracks']);
@@ -339,8 +442,12 @@ export async function submitSpeakerMapping(ctx: ServiceContext, accountId: strin
     if (job.status === 'ready' || job.status === 'complete') {
       if (cuts === null) {
         // Sending the mapping in force again is a second submission; changing it needs cuts.
-        if (sameTracks(tracks, job.tracks)) throw ApiError.invalidStatus(job.status, 'submitSpeakerMapping (the mapping was already submitted)');
-        throw ApiError.withCode('CUTS_REQUIRED', 'cuts must be sent with tracks to change the mapping of a job that has cuts');
+        if (sameTracks(tracks, job.tracks))
+          throw ApiError.invalidStatus(job.status, 'submitSpeakerMapping (the mapping was already submitted)');
+        throw ApiError.withCode(
+          'CUTS_REQUIRED',
+          'cuts must be sent with tracks to change the mapping of a job that has cuts',
+        );
       }
       checkTracks(job, tracks);
       checkCuts(job, cuts, removedRanges ?? job.removedRanges ?? []);
@@ -359,11 +466,17 @@ export async function submitSpeakerMapping(ctx: ServiceContext, accountId: strin
 }
 
 function requireEditable(job: JobRecord, operation: string): void {
-  if (job.status !== 'ready' && job.status !== 'complete') throw ApiError.invalidStatus(job.status, `${operation} (the job must be ready or complete)`);
+  if (job.status !== 'ready' && job.status !== 'complete')
+    throw ApiError.invalidStatus(job.status, `${operation} (the job must be ready or complete)`);
 }
 
 /** recutJob: POST /jobs/{id}/recut. */
-export async function recutJob(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<OperationResult> {
+export async function recutJob(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+): Promise<OperationResult> {
   await ownedJob(ctx, accountId, jobId);
   const body = requireObject(await readJson(request));
   const presetId = parsePresetId(body['presetId']);
@@ -371,13 +484,29 @@ export async function recutJob(ctx: ServiceContext, accountId: string, jobId: st
   const result = await updateJob(ctx.db, jobId, (job) => {
     requireEditable(job, 'recutJob');
     const resolved = silence ?? job.silence;
-    const plan = planEdit({ turns: job.turns, tracks: job.tracks, sources: job.sources, cameraMap: job.cameraMap, presetId, silence: resolved, ...(job.quietRanges ? { quietRanges: job.quietRanges } : {}) });
+    const plan = planEdit({
+      turns: job.turns,
+      tracks: job.tracks,
+      sources: job.sources,
+      cameraMap: job.cameraMap,
+      presetId,
+      silence: resolved,
+      ...(job.quietRanges ? { quietRanges: job.quietRanges } : {}),
+    });
     applyTrigger(job, 'recut', ctx.now());
     job.presetId = presetId;
     job.silence = resolved;
     job.cuts = plan.cuts;
     job.removedRanges = plan.removedRanges;
-    const response: RecutResponse = { jobId, presetId, cuts: plan.cuts, removedRanges: plan.removedRanges, savedMs: plan.savedMs, silence: resolved, success: true };
+    const response: RecutResponse = {
+      jobId,
+      presetId,
+      cuts: plan.cuts,
+      removedRanges: plan.removedRanges,
+      savedMs: plan.savedMs,
+      silence: resolved,
+      success: true,
+    };
     return { job, result: response };
   });
   if (!result) throw ApiError.notFound(`job ${jobId} not found`);
@@ -385,7 +514,12 @@ export async function recutJob(ctx: ServiceContext, accountId: string, jobId: st
 }
 
 /** updateCuts: PATCH /jobs/{id}/cuts. */
-export async function updateCuts(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<OperationResult> {
+export async function updateCuts(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+): Promise<OperationResult> {
   await ownedJob(ctx, accountId, jobId);
   const body = requireObject(await readJson(request));
   const cuts = body['cuts'] === undefined ? null : parseCuts(body['cuts']);
@@ -407,13 +541,15 @@ export async function updateCuts(ctx: ServiceContext, accountId: string, jobId: 
 export async function startRender(ctx: ServiceContext, accountId: string, jobId: string): Promise<OperationResult> {
   await ownedJob(ctx, accountId, jobId);
   const done = await updateJob(ctx.db, jobId, (job) => {
-    if (!transition(job.status, 'startRender')) throw ApiError.invalidStatus(job.status, 'startRender (the job must be ready or complete)');
+    if (!transition(job.status, 'startRender'))
+      throw ApiError.invalidStatus(job.status, 'startRender (the job must be ready or complete)');
     if (job.cuts.length === 0) throw ApiError.withCode('NO_CUTS', 'the job has no cuts to render');
     startRenderInPlace(job, ctx.now());
     return { job, result: true };
   });
   if (!done) throw ApiError.notFound(`job ${jobId} not found`);
-  if (!(await enqueueOrFail(ctx, jobId, 'rendering'))) throw new ApiError(502, 'the render could not be started; the job is marked failed');
+  if (!(await enqueueOrFail(ctx, jobId, 'rendering')))
+    throw new ApiError(502, 'the render could not be started; the job is marked failed');
   return { body: { jobId, status: 'rendering' } satisfies JobStatusResponse };
 }
 
@@ -425,7 +561,8 @@ export async function approveJob(ctx: ServiceContext, accountId: string, jobId: 
   }
   const outputUrl = await eventOutputUrl(ctx, before, before.outputFileId, before.renderedAt);
   const done = await updateJob(ctx.db, jobId, (job) => {
-    if (job.status !== 'complete' || job.outputFileId !== before.outputFileId) throw ApiError.invalidStatus(job.status, 'approveJob (the job must be complete)');
+    if (job.status !== 'complete' || job.outputFileId !== before.outputFileId)
+      throw ApiError.invalidStatus(job.status, 'approveJob (the job must be complete)');
     const event = applyTrigger(job, 'approve', ctx.now(), () => ({ outputUrl }));
     return { job, events: event ? [event] : [], result: true };
   });
@@ -434,19 +571,37 @@ export async function approveJob(ctx: ServiceContext, accountId: string, jobId: 
 }
 
 /** retryJob: POST /jobs/{id}/retry. */
-export async function retryJob(ctx: ServiceContext, accountId: string, jobId: string, request: Request): Promise<OperationResult> {
+export async function retryJob(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+): Promise<OperationResult> {
   const before = await ownedJob(ctx, accountId, jobId);
-  if (before.status !== 'failed') throw new ApiError(409, `retryJob needs a failed job; the job is ${before.status}`, { status: before.status });
+  if (before.status !== 'failed')
+    throw new ApiError(409, `retryJob needs a failed job; the job is ${before.status}`, { status: before.status });
   const body = requireObject(await readJson(request), true);
   const diarizeSourceIds =
-    body['diarizeSourceIds'] === undefined ? null : parseSourceIds(body['diarizeSourceIds'], 'diarizeSourceIds', before.sources.map((s) => s.id), false);
+    body['diarizeSourceIds'] === undefined
+      ? null
+      : parseSourceIds(
+          body['diarizeSourceIds'],
+          'diarizeSourceIds',
+          before.sources.map((s) => s.id),
+          false,
+        );
   const target = await updateJob(ctx.db, jobId, (job) => {
-    if (job.status !== 'failed') throw new ApiError(409, `retryJob needs a failed job; the job is ${job.status}`, { status: job.status });
+    if (job.status !== 'failed')
+      throw new ApiError(409, `retryJob needs a failed job; the job is ${job.status}`, { status: job.status });
     if (job.failurePermanent || !isRetryableStage(job.failedAtStatus)) {
-      throw new ApiError(422, `the job failed at ${job.failedAtStatus ?? 'an unknown stage'} in a way retrying cannot fix; start a new job`);
+      throw new ApiError(
+        422,
+        `the job failed at ${job.failedAtStatus ?? 'an unknown stage'} in a way retrying cannot fix; start a new job`,
+      );
     }
     const stage = diarizeSourceIds !== null ? 'syncing' : job.failedAtStatus;
-    if (!transition(job.status, 'retry', { failedAtStatus: stage })) throw new ApiError(422, `the job cannot be restarted at ${stage}`);
+    if (!transition(job.status, 'retry', { failedAtStatus: stage }))
+      throw new ApiError(422, `the job cannot be restarted at ${stage}`);
     job.status = stage;
     job.updatedAt = ctx.now();
     job.errorMessage = null;
@@ -457,6 +612,7 @@ export async function retryJob(ctx: ServiceContext, accountId: string, jobId: st
     return { job, result: stage };
   });
   if (!target) throw ApiError.notFound(`job ${jobId} not found`);
-  if (!(await enqueueOrFail(ctx, jobId, target))) throw new ApiError(502, `the ${target} stage could not be restarted; the job is marked failed`);
+  if (!(await enqueueOrFail(ctx, jobId, target)))
+    throw new ApiError(502, `the ${target} stage could not be restarted; the job is marked failed`);
   return { body: { jobId, status: target } satisfies JobStatusResponse };
 }

@@ -14,7 +14,13 @@ export function apiBaseOf(ctx: ServiceContext, request: Request): string {
   return new URL(request.url).origin + ctx.basePath;
 }
 
-async function signed(ctx: ServiceContext, apiBase: string, method: string, rest: string, expiresAt: number): Promise<string> {
+async function signed(
+  ctx: ServiceContext,
+  apiBase: string,
+  method: string,
+  rest: string,
+  expiresAt: number,
+): Promise<string> {
   const base = new URL(apiBase);
   const path = base.pathname.replace(/\/$/, '') + rest;
   return base.origin + path + (await ctx.signer.signQuery(method, path, expiresAt));
@@ -26,8 +32,21 @@ export function putUploadUrl(ctx: ServiceContext, apiBase: string, jobId: string
 }
 
 /** PUT URL of one part of a multipart upload, valid two hours. */
-export function partUploadUrl(ctx: ServiceContext, apiBase: string, jobId: string, sourceId: string, uploadId: string, partNumber: number): Promise<string> {
-  return signed(ctx, apiBase, 'PUT', `/signed/upload/${jobId}/${sourceId}/parts/${uploadId}/${partNumber}`, ctx.now() + LIMITS.partUrlValidityMs);
+export function partUploadUrl(
+  ctx: ServiceContext,
+  apiBase: string,
+  jobId: string,
+  sourceId: string,
+  uploadId: string,
+  partNumber: number,
+): Promise<string> {
+  return signed(
+    ctx,
+    apiBase,
+    'PUT',
+    `/signed/upload/${jobId}/${sourceId}/parts/${uploadId}/${partNumber}`,
+    ctx.now() + LIMITS.partUrlValidityMs,
+  );
 }
 
 /** GET URL (Range supported) of a stored file. */
@@ -42,6 +61,11 @@ export async function reviewUrl(ctx: ServiceContext, apiBase: string, jobId: str
 }
 
 /** The render's download URL as events carry it: valid seven days after the render finished. */
-export function eventOutputUrl(ctx: ServiceContext, job: Pick<JobRecord, 'apiBase'>, outputFileId: string, renderedAt: number): Promise<string> {
+export function eventOutputUrl(
+  ctx: ServiceContext,
+  job: Pick<JobRecord, 'apiBase'>,
+  outputFileId: string,
+  renderedAt: number,
+): Promise<string> {
   return fileUrl(ctx, job.apiBase, outputFileId, renderedAt + LIMITS.outputUrlValidityMs);
 }

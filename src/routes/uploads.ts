@@ -41,11 +41,16 @@ const CONTENT_TYPES: Record<string, string> = {
 export async function requireSignature(ctx: ServiceContext, request: Request, url: URL): Promise<void> {
   const problem: SignatureProblem | null = await ctx.signer.verifyUrl(request.method, url, ctx.now());
   if (problem === 'expired') throw new ApiError(403, 'the signed URL has expired; fetch the job again for a fresh one');
-  if (problem !== null) throw new ApiError(403, `the signed URL is ${problem === 'missing' ? 'missing exp or sig' : 'not valid (sig does not match)'}`);
+  if (problem !== null)
+    throw new ApiError(
+      403,
+      `the signed URL is ${problem === 'missing' ? 'missing exp or sig' : 'not valid (sig does not match)'}`,
+    );
 }
 
 function requireUploadable(job: JobRecord): void {
-  if (job.status !== 'created' && job.status !== 'uploading') throw ApiError.invalidStatus(job.status, 'uploading a file (the job must be created or uploading)');
+  if (job.status !== 'created' && job.status !== 'uploading')
+    throw ApiError.invalidStatus(job.status, 'uploading a file (the job must be created or uploading)');
 }
 
 /** Links a stored file to its source; deletes the file when the job or source went away. */
@@ -79,7 +84,10 @@ async function recordSizeError(ctx: ServiceContext, jobId: string, sourceId: str
     if (!source) return { job: null, result: undefined };
     previous = source.fileId;
     source.fileId = null;
-    source.sizeError = { code: error.body.code === 'FILE_TOO_LARGE' ? 'FILE_TOO_LARGE' : 'FILE_SIZE_MISMATCH', message: error.message };
+    source.sizeError = {
+      code: error.body.code === 'FILE_TOO_LARGE' ? 'FILE_TOO_LARGE' : 'FILE_SIZE_MISMATCH',
+      message: error.message,
+    };
     job.updatedAt = ctx.now();
     return { job, result: undefined };
   });
@@ -87,7 +95,13 @@ async function recordSizeError(ctx: ServiceContext, jobId: string, sourceId: str
 }
 
 /** PUT {base}/signed/upload/{jobId}/{sourceId}: a whole file in one request (≤ 5 GB). */
-export async function putSourceFile(ctx: ServiceContext, request: Request, url: URL, jobId: string, sourceId: string): Promise<Response> {
+export async function putSourceFile(
+  ctx: ServiceContext,
+  request: Request,
+  url: URL,
+  jobId: string,
+  sourceId: string,
+): Promise<Response> {
   await requireSignature(ctx, request, url);
   const job = await getJobRecord(ctx.db, jobId);
   const source = job?.sources.find((s) => s.id === sourceId);
@@ -95,9 +109,17 @@ export async function putSourceFile(ctx: ServiceContext, request: Request, url: 
   requireUploadable(job);
   const declared = source.fileSize;
   const sizeMismatch = (actual: string): ApiError =>
-    ApiError.withCode('FILE_SIZE_MISMATCH', `the uploaded file of source ${sourceId} (${source.label}) is ${actual} bytes but its declared fileSize is ${declared}; upload it again`, { sourceId });
+    ApiError.withCode(
+      'FILE_SIZE_MISMATCH',
+      `the uploaded file of source ${sourceId} (${source.label}) is ${actual} bytes but its declared fileSize is ${declared}; upload it again`,
+      { sourceId },
+    );
   const tooLarge = (): ApiError =>
-    ApiError.withCode('FILE_TOO_LARGE', `the file of source ${sourceId} (${source.label}) is over the single-PUT limit of ${LIMITS.maxPutSize} bytes`, { sourceId, maxBytes: LIMITS.maxPutSize });
+    ApiError.withCode(
+      'FILE_TOO_LARGE',
+      `the file of source ${sourceId} (${source.label}) is over the single-PUT limit of ${LIMITS.maxPutSize} bytes`,
+      { sourceId, maxBytes: LIMITS.maxPutSize },
+    );
   const length = Number(request.headers.get('content-length') ?? NaN);
   if (Number.isFinite(length) && length > LIMITS.maxPutSize) {
     const error = tooLarge();
@@ -110,7 +132,8 @@ export async function putSourceFile(ctx: ServiceContext, request: Request, url: 
     run = await writeRun(ctx.db, request.body, maxBytes);
   } catch (error) {
     if (!(error instanceof StreamTooLargeError)) throw error;
-    const refused = declared !== undefined && declared < LIMITS.maxPutSize ? sizeMismatch(`more than ${declared}`) : tooLarge();
+    const refused =
+      declared !== undefined && declared < LIMITS.maxPutSize ? sizeMismatch(`more than ${declared}`) : tooLarge();
     await recordSizeError(ctx, jobId, sourceId, refused);
     throw refused;
   }
@@ -121,17 +144,32 @@ export async function putSourceFile(ctx: ServiceContext, request: Request, url: 
     throw error;
   }
   const fileId = crypto.randomUUID();
-  await putFile(ctx.db, { id: fileId, size: run.size, type: CONTENT_TYPES[source.ext] ?? 'application/octet-stream', segments: [{ chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes }], createdAt: ctx.now() });
+  await putFile(ctx.db, {
+    id: fileId,
+    size: run.size,
+    type: CONTENT_TYPES[source.ext] ?? 'application/octet-stream',
+    segments: [{ chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes }],
+    createdAt: ctx.now(),
+  });
   await attachFile(ctx, jobId, sourceId, fileId);
   return new Response(null, { status: 200, headers: { etag: `"${run.chunkFileId}"` } });
 }
 
 /** PUT {base}/signed/upload/{jobId}/{sourceId}/parts/{uploadId}/{partNumber}: one part (≤ partSize). */
-export async function putPartFile(ctx: ServiceContext, request: Request, url: URL, jobId: string, sourceId: string, uploadId: string, partNumber: number): Promise<Response> {
+export async function putPartFile(
+  ctx: ServiceContext,
+  request: Request,
+  url: URL,
+  jobId: string,
+  sourceId: string,
+  uploadId: string,
+  partNumber: number,
+): Promise<Response> {
   await requireSignature(ctx, request, url);
   const upload = await getUpload(ctx.db, uploadId);
   const job = await getJobRecord(ctx.db, jobId);
-  if (!upload || !job || upload.jobId !== jobId || upload.sourceId !== sourceId) throw ApiError.notFound(`upload ${uploadId} not found`);
+  if (!upload || !job || upload.jobId !== jobId || upload.sourceId !== sourceId)
+    throw ApiError.notFound(`upload ${uploadId} not found`);
   requireUploadable(job);
   if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > upload.partCount) {
     throw ApiError.badRequest(`part number ${partNumber} must be from 1 to ${upload.partCount} (partCount)`);
@@ -140,10 +178,17 @@ export async function putPartFile(ctx: ServiceContext, request: Request, url: UR
   try {
     run = await writeRun(ctx.db, request.body, upload.partSize);
   } catch (error) {
-    if (error instanceof StreamTooLargeError) throw ApiError.badRequest(`part ${partNumber} is larger than partSize (${upload.partSize} bytes)`);
+    if (error instanceof StreamTooLargeError)
+      throw ApiError.badRequest(`part ${partNumber} is larger than partSize (${upload.partSize} bytes)`);
     throw error;
   }
-  await putPart(ctx.db, { uploadId, partNumber, chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes, size: run.size });
+  await putPart(ctx.db, {
+    uploadId,
+    partNumber,
+    chunkFileId: run.chunkFileId,
+    chunkSizes: run.chunkSizes,
+    size: run.size,
+  });
   return new Response(null, { status: 200, headers: { etag: `"${run.chunkFileId}"` } });
 }
 
@@ -160,7 +205,11 @@ async function multipartTarget(ctx: ServiceContext, accountId: string, request: 
 }
 
 /** completeMultipartUpload: POST {base}/uploads/complete. Links the parts (no copy) and checks the size. */
-export async function completeMultipartUpload(ctx: ServiceContext, accountId: string, request: Request): Promise<Response> {
+export async function completeMultipartUpload(
+  ctx: ServiceContext,
+  accountId: string,
+  request: Request,
+): Promise<Response> {
   const upload = await multipartTarget(ctx, accountId, request);
   const job = await getJobRecord(ctx.db, upload.jobId);
   const source = job?.sources.find((s) => s.id === upload.sourceId);
@@ -171,17 +220,23 @@ export async function completeMultipartUpload(ctx: ServiceContext, accountId: st
   const size = parts.reduce((sum, p) => sum + p.size, 0);
   let refused: ApiError | null = null;
   if (size > LIMITS.maxFileSize) {
-    refused = ApiError.withCode('FILE_TOO_LARGE', `the assembled file of source ${source.id} (${source.label}) is over the limit of ${LIMITS.maxFileSize} bytes; upload it again`, {
-      sourceId: source.id,
-      maxBytes: LIMITS.maxFileSize,
-    });
+    refused = ApiError.withCode(
+      'FILE_TOO_LARGE',
+      `the assembled file of source ${source.id} (${source.label}) is over the limit of ${LIMITS.maxFileSize} bytes; upload it again`,
+      {
+        sourceId: source.id,
+        maxBytes: LIMITS.maxFileSize,
+      },
+    );
   } else if (size !== upload.fileSize) {
     const missing = [];
     for (let n = 1; n <= upload.partCount; n++) if (!parts.some((p) => p.partNumber === n)) missing.push(n);
     refused = ApiError.withCode(
       'FILE_SIZE_MISMATCH',
       `the assembled file of source ${source.id} (${source.label}) is ${size} bytes but its declared fileSize is ${upload.fileSize}` +
-        (missing.length ? ` (missing parts: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''})` : '') +
+        (missing.length
+          ? ` (missing parts: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''})`
+          : '') +
         '; the parts were deleted, upload it again',
       { sourceId: source.id },
     );
@@ -206,14 +261,21 @@ export async function completeMultipartUpload(ctx: ServiceContext, accountId: st
 }
 
 /** abortMultipartUpload: POST {base}/uploads/abort. Discards the uploaded parts. */
-export async function abortMultipartUpload(ctx: ServiceContext, accountId: string, request: Request): Promise<Response> {
+export async function abortMultipartUpload(
+  ctx: ServiceContext,
+  accountId: string,
+  request: Request,
+): Promise<Response> {
   const upload = await multipartTarget(ctx, accountId, request);
   await dropParts(ctx.db, upload.uploadId, true);
   return json(200, { ok: true } satisfies OkResponse);
 }
 
 /** A parsed single `Range: bytes=…` header: `[start, end)`, 'unsatisfiable', or null (serve everything). */
-export function parseRange(header: string | null, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+export function parseRange(
+  header: string | null,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   if (header === null) return null;
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match) return null; // multiple or malformed ranges: the whole file, as RFC 9110 allows
@@ -241,13 +303,24 @@ export async function downloadFile(ctx: ServiceContext, request: Request, url: U
   const head = request.method === 'HEAD';
   const common = { 'content-type': file.type, 'accept-ranges': 'bytes' };
   if (range === 'unsatisfiable') {
-    return json(416, { error: `the range ${request.headers.get('range')} is outside the file (${file.size} bytes)` }, { 'content-range': `bytes */${file.size}` });
+    return json(
+      416,
+      { error: `the range ${request.headers.get('range')} is outside the file (${file.size} bytes)` },
+      { 'content-range': `bytes */${file.size}` },
+    );
   }
   if (range === null) {
-    return new Response(head ? null : streamRange(ctx.db, file, 0, file.size), { status: 200, headers: { ...common, 'content-length': String(file.size) } });
+    return new Response(head ? null : streamRange(ctx.db, file, 0, file.size), {
+      status: 200,
+      headers: { ...common, 'content-length': String(file.size) },
+    });
   }
   return new Response(head ? null : streamRange(ctx.db, file, range.start, range.end), {
     status: 206,
-    headers: { ...common, 'content-length': String(range.end - range.start), 'content-range': `bytes ${range.start}-${range.end - 1}/${file.size}` },
+    headers: {
+      ...common,
+      'content-length': String(range.end - range.start),
+      'content-range': `bytes ${range.start}-${range.end - 1}/${file.size}`,
+    },
   });
 }

@@ -5,7 +5,14 @@
  * @module
  */
 import { nextAction } from '../contract/next-action.ts';
-import { LIMITS, type GetJobResponse, type Job, type JobListItem, type JobSource, type JobSummary } from '../contract/types.ts';
+import {
+  LIMITS,
+  type GetJobResponse,
+  type Job,
+  type JobListItem,
+  type JobSource,
+  type JobSummary,
+} from '../contract/types.ts';
 import type { JobRecord, SourceRecord } from '../store/db.ts';
 import type { ServiceContext } from './context.ts';
 import { fileUrl, reviewUrl } from './links.ts';
@@ -24,7 +31,8 @@ function toJobSource(source: SourceRecord): JobSource {
 
 /** A freshly signed download URL of the render, or null before the first render. */
 export function outputUrlOf(ctx: ServiceContext, job: JobRecord, apiBase: string): Promise<string | null> {
-  if (job.outputFileId === null || (job.status !== 'complete' && job.status !== 'approved')) return Promise.resolve(null);
+  if (job.outputFileId === null || (job.status !== 'complete' && job.status !== 'approved'))
+    return Promise.resolve(null);
   return fileUrl(ctx, apiBase, job.outputFileId, ctx.now() + LIMITS.sourceUrlValidityMs);
 }
 
@@ -53,7 +61,13 @@ export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string
 
 /** A JobListItem (snake_case). */
 export function toListItem(job: JobRecord): JobListItem {
-  return { id: job.id, title: job.title, status: job.status, created_at: iso(job.createdAt), updated_at: iso(job.updatedAt) };
+  return {
+    id: job.id,
+    title: job.title,
+    status: job.status,
+    created_at: iso(job.createdAt),
+    updated_at: iso(job.updatedAt),
+  };
 }
 
 /** GetJobResponse: the job, download URLs of uploaded sources (one hour) and the speaker-detection audio. */

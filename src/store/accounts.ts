@@ -28,7 +28,11 @@ export async function getAccount(db: Database, accountId: string): Promise<Accou
 }
 
 /** Read-modify-write of one account in one transaction; false when it does not exist. */
-export async function updateAccount(db: Database, accountId: string, change: (account: AccountRecord) => void): Promise<boolean> {
+export async function updateAccount(
+  db: Database,
+  accountId: string,
+  change: (account: AccountRecord) => void,
+): Promise<boolean> {
   const tx = db.transaction('accounts', 'readwrite');
   const account = await tx.store.get(accountId);
   if (!account) {
@@ -42,7 +46,11 @@ export async function updateAccount(db: Database, accountId: string, change: (ac
 }
 
 /** Creates a key; returns the plaintext (shown once) and the stored record. */
-export async function createApiKey(db: Database, accountId: string, now: number): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+export async function createApiKey(
+  db: Database,
+  accountId: string,
+  now: number,
+): Promise<{ apiKey: string; record: ApiKeyRecord }> {
   const apiKey = API_KEY_PREFIX + toBase64Url(randomBytes(24));
   const record: ApiKeyRecord = {
     keyId: `key_${crypto.randomUUID()}`,

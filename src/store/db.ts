@@ -50,8 +50,7 @@ export interface ApiKeyRecord {
 
 /** How a source is uploaded; fixed at creation so replays give the same uploadId. */
 export type UploadPlan =
-  | { method: 'put' }
-  | { method: 'multipart'; uploadId: string; key: string; partSize: number; partCount: number };
+  { method: 'put' } | { method: 'multipart'; uploadId: string; key: string; partSize: number; partCount: number };
 
 /** A job source with where its upload stands. */
 export interface SourceRecord extends JobSource {
@@ -213,7 +212,11 @@ export interface MulticamDB extends DBSchema {
 /** An open connection to the database. */
 export type Database = IDBPDatabase<MulticamDB>;
 
-function upgrade(db: Database, oldVersion: number, _tx: IDBPTransaction<MulticamDB, StoreNames<MulticamDB>[], 'versionchange'>): void {
+function upgrade(
+  db: Database,
+  oldVersion: number,
+  _tx: IDBPTransaction<MulticamDB, StoreNames<MulticamDB>[], 'versionchange'>,
+): void {
   if (oldVersion < 1) {
     db.createObjectStore('meta', { keyPath: 'key' });
     db.createObjectStore('accounts', { keyPath: 'id' });
@@ -247,7 +250,11 @@ export async function openDatabase(name: string = DB_NAME, factory: IDBFactory =
   const request = factory.open(name, DB_VERSION);
   request.addEventListener('upgradeneeded', (event) => {
     const db = wrap(request.result) as unknown as Database;
-    const tx = wrap(request.transaction as IDBTransaction) as unknown as IDBPTransaction<MulticamDB, StoreNames<MulticamDB>[], 'versionchange'>;
+    const tx = wrap(request.transaction as IDBTransaction) as unknown as IDBPTransaction<
+      MulticamDB,
+      StoreNames<MulticamDB>[],
+      'versionchange'
+    >;
     upgrade(db, event.oldVersion, tx);
   });
   const db = (await wrap(request)) as unknown as Database;

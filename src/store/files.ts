@@ -31,7 +31,11 @@ export class StreamTooLargeError extends Error {
  * Streams `body` into chunk records, one transaction per chunk (nothing else is awaited
  * inside them). On any error the chunks written so far are deleted.
  */
-export async function writeRun(db: Database, body: ReadableStream<Uint8Array> | Blob | null, maxBytes: number): Promise<WrittenRun> {
+export async function writeRun(
+  db: Database,
+  body: ReadableStream<Uint8Array> | Blob | null,
+  maxBytes: number,
+): Promise<WrittenRun> {
   const chunkFileId = crypto.randomUUID();
   const chunkSizes: number[] = [];
   let size = 0;
@@ -113,10 +117,22 @@ export async function getFile(db: Database, fileId: string): Promise<FileRecord 
 }
 
 /** Writes a whole file (renders, audio) and returns its id. */
-export async function storeFile(db: Database, body: ReadableStream<Uint8Array> | Blob, type: string, now: number, maxBytes = Number.MAX_SAFE_INTEGER): Promise<string> {
+export async function storeFile(
+  db: Database,
+  body: ReadableStream<Uint8Array> | Blob,
+  type: string,
+  now: number,
+  maxBytes = Number.MAX_SAFE_INTEGER,
+): Promise<string> {
   const run = await writeRun(db, body, maxBytes);
   const id = crypto.randomUUID();
-  await putFile(db, { id, size: run.size, type, segments: [{ chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes }], createdAt: now });
+  await putFile(db, {
+    id,
+    size: run.size,
+    type,
+    segments: [{ chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes }],
+    createdAt: now,
+  });
   return id;
 }
 
@@ -207,7 +223,11 @@ export async function deleteFile(db: Database, fileId: string): Promise<void> {
 }
 
 /** The chunk pieces covering bytes `[start, end)` of `file`, in order. */
-function piecesOf(file: FileRecord, start: number, end: number): Array<{ chunkFileId: string; index: number; from: number; to: number }> {
+function piecesOf(
+  file: FileRecord,
+  start: number,
+  end: number,
+): Array<{ chunkFileId: string; index: number; from: number; to: number }> {
   const pieces: Array<{ chunkFileId: string; index: number; from: number; to: number }> = [];
   let offset = 0;
   for (const segment of file.segments) {
@@ -217,7 +237,12 @@ function piecesOf(file: FileRecord, start: number, end: number): Array<{ chunkFi
       const chunkEnd = offset + chunkSize;
       offset = chunkEnd;
       if (chunkEnd <= start || chunkStart >= end) continue;
-      pieces.push({ chunkFileId: segment.chunkFileId, index, from: Math.max(start, chunkStart) - chunkStart, to: Math.min(end, chunkEnd) - chunkStart });
+      pieces.push({
+        chunkFileId: segment.chunkFileId,
+        index,
+        from: Math.max(start, chunkStart) - chunkStart,
+        to: Math.min(end, chunkEnd) - chunkStart,
+      });
     }
   }
   return pieces;

@@ -19,15 +19,23 @@ export type ClaimResult =
   | { kind: 'done'; jobId: string };
 
 /** Claims `key` for a request whose canonical body hashes to `bodyHash`, or reports how it is used. */
-export async function claimIdempotencyKey(db: Database, accountId: string, key: string, bodyHash: string, now: number): Promise<ClaimResult> {
+export async function claimIdempotencyKey(
+  db: Database,
+  accountId: string,
+  key: string,
+  bodyHash: string,
+  now: number,
+): Promise<ClaimResult> {
   const tx = db.transaction('idempotency', 'readwrite');
   const existing = await tx.store.get([accountId, key]);
   const expired = existing !== undefined && now - existing.createdAt >= LIMITS.idempotencyKeyTtlMs;
-  const abandoned = existing !== undefined && existing.state === 'in_progress' && now - existing.createdAt >= STALE_CLAIM_MS;
+  const abandoned =
+    existing !== undefined && existing.state === 'in_progress' && now - existing.createdAt >= STALE_CLAIM_MS;
   let result: ClaimResult;
   if (existing && !expired && !abandoned) {
     if (existing.bodyHash !== bodyHash) result = { kind: 'mismatch' };
-    else if (existing.state === 'in_progress' || existing.jobId === null) result = { kind: 'in_progress', retryAfterSec: 1 };
+    else if (existing.state === 'in_progress' || existing.jobId === null)
+      result = { kind: 'in_progress', retryAfterSec: 1 };
     else result = { kind: 'done', jobId: existing.jobId };
   } else {
     await tx.store.put({ accountId, key, bodyHash, state: 'in_progress', jobId: null, createdAt: now });
@@ -38,7 +46,12 @@ export async function claimIdempotencyKey(db: Database, accountId: string, key: 
 }
 
 /** Records the job a claimed key created. */
-export async function completeIdempotencyKey(db: Database, accountId: string, key: string, jobId: string): Promise<void> {
+export async function completeIdempotencyKey(
+  db: Database,
+  accountId: string,
+  key: string,
+  jobId: string,
+): Promise<void> {
   const tx = db.transaction('idempotency', 'readwrite');
   const existing = await tx.store.get([accountId, key]);
   if (existing) await tx.store.put({ ...existing, state: 'done', jobId });

@@ -51,7 +51,11 @@ export interface JobUpdate<T> {
  * (an `await` inside would let the transaction commit early). Resolves `undefined` when the
  * job does not exist.
  */
-export async function updateJob<T>(db: Database, jobId: string, step: (job: JobRecord) => JobUpdate<T>): Promise<T | undefined> {
+export async function updateJob<T>(
+  db: Database,
+  jobId: string,
+  step: (job: JobRecord) => JobUpdate<T>,
+): Promise<T | undefined> {
   const tx = db.transaction(['jobs', 'events'], 'readwrite');
   const jobs = tx.objectStore('jobs');
   const job = await jobs.get(jobId);
@@ -86,5 +90,9 @@ export async function updateJob<T>(db: Database, jobId: string, step: (job: JobR
 export async function deleteJobRecord(db: Database, jobId: string): Promise<void> {
   const tx = db.transaction(['jobs', 'events'], 'readwrite');
   const eventIds = await tx.objectStore('events').index('by-job').getAllKeys(jobId);
-  await Promise.all([tx.objectStore('jobs').delete(jobId), ...eventIds.map((id) => tx.objectStore('events').delete(id)), tx.done]);
+  await Promise.all([
+    tx.objectStore('jobs').delete(jobId),
+    ...eventIds.map((id) => tx.objectStore('events').delete(id)),
+    tx.done,
+  ]);
 }

@@ -11,7 +11,8 @@ import type { Database } from './db.ts';
 export async function addWork(db: Database, work: EngineWork, now: number): Promise<void> {
   const tx = db.transaction('work', 'readwrite');
   const queued = await tx.store.index('by-job').getAll(work.jobId);
-  if (!queued.some((item) => item.stage === work.stage)) await tx.store.add({ jobId: work.jobId, stage: work.stage, createdAt: now });
+  if (!queued.some((item) => item.stage === work.stage))
+    await tx.store.add({ jobId: work.jobId, stage: work.stage, createdAt: now });
   await tx.done;
 }
 

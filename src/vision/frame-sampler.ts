@@ -19,7 +19,16 @@
  *
  * @module
  */
-import { ALL_FORMATS, BlobSource, EncodedPacketSink, Input, UrlSource, VideoSampleSink, type InputVideoTrack, type VideoSample } from 'mediabunny';
+import {
+  ALL_FORMATS,
+  BlobSource,
+  EncodedPacketSink,
+  Input,
+  UrlSource,
+  VideoSampleSink,
+  type InputVideoTrack,
+  type VideoSample,
+} from 'mediabunny';
 import type { LumaFrame } from '../analysis/camera/features.ts';
 
 /** Options of {@link sampleLumaFrames}. */
@@ -82,7 +91,8 @@ export async function sampleLumaFrames(source: VideoInput, options: FrameSamplin
   try {
     const track = await input.getPrimaryVideoTrack();
     if (!track) throw new Error(`${name} has no video track`);
-    if (!(await track.canDecode())) throw new Error(`${name}: codec ${track.codec ?? 'unknown'} cannot be decoded here`);
+    if (!(await track.canDecode()))
+      throw new Error(`${name}: codec ${track.codec ?? 'unknown'} cannot be decoded here`);
     const first = await track.getFirstTimestamp();
     const durationS = await track.computeDuration();
     const end = options.maxDurationS !== undefined ? Math.min(durationS, first + options.maxDurationS) : durationS;
@@ -129,7 +139,9 @@ async function runStarts(track: InputVideoTrack, first: number, end: number, eve
 const Y_PLANE_FORMATS = new Set(['I420', 'I420A', 'I422', 'I422A', 'I444', 'I444A', 'NV12']);
 
 /** Video-range luma (16..235) to full range (0..255), as ffmpeg's `format=gray` outputs it. */
-const EXPAND = Uint8Array.from({ length: 256 }, (_, y) => Math.max(0, Math.min(255, Math.round(((y - 16) * 255) / 219))));
+const EXPAND = Uint8Array.from({ length: 256 }, (_, y) =>
+  Math.max(0, Math.min(255, Math.round(((y - 16) * 255) / 219))),
+);
 
 /** Reduces decoded frames to small luma pictures, reusing its buffers. */
 class LumaReducer {

@@ -39,8 +39,16 @@ export interface PersonDetectorSlot {
  * How many people a camera shows, from detections on a few frames: the median count, and
  * their horizontal centres left to right (averaged over frames with that count).
  */
-export function summarisePeople(perFrame: ReadonlyArray<readonly PersonBox[]>, minScore = 0.5): { count: number; centresX: number[] } {
-  const kept = perFrame.map((boxes) => boxes.filter((b) => b.score >= minScore).map((b) => b.x + b.w / 2).sort((a, b) => a - b));
+export function summarisePeople(
+  perFrame: ReadonlyArray<readonly PersonBox[]>,
+  minScore = 0.5,
+): { count: number; centresX: number[] } {
+  const kept = perFrame.map((boxes) =>
+    boxes
+      .filter((b) => b.score >= minScore)
+      .map((b) => b.x + b.w / 2)
+      .sort((a, b) => a - b),
+  );
   if (kept.length === 0) return { count: 0, centresX: [] };
   const counts = kept.map((k) => k.length).sort((a, b) => a - b);
   const count = counts[counts.length >> 1]!;

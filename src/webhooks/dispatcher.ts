@@ -253,13 +253,21 @@ export class WebhookDispatcher {
     const at = this.#now();
     let headers: Record<string, string>;
     try {
-      headers = { 'content-type': 'application/json', ...(await signWebhook({ id: event.id, timestamp: Math.floor(at / 1000), body, secrets })) };
+      headers = {
+        'content-type': 'application/json',
+        ...(await signWebhook({ id: event.id, timestamp: Math.floor(at / 1000), body, secrets })),
+      };
     } catch (error) {
       // A malformed secret must not block delivery forever: send unsigned, say why in the log.
       signingError = `not signed: ${errorText(error)}`;
-      headers = { 'content-type': 'application/json', 'webhook-id': event.id, 'webhook-timestamp': String(Math.floor(at / 1000)) };
+      headers = {
+        'content-type': 'application/json',
+        'webhook-id': event.id,
+        'webhook-timestamp': String(Math.floor(at / 1000)),
+      };
     }
-    if (secrets.length === 0 && signingError === undefined) signingError = `not signed: account ${event.accountId} has no signing secret`;
+    if (secrets.length === 0 && signingError === undefined)
+      signingError = `not signed: account ${event.accountId} has no signing secret`;
     const stop = this.#stopController.signal;
     // Not AbortSignal.any: in Node 20 a timeout signal combined that way never fires.
     const timeout = AbortSignal.timeout(this.#schedule.attemptTimeoutMs);
@@ -283,10 +291,16 @@ export class WebhookDispatcher {
       // The body is not needed; release the connection.
       await response.body?.cancel().catch(() => undefined);
       if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
-        return { at, durationMs, status: response.status, error: note('the receiver redirected; webhooks do not follow redirects') };
+        return {
+          at,
+          durationMs,
+          status: response.status,
+          error: note('the receiver redirected; webhooks do not follow redirects'),
+        };
       }
       const outcome: AttemptOutcome = { at, durationMs, status: response.status };
-      if (!(response.status >= 200 && response.status <= 299)) outcome.error = note(`the receiver answered HTTP ${response.status}`);
+      if (!(response.status >= 200 && response.status <= 299))
+        outcome.error = note(`the receiver answered HTTP ${response.status}`);
       else if (signingError) outcome.error = signingError;
       return outcome;
     } catch (error) {
@@ -314,7 +328,13 @@ export class WebhookDispatcher {
     // A no-cors request needs no consent: if it gets through, the host is up and CORS blocked the POST.
     // (Under COEP require-corp the probe also needs the receiver's Cross-Origin-Resource-Policy, so a
     // failed probe does not prove the host is down.)
-    const reachable = await this.#fetch(url, { method: 'HEAD', mode: 'no-cors', credentials: 'omit', cache: 'no-store', signal: AbortSignal.timeout(3_000) }).then(
+    const reachable = await this.#fetch(url, {
+      method: 'HEAD',
+      mode: 'no-cors',
+      credentials: 'omit',
+      cache: 'no-store',
+      signal: AbortSignal.timeout(3_000),
+    }).then(
       () => true,
       () => false,
     );
@@ -323,4 +343,3 @@ export class WebhookDispatcher {
       : `blocked by CORS or network: ${consent}; or the host is unreachable (${errorText(error)})`;
   }
 }
-

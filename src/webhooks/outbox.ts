@@ -32,7 +32,12 @@ export type OutboxDatabase = Database;
 export async function readAllEvents(db: OutboxDatabase): Promise<OutboxEvent[]> {
   const all: OutboxEvent[] = await db.getAll(EVENTS_STORE);
   // Events of one job recorded in the same millisecond are ordered by their per-job `seq`.
-  return all.sort((a, b) => a.createdAt - b.createdAt || (a.jobId === b.jobId ? a.seq - b.seq : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return all.sort(
+    (a, b) =>
+      a.createdAt - b.createdAt ||
+      (a.jobId === b.jobId ? a.seq - b.seq : 0) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }
 
 /** Reads one event, or undefined. */

@@ -68,8 +68,15 @@ function toBase64(bytes: Uint8Array): string {
  * // 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='
  */
 export async function signatureV1(secret: string, id: string, timestamp: number, body: string): Promise<string> {
-  if (!Number.isInteger(timestamp)) throw new RangeError(`timestamp must be an integer number of Unix seconds (got ${timestamp})`);
-  const key = await crypto.subtle.importKey('raw', decodeSigningSecret(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  if (!Number.isInteger(timestamp))
+    throw new RangeError(`timestamp must be an integer number of Unix seconds (got ${timestamp})`);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    decodeSigningSecret(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
   return `v1,${toBase64(new Uint8Array(mac))}`;
 }
@@ -81,7 +88,9 @@ export async function signatureV1(secret: string, id: string, timestamp: number,
  */
 export async function signatureHeader(input: SignInput): Promise<string | null> {
   if (input.secrets.length === 0) return null;
-  const signatures = await Promise.all(input.secrets.map((secret) => signatureV1(secret, input.id, input.timestamp, input.body)));
+  const signatures = await Promise.all(
+    input.secrets.map((secret) => signatureV1(secret, input.id, input.timestamp, input.body)),
+  );
   return signatures.join(' ');
 }
 

@@ -74,7 +74,9 @@ export function subscribeToEvents(
   if (name.length === 0) throw new TypeError('options.name must not be empty');
   const nav = (globalThis as { navigator?: { locks?: LockManager } }).navigator;
   const locks = options.locks === undefined ? (nav?.locks ?? null) : options.locks;
-  const onError = options.onError ?? ((error: unknown, event: SubscribedEvent) => console.error(`event ${event.id} handler failed`, error));
+  const onError =
+    options.onError ??
+    ((error: unknown, event: SubscribedEvent) => console.error(`event ${event.id} handler failed`, error));
   let closed = false;
   let chain: Promise<void> = Promise.resolve();
   let queued = false;
@@ -126,7 +128,8 @@ export function subscribeToEvents(
   const ready = refresh();
   const unlisten = onEventsRecorded(() => void refresh().catch(() => undefined));
   const pollIntervalMs = options.pollIntervalMs ?? 30_000;
-  const timer = pollIntervalMs > 0 ? setInterval(() => void refresh().catch(() => undefined), pollIntervalMs) : undefined;
+  const timer =
+    pollIntervalMs > 0 ? setInterval(() => void refresh().catch(() => undefined), pollIntervalMs) : undefined;
 
   return {
     ready,

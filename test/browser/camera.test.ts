@@ -6,7 +6,13 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildCameraPage, openCameraPage, pageMotion, type CameraPageApi, type CameraPageSession } from '../../bench/camera/camera-page.ts';
+import {
+  buildCameraPage,
+  openCameraPage,
+  pageMotion,
+  type CameraPageApi,
+  type CameraPageSession,
+} from '../../bench/camera/camera-page.ts';
 import { computeCameraMap } from '../../src/analysis/camera/camera-map.ts';
 import { motionFeatures, samplesToReference, type MotionSamples } from '../../src/analysis/camera/features.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
@@ -96,11 +102,27 @@ describe('vision worker (WebCodecs) against ffmpeg', () => {
     expect(map.cameras[0]).toMatchObject({ kind: 'closeup', speakers: cam.shows });
   });
 
-  test('sampled runs start at keyframes, and the switched feed\'s cuts are found between and inside runs', async () => {
+  test("sampled runs start at keyframes, and the switched feed's cuts are found between and inside runs", async () => {
     const cam = source('switched');
     const web = await browserMotion(cam.file, { everyS: 3, framesPerRun: 10 });
-    const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', join(dir, cam.file)]);
-    const keys = probe.stdout.toString().trim().split('\n').map((x) => Number(x) * 1000);
+    const probe = spawnSync('ffprobe', [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-skip_frame',
+      'nokey',
+      '-show_entries',
+      'frame=pts_time',
+      '-of',
+      'csv=p=0',
+      join(dir, cam.file),
+    ]);
+    const keys = probe.stdout
+      .toString()
+      .trim()
+      .split('\n')
+      .map((x) => Number(x) * 1000);
     expect(web.runs).toBeGreaterThan(1);
     expect(web.frames).toBeLessThanOrEqual(web.runs * 10);
     expect(web.progressCalls).toBe(web.runs);
@@ -109,7 +131,10 @@ describe('vision worker (WebCodecs) against ffmpeg', () => {
     const runFirst = web.t.filter((t, i) => i === 0 || t - web.t[i - 1]! > 2 * frameMs);
     for (const t of runFirst) {
       if (web.sceneCut[web.t.indexOf(t)]) continue; // a cut sample across the gap
-      expect(keys.some((k) => Math.abs(k + frameMs - t) < 2), `run at ${t} ms`).toBe(true);
+      expect(
+        keys.some((k) => Math.abs(k + frameMs - t) < 2),
+        `run at ${t} ms`,
+      ).toBe(true);
     }
     expect(web.sceneCut.reduce((s, x) => s + x, 0)).toBeGreaterThanOrEqual(2);
   });
@@ -117,7 +142,12 @@ describe('vision worker (WebCodecs) against ffmpeg', () => {
   test('the whole map in the worker: every camera of the 20 s set sampled with WebCodecs', async () => {
     const cameras = truth.sources
       .filter((s) => s.kind === 'video')
-      .map((s) => ({ sourceId: s.file, url: session.addMedia(join(dir, s.file)), offsetMs: s.offsetMs, driftPpm: s.driftPpm }));
+      .map((s) => ({
+        sourceId: s.file,
+        url: session.addMedia(join(dir, s.file)),
+        offsetMs: s.offsetMs,
+        driftPpm: s.driftPpm,
+      }));
     const map = await session.page.evaluate(
       ([c, t]) => (window as unknown as { camera: CameraPageApi }).camera.map(c, t, { everyS: 0, minSpeechMs: 1000 }),
       [cameras, truth.turns] as const,
@@ -140,7 +170,10 @@ describe('vision worker (WebCodecs) against ffmpeg', () => {
       const camera = (window as unknown as { camera: CameraPageApi }).camera;
       const p = camera.motion(u, { everyS: 0, jobKey: 'k1' });
       await camera.cancel('k1');
-      return p.then(() => 'finished', (e: unknown) => String(e));
+      return p.then(
+        () => 'finished',
+        (e: unknown) => String(e),
+      );
     }, url);
     expect(message).toMatch(/cancelled|abort/i);
   });

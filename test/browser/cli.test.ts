@@ -16,9 +16,17 @@ const OUT = join(ROOT, 'test-results/cli');
 let fixtureDir: string;
 let cameras: string[];
 
-function runCli(args: string[], timeoutMs: number, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  timeoutMs: number,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((ok, fail) => {
-    const child = spawn('node', [join(ROOT, 'bin/multicam.mjs'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn('node', [join(ROOT, 'bin/multicam.mjs'), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -33,30 +41,48 @@ function runCli(args: string[], timeoutMs: number, env: Record<string, string> =
 }
 
 function probe(file: string): { codecs: string[]; durationS: number; width: number } {
-  const json = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration:stream=codec_name,width', '-of', 'json', file], { encoding: 'utf8' })) as {
+  const json = JSON.parse(
+    execFileSync(
+      'ffprobe',
+      ['-v', 'error', '-show_entries', 'format=duration:stream=codec_name,width', '-of', 'json', file],
+      { encoding: 'utf8' },
+    ),
+  ) as {
     format: { duration: string };
     streams: Array<{ codec_name: string; width?: number }>;
   };
-  return { codecs: json.streams.map((s) => s.codec_name).sort(), durationS: Number(json.format.duration), width: json.streams.find((s) => s.width)?.width ?? 0 };
+  return {
+    codecs: json.streams.map((s) => s.codec_name).sort(),
+    durationS: Number(json.format.duration),
+    width: json.streams.find((s) => s.width)?.width ?? 0,
+  };
 }
 
 beforeAll(async () => {
   mkdirSync(OUT, { recursive: true });
   fixtureDir = (await ensureFixture('tiny')).dir;
-  cameras = readdirSync(fixtureDir).filter((f) => /^cam\d+\.mp4$/.test(f)).sort().map((f) => join(fixtureDir, f));
+  cameras = readdirSync(fixtureDir)
+    .filter((f) => /^cam\d+\.mp4$/.test(f))
+    .sort()
+    .map((f) => join(fixtureDir, f));
 }, FIXTURE_TIMEOUT_MS);
 
 test('usage mistakes exit 2 and name the option at fault', async () => {
   const noOutput = await runCli(['edit', cameras[0]!, cameras[1]!], 60_000);
   expect(noOutput.code).toBe(2);
   expect(noOutput.stderr).toContain('-o out.mp4 is required');
-  const badPreset = await runCli(['edit', cameras[0]!, cameras[1]!, '--preset', 'fast', '-o', join(OUT, 'x.mp4')], 60_000);
+  const badPreset = await runCli(
+    ['edit', cameras[0]!, cameras[1]!, '--preset', 'fast', '-o', join(OUT, 'x.mp4')],
+    60_000,
+  );
   expect(badPreset.code).toBe(2);
   expect(badPreset.stderr).toContain('--preset must be one of relaxed, balanced, dynamic (got "fast")');
   const missing = await runCli(['edit', cameras[0]!, join(fixtureDir, 'nope.mp4'), '-o', join(OUT, 'x.mp4')], 60_000);
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('videos[1]');
-  const noBrowser = await runCli(['edit', cameras[0]!, cameras[1]!, '-o', join(OUT, 'x.mp4')], 60_000, { MULTICAM_CHROMIUM: '/nonexistent/chromium' });
+  const noBrowser = await runCli(['edit', cameras[0]!, cameras[1]!, '-o', join(OUT, 'x.mp4')], 60_000, {
+    MULTICAM_CHROMIUM: '/nonexistent/chromium',
+  });
   expect(noBrowser.code).toBe(3);
   expect(noBrowser.stderr).toContain('no Chromium found (tried /nonexistent/chromium)');
 }, 120_000);
@@ -64,12 +90,20 @@ test('usage mistakes exit 2 and name the option at fault', async () => {
 test('edits the tiny fixture end to end and writes a playable video', async () => {
   const output = join(OUT, 'tiny.mp4');
   rmSync(output, { force: true });
-  const run = await runCli(['edit', ...cameras, '--preset', 'relaxed', '--silence', 'tighten', '-o', output, '--timeout', '540'], 600_000);
+  const run = await runCli(
+    ['edit', ...cameras, '--preset', 'relaxed', '--silence', 'tighten', '-o', output, '--timeout', '540'],
+    600_000,
+  );
   writeFileSync(join(OUT, 'tiny.log'), `${run.stdout}\n--- stderr\n${run.stderr}`);
   expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
   // Every stage shows up as a progress line, in order.
-  const stages = ['syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete'].map((s) => run.stdout.search(new RegExp(`\\] ${s}\\b`)));
-  expect(stages.every((i) => i >= 0), run.stdout).toBe(true);
+  const stages = ['syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete'].map((s) =>
+    run.stdout.search(new RegExp(`\\] ${s}\\b`)),
+  );
+  expect(
+    stages.every((i) => i >= 0),
+    run.stdout,
+  ).toBe(true);
   expect([...stages].sort((a, b) => a - b)).toEqual(stages);
   expect(run.stdout).toContain('recut with preset relaxed');
   expect(existsSync(output)).toBe(true);
@@ -88,7 +122,10 @@ test('a damaged camera file exits 1 with the job error naming the source', async
   execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', cameras[1]!, '-c', 'copy', moovLast]);
   const bytes = readFileSync(moovLast);
   writeFileSync(damaged, bytes.subarray(0, Math.floor(bytes.length * 0.3)));
-  const run = await runCli(['edit', cameras[0]!, damaged, '-o', join(OUT, 'damaged-out.mp4'), '--timeout', '240'], 300_000);
+  const run = await runCli(
+    ['edit', cameras[0]!, damaged, '-o', join(OUT, 'damaged-out.mp4'), '--timeout', '240'],
+    300_000,
+  );
   expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
   expect(run.stdout).toMatch(/the job failed at syncing: .+/);
   expect(run.stdout).toContain('damaged');

@@ -27,20 +27,33 @@ const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(SHO
 /** Waits for the job's status on the page; on a timeout, says what the page showed. */
 async function waitForStatus(status: string, timeout: number): Promise<void> {
   try {
-    await page.waitForFunction((s) => document.body.dataset['jobStatus'] === s || document.body.dataset['jobStatus'] === 'failed', status, { timeout, polling: 250 });
+    await page.waitForFunction(
+      (s) => document.body.dataset['jobStatus'] === s || document.body.dataset['jobStatus'] === 'failed',
+      status,
+      { timeout, polling: 250 },
+    );
   } catch (error) {
     await shot(`timeout-${status}`);
-    const shown = await page.evaluate(() => ['status', 'job-status', 'job-next', 'job-error'].map((id) => `${id}: ${document.getElementById(id)?.textContent}`).join(' | '));
+    const shown = await page.evaluate(() =>
+      ['status', 'job-status', 'job-next', 'job-error']
+        .map((id) => `${id}: ${document.getElementById(id)?.textContent}`)
+        .join(' | '),
+    );
     throw new Error(`waiting for ${status}: ${(error as Error).message}; the page showed ${shown}`);
   }
 }
-const rows = (selector: string): Promise<string[]> => page.$$eval(selector, (cells) => cells.map((c) => c.textContent ?? ''));
+const rows = (selector: string): Promise<string[]> =>
+  page.$$eval(selector, (cells) => cells.map((c) => c.textContent ?? ''));
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   makeSample({ root: ROOT });
   // Its own build output (vite.config copies the sample into it), so dist/ is left alone.
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, MULTICAM_OUT_DIR: SITE } });
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, MULTICAM_OUT_DIR: SITE },
+  });
   server = await serveStatic(SITE, 0);
   receiver = await startWebhookReceiver({ allowOrigin: server.origin });
   chromium = await launchChromium();
@@ -93,7 +106,14 @@ test('sample → options → start → stages → accept proposal → render →
   const [mappingPost] = await receiver.waitForPosts(1, 30_000);
   expect(JSON.parse(mappingPost!.body)).toMatchObject({ status: 'mapping' });
   await page.waitForSelector('#events tbody tr[data-type="mapping"]', { timeout: 10_000 });
-  await page.waitForFunction(() => document.querySelector('#events tbody tr[data-type="mapping"] td:nth-child(4)')?.textContent?.startsWith('delivered'), undefined, { timeout: 15_000 });
+  await page.waitForFunction(
+    () =>
+      document
+        .querySelector('#events tbody tr[data-type="mapping"] td:nth-child(4)')
+        ?.textContent?.startsWith('delivered'),
+    undefined,
+    { timeout: 15_000 },
+  );
   expect((await rows('#events tbody tr[data-type="mapping"] td:nth-child(5)'))[0]).toMatch(/^1: #1 200 \d+ ms/);
   await shot('02-mapping');
 
@@ -110,7 +130,14 @@ test('sample → options → start → stages → accept proposal → render →
   await page.waitForSelector('#events tbody tr[data-type="complete"]', { timeout: 10_000 });
   const posts = await receiver.waitForPosts(3, 30_000);
   expect(posts.map((p) => (JSON.parse(p.body) as { status: string }).status)).toEqual(['mapping', 'ready', 'complete']);
-  await page.waitForFunction(() => document.querySelector('#events tbody tr[data-type="complete"] td:nth-child(4)')?.textContent?.startsWith('delivered'), undefined, { timeout: 15_000 });
+  await page.waitForFunction(
+    () =>
+      document
+        .querySelector('#events tbody tr[data-type="complete"] td:nth-child(4)')
+        ?.textContent?.startsWith('delivered'),
+    undefined,
+    { timeout: 15_000 },
+  );
   // The jobs table follows the job.
   expect(await rows('#jobs tbody tr td:nth-child(3)')).toContain('complete');
   await shot('04-complete');
@@ -138,7 +165,9 @@ test('dropped files are listed with their kinds; Start needs two videos', async 
         const blob = await (await fetch(`/sample/${name}`)).blob();
         transfer.items.add(new File([blob], name, { type: name.endsWith('.wav') ? 'audio/wav' : 'video/mp4' }));
       }
-      document.getElementById('drop')!.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      document
+        .getElementById('drop')!
+        .dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, names);
   await drop(['mic-spk1.wav', 'cam1.mp4']);
   await page.waitForSelector('#chosen:not([hidden])');

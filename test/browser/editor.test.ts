@@ -16,7 +16,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CameraMap, Cut, GetJobResponse, TimeRange, Turn } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
-import { HARNESS_PATH, makeBrowserHarness, type BrowserRun, type HarnessPageApi, type HarnessPageHandle } from '../contract/browser-harness.ts';
+import {
+  HARNESS_PATH,
+  makeBrowserHarness,
+  type BrowserRun,
+  type HarnessPageApi,
+  type HarnessPageHandle,
+} from '../contract/browser-harness.ts';
 import type { ContractHarness } from '../contract/harness.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS } from '../support/fixtures.ts';
 
@@ -39,8 +45,13 @@ function newestSource(): number {
 
 function ensureEditorBuild(): void {
   const marker = resolve(BUILD_DIR, 'review/index.html');
-  if (existsSync(marker) && statSync(marker).mtimeMs > newestSource() && process.env['MULTICAM_REBUILD'] !== '1') return;
-  execFileSync('npx', ['vite', 'build', '--mode', 'test', '--outDir', BUILD_DIR, '--emptyOutDir', '--logLevel', 'error'], { stdio: 'inherit', cwd: ROOT });
+  if (existsSync(marker) && statSync(marker).mtimeMs > newestSource() && process.env['MULTICAM_REBUILD'] !== '1')
+    return;
+  execFileSync(
+    'npx',
+    ['vite', 'build', '--mode', 'test', '--outDir', BUILD_DIR, '--emptyOutDir', '--logLevel', 'error'],
+    { stdio: 'inherit', cwd: ROOT },
+  );
 }
 
 /** A BrowserRun over the editor build (the same harness page as the contract tests). */
@@ -60,12 +71,20 @@ async function startEditorRun(): Promise<BrowserRun> {
       await page.goto(`${server.origin}${HARNESS_PATH}`);
       await page.waitForSelector('body[data-ready="1"]');
       const call = (async (name: string, ...args: unknown[]) =>
-        page.evaluate(([n, a]) => {
-          const fn = (window as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness[n as string];
-          if (!fn) throw new Error(`window.harness.${String(n)} is missing`);
-          return fn(...(a as unknown[]));
-        }, [name, args] as const)) as HarnessPageHandle['call'];
-      const started = await call('start', { basePath: options.basePath ?? '/api', dbName: options.dbName ?? `multicam-editor-${process.pid}-${++counter}` });
+        page.evaluate(
+          ([n, a]) => {
+            const fn = (window as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness[
+              n as string
+            ];
+            if (!fn) throw new Error(`window.harness.${String(n)} is missing`);
+            return fn(...(a as unknown[]));
+          },
+          [name, args] as const,
+        )) as HarnessPageHandle['call'];
+      const started = await call('start', {
+        basePath: options.basePath ?? '/api',
+        dbName: options.dbName ?? `multicam-editor-${process.pid}-${++counter}`,
+      });
       return {
         page,
         baseUrl: started.baseUrl,
@@ -101,7 +120,9 @@ async function getJob(): Promise<GetJobResponse> {
 
 /** Waits until the editor reports `n` more saves than `before`. */
 async function savedAfter(before: number): Promise<number> {
-  await editor.waitForFunction((n) => Number(document.getElementById('editor')?.dataset['saved'] ?? '0') > n, before, { timeout: 15_000 });
+  await editor.waitForFunction((n) => Number(document.getElementById('editor')?.dataset['saved'] ?? '0') > n, before, {
+    timeout: 15_000,
+  });
   return Number(await editor.locator('#editor').getAttribute('data-saved'));
 }
 async function saves(): Promise<number> {
@@ -112,7 +133,14 @@ async function shot(name: string): Promise<void> {
   await editor.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 async function pageCuts(): Promise<Array<{ sourceId: string; start: string }>> {
-  return editor.locator('li.cut').evaluateAll((items) => items.map((li) => ({ sourceId: (li as HTMLElement).dataset['sourceId'] ?? '', start: li.querySelector('.cut-seek')?.textContent ?? '' })));
+  return editor
+    .locator('li.cut')
+    .evaluateAll((items) =>
+      items.map((li) => ({
+        sourceId: (li as HTMLElement).dataset['sourceId'] ?? '',
+        start: li.querySelector('.cut-seek')?.textContent ?? '',
+      })),
+    );
 }
 
 beforeAll(async () => {
@@ -149,8 +177,14 @@ beforeAll(async () => {
   expect(started.status, started.text).toBe(200);
   // The fixture's speakers become diarization's SPEAKER_nn; the video durations are the files'.
   const names = [...new Set(truth.turns.map((t) => t.speaker))];
-  const turns: Turn[] = truth.turns.map((t) => ({ speaker: `SPEAKER_0${names.indexOf(t.speaker)}`, startMs: Math.round(t.startMs), endMs: Math.round(t.endMs) }));
-  await h.completeStage(jobId, 'syncing', { durationsMs: { [camA]: Math.round(videos[0]!.durationMs), [camB]: Math.round(videos[1]!.durationMs) } });
+  const turns: Turn[] = truth.turns.map((t) => ({
+    speaker: `SPEAKER_0${names.indexOf(t.speaker)}`,
+    startMs: Math.round(t.startMs),
+    endMs: Math.round(t.endMs),
+  }));
+  await h.completeStage(jobId, 'syncing', {
+    durationsMs: { [camA]: Math.round(videos[0]!.durationMs), [camB]: Math.round(videos[1]!.durationMs) },
+  });
   const speakers = names.map((_, i) => `SPEAKER_0${i}`);
   const cameraMap: CameraMap = {
     version: 1,
@@ -158,7 +192,13 @@ beforeAll(async () => {
     unassignedSpeakers: speakers.slice(2),
     droppedSpeakers: [],
     cameras: [
-      { sourceId: camA, kind: 'closeup', confidence: 'high', speakers: ['SPEAKER_00'], reason: 'mouth motion follows SPEAKER_00' },
+      {
+        sourceId: camA,
+        kind: 'closeup',
+        confidence: 'high',
+        speakers: ['SPEAKER_00'],
+        reason: 'mouth motion follows SPEAKER_00',
+      },
       { sourceId: camB, kind: 'closeup', confidence: 'low', speakers: ['SPEAKER_01'], reason: `label ${XSS}` },
     ],
   };
@@ -189,8 +229,12 @@ describe('review editor', () => {
     try {
       const origin = new URL(reviewUrl).origin;
       for (const token of [`${jobId}.9999999999.forged-signature`, 'not-a-token', null]) {
-        await page.goto(`${origin}/review/${token === null ? '' : `?token=${encodeURIComponent(token)}`}${token === null ? '?' : '&'}engine=off`);
-        await expect.poll(() => page.locator('h1').textContent(), { timeout: 15_000 }).toBe('This review link has expired or is not valid');
+        await page.goto(
+          `${origin}/review/${token === null ? '' : `?token=${encodeURIComponent(token)}`}${token === null ? '?' : '&'}engine=off`,
+        );
+        await expect
+          .poll(() => page.locator('h1').textContent(), { timeout: 15_000 })
+          .toBe('This review link has expired or is not valid');
         expect(await page.locator('.invalid-link').textContent()).toMatch(/72 hours/);
       }
       await page.screenshot({ path: join(SHOTS, 'invalid-link.png') });
@@ -202,7 +246,8 @@ describe('review editor', () => {
   test('mapping: the proposal is prefilled, user text is escaped, confirming moves the job to ready', async () => {
     await editor.goto(`${reviewUrl}&engine=off`);
     await editor.waitForSelector('#editor[data-status="mapping"]', { timeout: 30_000 });
-    const box = (source: string, speaker: string) => editor.locator(`fieldset[data-source-id="${source}"] input[data-speaker="${speaker}"]`);
+    const box = (source: string, speaker: string) =>
+      editor.locator(`fieldset[data-source-id="${source}"] input[data-speaker="${speaker}"]`);
     expect(await box(camA, 'SPEAKER_00').isChecked()).toBe(true);
     expect(await box(camA, 'SPEAKER_01').isChecked()).toBe(false);
     expect(await box(camB, 'SPEAKER_01').isChecked()).toBe(true);
@@ -215,7 +260,9 @@ describe('review editor', () => {
     await box(camB, 'SPEAKER_01').uncheck();
     await editor.getByRole('button', { name: 'Confirm mapping' }).click();
     await editor.waitForSelector('.error:not([hidden])', { timeout: 15_000 });
-    expect(await editor.locator('.error').textContent()).toMatch(/puts nobody on any camera \(EMPTY_MAPPING\) \[HTTP 400\]/);
+    expect(await editor.locator('.error').textContent()).toMatch(
+      /puts nobody on any camera \(EMPTY_MAPPING\) \[HTTP 400\]/,
+    );
     expect((await getJob()).job.status).toBe('mapping');
     // Change the proposal: camera A also shows the third speaker.
     await box(camA, 'SPEAKER_00').check();
@@ -233,25 +280,41 @@ describe('review editor', () => {
     ]);
     expect(job.cuts.length).toBeGreaterThan(0);
     expect(await editor.locator('li.cut').count()).toBe(job.cuts.length);
-    expect(await editor.locator('figcaption').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining(XSS)]));
+    expect(await editor.locator('figcaption').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining(XSS)]),
+    );
     expect(await editor.locator('img').count()).toBe(0);
     expect(dialogs).toEqual([]);
   });
 
   test('the cameras play real media in sync with the playhead (space plays and pauses)', async () => {
-    await editor.waitForFunction(() => [...document.querySelectorAll('video')].every((v) => v.readyState >= 2), undefined, { timeout: 20_000 });
+    await editor.waitForFunction(
+      () => [...document.querySelectorAll('video')].every((v) => v.readyState >= 2),
+      undefined,
+      { timeout: 20_000 },
+    );
     await editor.locator('body').press(' ');
     await editor.waitForTimeout(1200);
     await editor.locator('body').press(' ');
     const playhead = Number(await editor.locator('#editor').getAttribute('data-playhead-ms'));
     expect(playhead).toBeGreaterThan(600);
     // Offsets are 0 here (the test engine's syncing), so each video shows the playhead's time.
-    const times = await editor.locator('video').evaluateAll((vs) => vs.map((v) => (v as HTMLVideoElement).currentTime * 1000));
+    const times = await editor
+      .locator('video')
+      .evaluateAll((vs) => vs.map((v) => (v as HTMLVideoElement).currentTime * 1000));
     for (const t of times) expect(Math.abs(t - playhead)).toBeLessThan(400);
-    await editor.waitForFunction(() => document.getElementById('editor')?.dataset['waveform'] !== undefined, undefined, { timeout: 20_000 });
+    await editor.waitForFunction(
+      () => document.getElementById('editor')?.dataset['waveform'] !== undefined,
+      undefined,
+      { timeout: 20_000 },
+    );
     expect(await editor.locator('#editor').getAttribute('data-waveform')).toBe('decoded');
     // Thumbnails: frames grabbed from the cameras for the cuts on the timeline.
-    await editor.waitForFunction(() => Number(document.getElementById('editor')?.dataset['thumbnails'] ?? '0') > 0, undefined, { timeout: 20_000 });
+    await editor.waitForFunction(
+      () => Number(document.getElementById('editor')?.dataset['thumbnails'] ?? '0') > 0,
+      undefined,
+      { timeout: 20_000 },
+    );
   });
 
   test('recut with another preset and silence mode replaces the cuts', async () => {
@@ -290,11 +353,17 @@ describe('review editor', () => {
 
     // Remove the first kept pause, check it is saved, restore it, then remove it again.
     const kept = editor.locator('li.pause:not(.removed)').first();
-    const range: TimeRange = { startMs: Number(await kept.getAttribute('data-start-ms')), endMs: Number(await kept.getAttribute('data-end-ms')) };
+    const range: TimeRange = {
+      startMs: Number(await kept.getAttribute('data-start-ms')),
+      endMs: Number(await kept.getAttribute('data-end-ms')),
+    };
     await kept.getByRole('button', { name: 'Remove' }).click();
     before = await savedAfter(before);
     expect((await getJob()).job.removed_ranges).toEqual(expect.arrayContaining([range]));
-    await editor.locator(`li.pause.removed[data-start-ms="${range.startMs}"]`).getByRole('button', { name: 'Restore' }).click();
+    await editor
+      .locator(`li.pause.removed[data-start-ms="${range.startMs}"]`)
+      .getByRole('button', { name: 'Restore' })
+      .click();
     before = await savedAfter(before);
     expect((await getJob()).job.removed_ranges ?? []).not.toEqual(expect.arrayContaining([range]));
     await editor.locator(`li.pause[data-start-ms="${range.startMs}"]`).getByRole('button', { name: 'Remove' }).click();
@@ -327,18 +396,22 @@ describe('review editor', () => {
     await editor.mouse.up();
     await savedAfter(before);
     const moved = (await getJob()).job.cuts;
-    expect(Math.abs(moved[0]!.endMs - (cuts[0]!.endMs + 600))).toBeLessThan(total / geometry.width * 3);
+    expect(Math.abs(moved[0]!.endMs - (cuts[0]!.endMs + 600))).toBeLessThan((total / geometry.width) * 3);
   });
 
   test('changing the mapping later is a correction sent with the current cuts', async () => {
     const before = (await getJob()).job;
     await editor.locator('details.mapping-correction summary').click();
-    await editor.locator(`details.mapping-correction fieldset[data-source-id="${camB}"] input[data-speaker="SPEAKER_02"]`).check();
+    await editor
+      .locator(`details.mapping-correction fieldset[data-source-id="${camB}"] input[data-speaker="SPEAKER_02"]`)
+      .check();
     await editor.getByRole('button', { name: 'Save mapping' }).click();
-    await expect.poll(async () => (await getJob()).job.tracks, { timeout: 15_000 }).toEqual([
-      { sourceId: camA, speakers: ['SPEAKER_00', 'SPEAKER_02'] },
-      { sourceId: camB, speakers: ['SPEAKER_01', 'SPEAKER_02'] },
-    ]);
+    await expect
+      .poll(async () => (await getJob()).job.tracks, { timeout: 15_000 })
+      .toEqual([
+        { sourceId: camA, speakers: ['SPEAKER_00', 'SPEAKER_02'] },
+        { sourceId: camB, speakers: ['SPEAKER_01', 'SPEAKER_02'] },
+      ]);
     const after = (await getJob()).job;
     expect(after.cuts).toEqual(before.cuts);
     expect(after.removed_ranges).toEqual(before.removed_ranges);
@@ -350,7 +423,10 @@ describe('review editor', () => {
     const videoLabels = job.sources.filter((s) => s.kind === 'video').map((s) => s.label);
     const fetchExport = async (format: string): Promise<string> => {
       await editor.locator('select.export-format').selectOption(format);
-      const [download] = await Promise.all([editor.waitForEvent('download'), editor.getByRole('button', { name: 'Export edit' }).click()]);
+      const [download] = await Promise.all([
+        editor.waitForEvent('download'),
+        editor.getByRole('button', { name: 'Export edit' }).click(),
+      ]);
       const path = await download.path();
       return readFileSync(path, 'utf8');
     };

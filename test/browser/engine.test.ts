@@ -14,7 +14,16 @@ import type { CreateJobResponse, GetJobResponse } from '../../src/contract/types
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { buildSite } from '../support/build-site.ts';
-import { callEngine, ENGINE_PAGE, engineActive, engineApi, openEnginePage, openSecondTab, putUploads, servedSizes } from '../support/engine-page.ts';
+import {
+  callEngine,
+  ENGINE_PAGE,
+  engineActive,
+  engineApi,
+  openEnginePage,
+  openSecondTab,
+  putUploads,
+  servedSizes,
+} from '../support/engine-page.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -37,7 +46,13 @@ let mappedJob: { jobId: string; ids: string[]; speakers: string[] } | undefined;
 
 /** getJob's full view, as the contract types it. */
 type JobView = GetJobResponse;
-type History = Array<{ jobId: string; stage: string; outcome: string; elapsedMs: number; failure?: { message: string } }>;
+type History = Array<{
+  jobId: string;
+  stage: string;
+  outcome: string;
+  elapsedMs: number;
+  failure?: { message: string };
+}>;
 
 async function buildEngineSite(fixtureDir: string): Promise<void> {
   await buildSite({
@@ -55,13 +70,56 @@ function makeFormats(dir: string): void {
     if (!existsSync(join(FORMATS, out))) execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, join(FORMATS, out)]);
   };
   ff('cam1.mov', ['-i', join(dir, 'cam1.mp4'), '-c', 'copy']);
-  ff('cam2.webm', ['-i', join(dir, 'cam2.mp4'), '-vf', 'scale=160:90', '-c:v', 'libvpx', '-deadline', 'realtime', '-b:v', '100k', '-c:a', 'libopus']);
+  ff('cam2.webm', [
+    '-i',
+    join(dir, 'cam2.mp4'),
+    '-vf',
+    'scale=160:90',
+    '-c:v',
+    'libvpx',
+    '-deadline',
+    'realtime',
+    '-b:v',
+    '100k',
+    '-c:a',
+    'libopus',
+  ]);
   ff('cam3.mkv', ['-i', join(dir, 'cam3.mp4'), '-c', 'copy']);
   ff('mic.wav', ['-i', join(dir, truth.reference.file), '-c:a', 'pcm_s16le']);
   // Starts 1.5 s into the reference: its offset is 1500 ms.
-  ff('mic44.mp3', ['-ss', '1.5', '-i', join(dir, truth.reference.file), '-ar', '44100', '-c:a', 'libmp3lame', '-b:a', '96k']);
+  ff('mic44.mp3', [
+    '-ss',
+    '1.5',
+    '-i',
+    join(dir, truth.reference.file),
+    '-ar',
+    '44100',
+    '-c:a',
+    'libmp3lame',
+    '-b:a',
+    '96k',
+  ]);
   // A camera that recorded no sound: silent audio track.
-  ff('silent.mp4', ['-f', 'lavfi', '-i', 'testsrc=size=160x90:rate=30', '-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=mono', '-t', '10', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac']);
+  ff('silent.mp4', [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=160x90:rate=30',
+    '-f',
+    'lavfi',
+    '-i',
+    'anullsrc=r=48000:cl=mono',
+    '-t',
+    '10',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+  ]);
   // Damaged: an upload cut off at 40% of an MP4 whose index (moov) is at the end, as a camera writes it.
   ff('cam2-moov-last.mp4', ['-i', join(dir, 'cam2.mp4'), '-c', 'copy']);
   const damaged = join(FORMATS, 'damaged.mp4');
@@ -73,7 +131,8 @@ function makeFormats(dir: string): void {
 
 const call = <T>(fn: string, ...args: unknown[]): Promise<T> => callEngine<T>(page, fn, ...args);
 
-const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => engineApi<T>(page, apiKey, method, path, body);
+const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> =>
+  engineApi<T>(page, apiKey, method, path, body);
 
 async function openPage(createAccount: boolean): Promise<void> {
   const key = await openEnginePage(page, server.origin, dbName, createAccount);
@@ -85,14 +144,21 @@ async function createAndStart(
   files: Array<{ url: string; label: string; kind?: 'video' | 'audio'; ext: string }>,
   extra: { callbackUrl?: string } = {},
 ): Promise<{ jobId: string; ids: string[] }> {
-  const sizes = await servedSizes(page, files.map((f) => f.url));
+  const sizes = await servedSizes(
+    page,
+    files.map((f) => f.url),
+  );
   const created = await api<CreateJobResponse>('POST', '/jobs', {
     sources: files.map((f, i) => ({ label: f.label, kind: f.kind ?? 'video', ext: f.ext, fileSize: sizes[i] })),
     ...extra,
   });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   for (const upload of Object.values(created.json.uploads)) expect(upload.method).toBe('put');
-  const ids = await putUploads(page, created.json.uploads, files.map((f) => f.url));
+  const ids = await putUploads(
+    page,
+    created.json.uploads,
+    files.map((f) => f.url),
+  );
   const started = await api<{ status: string }>('POST', `/jobs/${created.json.jobId}/process`);
   expect(started.status, JSON.stringify(started.json)).toBe(200);
   expect(started.json.status).toBe('syncing');
@@ -150,14 +216,27 @@ test('uploaded fixture files sync to truth.json and the job goes on to speaker d
   expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
   const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
   const errors = offsetErrors(synced, expected);
-  console.log('[engine] offset errors (ms):', errors.map((e) => e.toFixed(2)).join(', '), 'history:', JSON.stringify(await call<History>('history')));
+  console.log(
+    '[engine] offset errors (ms):',
+    errors.map((e) => e.toFixed(2)).join(', '),
+    'history:',
+    JSON.stringify(await call<History>('history')),
+  );
   for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
   expect(median(errors)).toBeLessThanOrEqual(1);
-  for (const [i, s] of synced.job.sources.entries()) expect(Math.abs(s.durationMs! - cams[i]!.durationMs)).toBeLessThan(100);
+  for (const [i, s] of synced.job.sources.entries())
+    expect(Math.abs(s.durationMs! - cams[i]!.durationMs)).toBeLessThan(100);
 
   // Speaker detection on the first camera's audio (no audio sources): turns, and the mix as audioUrl.
   const after = await waitForJob(jobId, (v) => !['syncing', 'diarizing'].includes(v.job.status), 90_000);
-  console.log('[engine] after diarizing:', after.job.status, after.job.error_message, 'turns:', after.job.turns.length, JSON.stringify((await call<History>('history')).filter((h) => h.stage === 'diarizing')));
+  console.log(
+    '[engine] after diarizing:',
+    after.job.status,
+    after.job.error_message,
+    'turns:',
+    after.job.turns.length,
+    JSON.stringify((await call<History>('history')).filter((h) => h.stage === 'diarizing')),
+  );
   expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
   expect(after.job.turns.length).toBeGreaterThan(0);
   expect(after.audioUrl).not.toBeNull();
@@ -174,7 +253,12 @@ test('uploaded fixture files sync to truth.json and the job goes on to speaker d
 
   // The camera map is computed from sampled frames (or the job moved on without one).
   const mapped = await waitForJob(jobId, (v) => v.job.camera_map !== null || v.job.status !== 'mapping', 60_000);
-  console.log('[engine] camera map:', JSON.stringify(mapped.job.camera_map), 'history:', JSON.stringify(await call<History>('history')));
+  console.log(
+    '[engine] camera map:',
+    JSON.stringify(mapped.job.camera_map),
+    'history:',
+    JSON.stringify(await call<History>('history')),
+  );
   expect(mapped.job.camera_map).not.toBeNull();
   expect(mapped.job.camera_map!.cameras.map((c) => c.sourceId).sort()).toEqual([...ids].sort());
   mappedJob = { jobId, ids, speakers: [...new Set(after.job.turns.map((t) => t.speaker))] };
@@ -184,7 +268,10 @@ test('rendering: a mapped job renders through the render worker and completes wi
   expect(mappedJob, 'the first test left a job in mapping').toBeDefined();
   const { jobId, ids, speakers } = mappedJob!;
   // Speaker i on camera i (the fixture's close-ups); the rest on the last camera.
-  const tracks = ids.map((sourceId, i) => ({ sourceId, speakers: i < ids.length - 1 ? speakers.slice(i, i + 1) : speakers.slice(i) }));
+  const tracks = ids.map((sourceId, i) => ({
+    sourceId,
+    speakers: i < ids.length - 1 ? speakers.slice(i, i + 1) : speakers.slice(i),
+  }));
   const mapped = await api<{ cuts: unknown[] }>('POST', `/jobs/${jobId}/tracks`, { tracks });
   expect(mapped.status, JSON.stringify(mapped.json)).toBe(200);
   const render = await api<{ status: string }>('POST', `/jobs/${jobId}/render`);
@@ -206,7 +293,17 @@ test('rendering: a mapped job renders through the render worker and completes wi
   // Native ffprobe reads the rendered file: an H.264 video stream and a duration.
   const out = join(FORMATS, `render-${process.pid}.mp4`);
   writeFileSync(out, Buffer.from(file.base64, 'base64'));
-  const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name:format=duration', '-of', 'json', out]).toString()) as {
+  const probe = JSON.parse(
+    execFileSync('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'stream=codec_type,codec_name:format=duration',
+      '-of',
+      'json',
+      out,
+    ]).toString(),
+  ) as {
     streams: Array<{ codec_type: string; codec_name: string }>;
     format: { duration: string };
   };
@@ -234,7 +331,9 @@ test('rendering: a mapped job renders through the render worker and completes wi
 
 test('a reload mid-sync resumes: the job still completes syncing', async () => {
   const cams = truth.sources.slice(3, 6);
-  const { jobId, ids } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })));
+  const { jobId, ids } = await createAndStart(
+    cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
+  );
   // Reload at once: the syncing stage (about 2 s) is running or queued.
   const before = await call<History>('history');
   expect(before.some((h) => h.jobId === jobId)).toBe(false);
@@ -301,7 +400,11 @@ test('a source without usable audio is retried once automatically, then fails na
   expect(again.job.error_message).toContain('Muted camera');
   // The history entry follows the report that failed the job by a moment.
   let more: History = [];
-  for (const until = Date.now() + 5000; more.length <= 2 && Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+  for (
+    const until = Date.now() + 5000;
+    more.length <= 2 && Date.now() < until;
+    await new Promise((r) => setTimeout(r, 50))
+  ) {
     more = (await call<History>('history')).filter((h) => h.jobId === jobId);
   }
   expect(more.length).toBeGreaterThan(2);

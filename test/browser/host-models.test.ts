@@ -26,7 +26,10 @@ const SITE = join(ROOT, '.cache/host-models-site');
 const TEST_MODELS = join(ROOT, '.cache/host-models-test-models');
 const SEGMENTATION_FILE = 'pyannote-segmentation-3.0.int8.onnx';
 const absent = !existsSync(SEGMENTATION_MODEL_PATH);
-if (absent) console.warn(`[host-models] skipped: ${SEGMENTATION_MODEL_PATH} not found (the host-supplied segmentation model lives outside the repository)`);
+if (absent)
+  console.warn(
+    `[host-models] skipped: ${SEGMENTATION_MODEL_PATH} not found (the host-supplied segmentation model lives outside the repository)`,
+  );
 
 let chromium: LaunchedChromium;
 let server: StaticServer;
@@ -44,7 +47,13 @@ describe.skipIf(absent)('host-supplied models in the engine', () => {
       pages: { engine: ENGINE_PAGE },
       outDir: SITE,
       sw: true,
-      links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixture.dir, 'host-models': dirname(SEGMENTATION_MODEL_PATH), 'test-models': TEST_MODELS },
+      links: {
+        wasm: join(ROOT, 'wasm'),
+        models: join(ROOT, 'models'),
+        fixture: fixture.dir,
+        'host-models': dirname(SEGMENTATION_MODEL_PATH),
+        'test-models': TEST_MODELS,
+      },
     });
     server = await serveStatic(SITE);
     chromium = await launchChromium();
@@ -53,10 +62,16 @@ describe.skipIf(absent)('host-supplied models in the engine', () => {
     await page.goto(`${server.origin}${ENGINE_PAGE}`);
     await page.waitForSelector('body[data-ready="1"]');
     // Relative URLs: the runner resolves them against the page.
-    const started = await callEngine<{ apiKey: string | null }>(page, 'start', `multicam-host-models-${process.pid}-${Date.now()}`, true, {
-      segmentationModelUrl: `/host-models/${SEGMENTATION_FILE}`,
-      embeddingModelUrl: '/test-models/embedding-test-double.onnx',
-    });
+    const started = await callEngine<{ apiKey: string | null }>(
+      page,
+      'start',
+      `multicam-host-models-${process.pid}-${Date.now()}`,
+      true,
+      {
+        segmentationModelUrl: `/host-models/${SEGMENTATION_FILE}`,
+        embeddingModelUrl: '/test-models/embedding-test-double.onnx',
+      },
+    );
     apiKey = started.apiKey!;
   }, FIXTURE_TIMEOUT_MS + 120_000);
 
@@ -86,7 +101,9 @@ describe.skipIf(absent)('host-supplied models in the engine', () => {
     const until = Date.now() + 90_000;
     let runs: StageRunRecord[] = [];
     while (Date.now() < until) {
-      runs = (await callEngine<StageRunRecord[]>(on, 'history')).filter((h) => h.jobId === jobId && h.stage === 'diarizing');
+      runs = (await callEngine<StageRunRecord[]>(on, 'history')).filter(
+        (h) => h.jobId === jobId && h.stage === 'diarizing',
+      );
       if (runs.length > 0) break;
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -110,16 +127,24 @@ describe.skipIf(absent)('host-supplied models in the engine', () => {
       await other.goto(`${server.origin}${ENGINE_PAGE}`);
       await other.waitForSelector('body[data-ready="1"]');
       // The embedding test double in the segmentation slot: not segmentation-3.0.
-      const started = await callEngine<{ apiKey: string | null }>(other, 'start', `multicam-host-models-bad-${process.pid}-${Date.now()}`, true, {
-        segmentationModelUrl: '/test-models/embedding-test-double.onnx',
-      });
+      const started = await callEngine<{ apiKey: string | null }>(
+        other,
+        'start',
+        `multicam-host-models-bad-${process.pid}-${Date.now()}`,
+        true,
+        {
+          segmentationModelUrl: '/test-models/embedding-test-double.onnx',
+        },
+      );
       const jobId = await startJob(other, started.apiKey!);
       const runs = await diarizingRuns(other, jobId);
       const job = (await engineApi<GetJobResponse>(other, started.apiKey!, 'GET', `/jobs/${jobId}`)).json.job;
       console.log('[host-models] wrong model:', JSON.stringify(runs), job.status, job.error_message);
       expect(runs.map((r) => r.outcome)).toEqual(['failed']);
       const modelUrl = `${server.origin}/test-models/embedding-test-double.onnx`;
-      expect(runs[0]!.failure?.message).toContain(`speaker detection: the segmentation model ${modelUrl} cannot be used`);
+      expect(runs[0]!.failure?.message).toContain(
+        `speaker detection: the segmentation model ${modelUrl} cannot be used`,
+      );
       expect(job.status).toBe('failed');
       expect(job.error_message).toContain(modelUrl);
     } finally {

@@ -8,7 +8,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
-import { buildMediaPage, makeMediaFiles, MEDIA_CASES, MEDIA_FILES, MEDIA_PAGE, MEDIA_SITE, nativeDecode, type MediaTestApi } from './media-page.ts';
+import {
+  buildMediaPage,
+  makeMediaFiles,
+  MEDIA_CASES,
+  MEDIA_FILES,
+  MEDIA_PAGE,
+  MEDIA_SITE,
+  nativeDecode,
+  type MediaTestApi,
+} from './media-page.ts';
 
 let chromium: LaunchedChromium;
 let server: StaticServer;

@@ -47,7 +47,14 @@ interface Summary {
   failedAtStatus: string | null;
   nextAction: { type: string };
 }
-type History = Array<{ jobId: string; stage: string; outcome: string; elapsedMs: number; failure?: { message: string }; metrics?: Record<string, number> }>;
+type History = Array<{
+  jobId: string;
+  stage: string;
+  outcome: string;
+  elapsedMs: number;
+  failure?: { message: string };
+  metrics?: Record<string, number>;
+}>;
 
 async function buildEngineSite(fixtureDir: string): Promise<void> {
   await buildSite({
@@ -60,9 +67,15 @@ async function buildEngineSite(fixtureDir: string): Promise<void> {
 
 const call = <T>(fn: string, ...args: unknown[]): Promise<T> => callEngine<T>(page, fn, ...args);
 
-const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => engineApi<T>(page, apiKey, method, path, body);
+const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> =>
+  engineApi<T>(page, apiKey, method, path, body);
 
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number, each?: (v: T) => void): Promise<T> {
+async function waitFor<T>(
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  timeoutMs: number,
+  each?: (v: T) => void,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();
@@ -72,7 +85,8 @@ async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeo
   }
 }
 const getJob = async (jobId: string): Promise<JobView> => (await api<JobView>('GET', `/jobs/${jobId}`)).json;
-const getSummary = async (jobId: string): Promise<Summary> => (await api<Summary>('GET', `/jobs/${jobId}?view=summary`)).json;
+const getSummary = async (jobId: string): Promise<Summary> =>
+  (await api<Summary>('GET', `/jobs/${jobId}?view=summary`)).json;
 
 /** A record of the engine's IndexedDB store (raw API: the test reaches past the contract to damage storage). */
 function idbGet<T>(store: string, key: string): Promise<T> {
@@ -122,7 +136,10 @@ function moveChunk(from: [string, number], to: [string, number]): Promise<void> 
 }
 
 /** Downloads `url` in the page and checks it plays in a <video> for a second. */
-async function downloadAndPlay(url: string, file: string): Promise<{ duration: number; played: number; width: number }> {
+async function downloadAndPlay(
+  url: string,
+  file: string,
+): Promise<{ duration: number; played: number; width: number }> {
   const got = await page.evaluate(async (u) => {
     const r = await fetch(u);
     const blob = await r.blob();
@@ -186,17 +203,36 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   const jobId = created.json.jobId;
   const ids = await putUploads(page, created.json.uploads, urls);
   expect((await api('POST', `/jobs/${jobId}/process`)).status).toBe(200);
-  const mapping = await waitFor(() => getJob(jobId), (v) => v.job.status !== 'syncing' && v.job.status !== 'diarizing', 70_000);
+  const mapping = await waitFor(
+    () => getJob(jobId),
+    (v) => v.job.status !== 'syncing' && v.job.status !== 'diarizing',
+    70_000,
+  );
   expect(mapping.job.status, mapping.job.error_message ?? '').toBe('mapping');
   // The camera map is computed in mapping; the tracks are submitted once it is there, as a client would.
-  expect((await waitFor(() => getJob(jobId), (v) => v.job.camera_map !== null || v.job.status !== 'mapping', 40_000)).job.status).toBe('mapping');
+  expect(
+    (
+      await waitFor(
+        () => getJob(jobId),
+        (v) => v.job.camera_map !== null || v.job.status !== 'mapping',
+        40_000,
+      )
+    ).job.status,
+  ).toBe('mapping');
   const speakers = [...new Set(mapping.job.turns.map((t) => t.speaker))];
-  const tracks = ids.map((sourceId, i) => ({ sourceId, speakers: i < ids.length - 1 ? speakers.slice(i, i + 1) : speakers.slice(i) }));
+  const tracks = ids.map((sourceId, i) => ({
+    sourceId,
+    speakers: i < ids.length - 1 ? speakers.slice(i, i + 1) : speakers.slice(i),
+  }));
   const mapped = await api('POST', `/jobs/${jobId}/tracks`, { tracks });
   expect(mapped.status, JSON.stringify(mapped.json)).toBe(200);
   expect((await getSummary(jobId)).status).toBe('ready');
   // Silence removal, so the render has ranges to skip.
-  const recut = await api<{ cuts: Cut[]; removedRanges: TimeRange[]; savedMs: number }>('POST', `/jobs/${jobId}/recut`, { presetId: 'balanced', silence: { mode: 'remove', minPauseSec: 0.5 } });
+  const recut = await api<{ cuts: Cut[]; removedRanges: TimeRange[]; savedMs: number }>(
+    'POST',
+    `/jobs/${jobId}/recut`,
+    { presetId: 'balanced', silence: { mode: 'remove', minPauseSec: 0.5 } },
+  );
   expect(recut.status).toBe(200);
   expect(recut.json.removedRanges.length).toBeGreaterThan(0);
   const tProcessed = Date.now();
@@ -208,7 +244,11 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   const asideKey: [string, number] = [`aside-${chunkKey[0]}`, 0];
   await moveChunk(chunkKey, asideKey);
   expect((await api('POST', `/jobs/${jobId}/render`)).status).toBe(200);
-  const failed = await waitFor(() => getSummary(jobId), (s) => s.status === 'failed', 20_000);
+  const failed = await waitFor(
+    () => getSummary(jobId),
+    (s) => s.status === 'failed',
+    20_000,
+  );
   expect(failed).toMatchObject({ status: 'failed', failedAtStatus: 'rendering' });
   const failedRuns = (await call<History>('history')).filter((h) => h.jobId === jobId && h.stage === 'rendering');
   expect(failedRuns.map((h) => h.outcome)).toEqual(['failed', 'failed']);
@@ -221,9 +261,14 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   expect(retried.status, JSON.stringify(retried.json)).toBe(200);
   expect(retried.json.status).toBe('rendering');
   const progress: number[] = [];
-  const complete = await waitFor(() => getSummary(jobId), (s) => s.status !== 'rendering', 40_000, (s) => {
-    if (s.status === 'rendering' && s.progress !== null) progress.push(s.progress);
-  });
+  const complete = await waitFor(
+    () => getSummary(jobId),
+    (s) => s.status !== 'rendering',
+    40_000,
+    (s) => {
+      if (s.status === 'rendering' && s.progress !== null) progress.push(s.progress);
+    },
+  );
   expect(complete.status).toBe('complete');
   expect(complete.progress).toBeNull();
   expect(complete.outputUrl).toEqual(expect.any(String));
@@ -243,13 +288,79 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   const keptMs = pieces.reduce((s, p) => s + p.endMs - p.startMs, 0);
   const file = join(OUT, 'first.mp4');
   const played = await downloadAndPlay(view.job.output_url!, file);
-  const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type,codec_name', '-of', 'json', file]).toString()) as { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string }> };
-  console.log('[render-e2e] output:', JSON.stringify({ keptMs, removed: removed.length, pieces: pieces.length, played, probe, runs: (await call<History>('history')).filter((h) => h.jobId === jobId && h.stage === 'rendering').map((h) => h.metrics ?? h.outcome) }));
+  const probe = JSON.parse(
+    execFileSync('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'format=duration:stream=codec_type,codec_name',
+      '-of',
+      'json',
+      file,
+    ]).toString(),
+  ) as { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string }> };
+  console.log(
+    '[render-e2e] output:',
+    JSON.stringify({
+      keptMs,
+      removed: removed.length,
+      pieces: pieces.length,
+      played,
+      probe,
+      runs: (await call<History>('history'))
+        .filter((h) => h.jobId === jobId && h.stage === 'rendering')
+        .map((h) => h.metrics ?? h.outcome),
+    }),
+  );
   expect(played.played).toBeGreaterThanOrEqual(1);
   expect(played.width).toBe(640);
-  const videoStreamMs = 1000 * Number(execFileSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries", "stream=duration", "-of", "csv=p=0", file]).toString().trim());
-  const audioStreamMs = 1000 * Number(execFileSync("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration,start_time", "-of", "csv=p=0", file]).toString().trim().split(",").at(-1));
-  console.log("[render-e2e] durations", JSON.stringify({ keptMs, element: played.duration * 1000, videoStreamMs, audioStreamMs, format: Number(probe.format.duration) * 1000 }));
+  const videoStreamMs =
+    1000 *
+    Number(
+      execFileSync('ffprobe', [
+        '-v',
+        'error',
+        '-select_streams',
+        'v:0',
+        '-count_packets',
+        '-show_entries',
+        'stream=duration',
+        '-of',
+        'csv=p=0',
+        file,
+      ])
+        .toString()
+        .trim(),
+    );
+  const audioStreamMs =
+    1000 *
+    Number(
+      execFileSync('ffprobe', [
+        '-v',
+        'error',
+        '-select_streams',
+        'a:0',
+        '-show_entries',
+        'stream=duration,start_time',
+        '-of',
+        'csv=p=0',
+        file,
+      ])
+        .toString()
+        .trim()
+        .split(',')
+        .at(-1),
+    );
+  console.log(
+    '[render-e2e] durations',
+    JSON.stringify({
+      keptMs,
+      element: played.duration * 1000,
+      videoStreamMs,
+      audioStreamMs,
+      format: Number(probe.format.duration) * 1000,
+    }),
+  );
   expect(Math.abs(played.duration * 1000 - keptMs)).toBeLessThanOrEqual(FRAME_MS);
   expect(Math.abs(Number(probe.format.duration) * 1000 - keptMs)).toBeLessThanOrEqual(FRAME_MS);
   expect(probe.streams.map((s) => `${s.codec_type}:${s.codec_name}`).sort()).toEqual(['audio:aac', 'video:h264']);
@@ -262,7 +373,10 @@ test('upload → process → mapping → ready → render (retried, failed, retr
     const len = p.endMs - p.startMs;
     if (len >= 3 * FRAME_MS) {
       const { width, height, rgb } = decodeRgbFrame(file, (outMs + len / 2) / 1000, 320);
-      expect(readMarker(rgb, width, height, truth.marker), `piece ${k} (${p.sourceId}) at ${((outMs + len / 2) / 1000).toFixed(2)} s`).toBe(markerOf.get(p.sourceId));
+      expect(
+        readMarker(rgb, width, height, truth.marker),
+        `piece ${k} (${p.sourceId}) at ${((outMs + len / 2) / 1000).toFixed(2)} s`,
+      ).toBe(markerOf.get(p.sourceId));
     }
     outMs += len;
     const next = pieces[k + 1];
@@ -290,7 +404,11 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   const patched = await api('PATCH', `/jobs/${jobId}/cuts`, { cuts: edited });
   expect(patched.status, JSON.stringify(patched.json)).toBe(200);
   expect((await api('POST', `/jobs/${jobId}/render`)).status).toBe(200);
-  const again = await waitFor(() => getSummary(jobId), (s) => s.status !== 'rendering', 40_000);
+  const again = await waitFor(
+    () => getSummary(jobId),
+    (s) => s.status !== 'rendering',
+    40_000,
+  );
   expect(again.status).toBe('complete');
   const second = join(OUT, 'second.mp4');
   const view2 = await getJob(jobId);
@@ -300,11 +418,15 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   let best = { len: 0, midMs: 0 };
   for (const p of keptPieces(edited, removed)) {
     const len = p.endMs - p.startMs;
-    if (p.startMs >= cuts[at]!.startMs && p.endMs <= cuts[at]!.endMs && len > best.len) best = { len, midMs: out2 + len / 2 };
+    if (p.startMs >= cuts[at]!.startMs && p.endMs <= cuts[at]!.endMs && len > best.len)
+      best = { len, midMs: out2 + len / 2 };
     out2 += len;
   }
   const frame = decodeRgbFrame(second, best.midMs / 1000, 320);
-  expect(readMarker(frame.rgb, frame.width, frame.height, truth.marker), `moved cut ${at} at ${(best.midMs / 1000).toFixed(2)} s`).toBe(markerOf.get(moved));
+  expect(
+    readMarker(frame.rgb, frame.width, frame.height, truth.marker),
+    `moved cut ${at} at ${(best.midMs / 1000).toFixed(2)} s`,
+  ).toBe(markerOf.get(moved));
   expect(markerOf.get(moved)).not.toBe(markerOf.get(cuts[at]!.sourceId));
 
   // ---- approveJob ----
@@ -313,8 +435,12 @@ test('upload → process → mapping → ready → render (retried, failed, retr
   expect(approved.json.status).toBe('approved');
   expect((await getSummary(jobId)).status).toBe('approved');
   const posts = await receiver.waitForPosts(6, 15_000);
-  const events = posts.map((p) => JSON.parse(p.body) as { jobId: string; status: string; outputUrl?: string }).filter((b) => b.jobId === jobId);
+  const events = posts
+    .map((p) => JSON.parse(p.body) as { jobId: string; status: string; outputUrl?: string })
+    .filter((b) => b.jobId === jobId);
   expect(events.map((e) => e.status)).toEqual(['mapping', 'ready', 'failed', 'complete', 'complete', 'approved']);
   expect(events.at(-1)!.outputUrl).toEqual(expect.stringContaining('/signed/files/'));
-  console.log(`[render-e2e] timings: process ${tProcessed - t0} ms, fail+retry+render+checks ${tFirst - tProcessed} ms, re-render+approve ${Date.now() - tFirst} ms`);
+  console.log(
+    `[render-e2e] timings: process ${tProcessed - t0} ms, fail+retry+render+checks ${tFirst - tProcessed} ms, re-render+approve ${Date.now() - tFirst} ms`,
+  );
 }, 150_000);

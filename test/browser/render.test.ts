@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildRenderSite, RENDER_PAGE, ROOT, type PageRenderOptions, type PageRenderSummary } from '../../bench/render/render-site.ts';
+import {
+  buildRenderSite,
+  RENDER_PAGE,
+  ROOT,
+  type PageRenderOptions,
+  type PageRenderSummary,
+} from '../../bench/render/render-site.ts';
 import type { Cut, TimeRange } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
@@ -42,7 +48,14 @@ afterAll(async () => {
 const cameras = () => truth.sources.filter((s) => s.kind === 'video').slice(0, 3);
 
 function sources(): PageRenderOptions['sources'] {
-  return cameras().map((s) => ({ id: s.label, kind: 'video' as const, url: `/fixture/${s.file}`, offsetMs: s.offsetMs, driftPpm: s.driftPpm, durationMs: s.durationMs }));
+  return cameras().map((s) => ({
+    id: s.label,
+    kind: 'video' as const,
+    url: `/fixture/${s.file}`,
+    offsetMs: s.offsetMs,
+    driftPpm: s.driftPpm,
+    durationMs: s.durationMs,
+  }));
 }
 
 /** A cut every 2.4 s cycling through the three cameras, over the span all three recorded. */
@@ -52,12 +65,16 @@ function edit(): { cuts: Cut[]; removedRanges: TimeRange[] } {
   const end = Math.floor(Math.min(...cams.map((c) => c.endRefMs)) / 100) * 100 - 200;
   const cuts: Cut[] = [];
   let k = 0;
-  for (let t = start; t < end; t += 2400, k++) cuts.push({ sourceId: cams[k % 3]!.label, startMs: t, endMs: Math.min(end, t + 2400) });
+  for (let t = start; t < end; t += 2400, k++)
+    cuts.push({ sourceId: cams[k % 3]!.label, startMs: t, endMs: Math.min(end, t + 2400) });
   // Two removed ranges whose both edges fall in speech (a splice there clicks unless faded):
   // the first inside a cut, the second from its first candidate after a camera switch.
   const speaking = (t: number) => truth.turns.some((u) => u.startMs <= t - 150 && u.endMs >= t + 150);
   const removedRanges: TimeRange[] = [];
-  for (const [from, len] of [[start + 2600, 700], [start + 6400, 1100]] as const) {
+  for (const [from, len] of [
+    [start + 2600, 700],
+    [start + 6400, 1100],
+  ] as const) {
     for (let a = from; a < end - len - 500; a += 50) {
       if (speaking(a) && speaking(a + len)) {
         removedRanges.push({ startMs: a, endMs: a + len });
@@ -69,11 +86,37 @@ function edit(): { cuts: Cut[]; removedRanges: TimeRange[] } {
 }
 
 async function render(o: Partial<PageRenderOptions> = {}): Promise<PageRenderSummary> {
-  return page.evaluate((opts) => window.renderTest.render(opts), { ...edit(), sources: sources(), ...o } as PageRenderOptions);
+  return page.evaluate((opts) => window.renderTest.render(opts), {
+    ...edit(),
+    sources: sources(),
+    ...o,
+  } as PageRenderOptions);
 }
 
-function ffprobe(path: string): { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string; nb_frames?: string; nb_read_frames?: string; duration?: string; width?: number; height?: number; profile?: string; sample_rate?: string }> } {
-  const r = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-show_format', '-show_streams', '-of', 'json', path]);
+function ffprobe(path: string): {
+  format: { duration: string };
+  streams: Array<{
+    codec_type: string;
+    codec_name: string;
+    nb_frames?: string;
+    nb_read_frames?: string;
+    duration?: string;
+    width?: number;
+    height?: number;
+    profile?: string;
+    sample_rate?: string;
+  }>;
+} {
+  const r = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-count_frames',
+    '-show_format',
+    '-show_streams',
+    '-of',
+    'json',
+    path,
+  ]);
   if (r.status !== 0) throw new Error(`ffprobe ${path}: ${r.stderr.toString()}`);
   return JSON.parse(r.stdout.toString());
 }
@@ -88,7 +131,9 @@ describe('render of the tiny fixture', () => {
     file = join(OUT, 'tiny.mp4');
     writeFileSync(file, Buffer.from(summary.fileBase64!, 'base64'));
     const r = summary.result!;
-    console.log(`render: ${r.frames} frames ${r.width}×${r.height}@${r.fps} ${r.videoCodecString} + ${r.audioCodec} (${r.audioEncoder}), ${r.bytes} bytes, ${r.elapsedMs.toFixed(0)} ms (${((r.frames / r.elapsedMs) * 1000).toFixed(1)} fps), ${summary.writes} sink writes`);
+    console.log(
+      `render: ${r.frames} frames ${r.width}×${r.height}@${r.fps} ${r.videoCodecString} + ${r.audioCodec} (${r.audioEncoder}), ${r.bytes} bytes, ${r.elapsedMs.toFixed(0)} ms (${((r.frames / r.elapsedMs) * 1000).toFixed(1)} fps), ${summary.writes} sink writes`,
+    );
   }, 180_000);
 
   test('the output plays in a <video> and lasts the kept timeline ± 1 frame', () => {
@@ -104,7 +149,8 @@ describe('render of the tiny fixture', () => {
     const v = summary.video as { duration: number };
     expect(Math.abs(v.duration * 1000 - r.keptMs)).toBeLessThanOrEqual(frameMs);
     const { cuts, removedRanges } = edit();
-    const covered = cuts.reduce((s, c) => s + c.endMs - c.startMs, 0) - removedRanges.reduce((s, x) => s + x.endMs - x.startMs, 0);
+    const covered =
+      cuts.reduce((s, c) => s + c.endMs - c.startMs, 0) - removedRanges.reduce((s, x) => s + x.endMs - x.startMs, 0);
     expect(Math.abs(r.keptMs - covered)).toBeLessThan(1e-6);
   });
 
@@ -165,7 +211,7 @@ describe('render of the tiny fixture', () => {
     expect(r.joinsMs.length).toBe(2);
     expect(edit().removedRanges.length).toBe(2);
     const x = decodeAudio(file, 48_000);
-    expect(Math.abs((x.length / 48) - r.keptMs)).toBeLessThan(1000 / r.fps);
+    expect(Math.abs(x.length / 48 - r.keptMs)).toBeLessThan(1000 / r.fps);
     const control = await render({ output: { fadeMs: 0 } });
     expect(control.error).toBeUndefined();
     const cfile = join(OUT, 'tiny-nofade.mp4');
@@ -174,7 +220,9 @@ describe('render of the tiny fixture', () => {
     // AAC's encoder delay is compensated in the file, so output time t is sample t·48 (± a few).
     const faded = r.joinsMs.map((j) => clickScore(x, 48_000, j));
     const hard = r.joinsMs.map((j) => clickScore(y, 48_000, j));
-    console.log(`click score at joins: crossfaded ${faded.map((v) => v.toFixed(2)).join(', ')}; no fade ${hard.map((v) => v.toFixed(2)).join(', ')}`);
+    console.log(
+      `click score at joins: crossfaded ${faded.map((v) => v.toFixed(2)).join(', ')}; no fade ${hard.map((v) => v.toFixed(2)).join(', ')}`,
+    );
     for (const f of faded) expect(f).toBeLessThan(1);
     // The detector does see a hard splice: every join of the no-fade control stands out.
     for (const h of hard) expect(h).toBeGreaterThan(1.2);
@@ -193,7 +241,14 @@ describe('other outputs', () => {
     const s = await render({ output: { container: 'webm', width: 320, height: 180 } });
     if (s.error) throw new Error(`${s.error.name}: ${s.error.message}`);
     const r = s.result!;
-    expect(r).toMatchObject({ container: 'webm', videoCodec: 'vp9', audioCodec: 'opus', audioEncoder: 'webcodecs', width: 320, height: 180 });
+    expect(r).toMatchObject({
+      container: 'webm',
+      videoCodec: 'vp9',
+      audioCodec: 'opus',
+      audioEncoder: 'webcodecs',
+      width: 320,
+      height: 180,
+    });
     expect(s.video).toMatchObject({ width: 320, height: 180 });
     const file = join(OUT, 'tiny.webm');
     writeFileSync(file, Buffer.from(s.fileBase64!, 'base64'));
@@ -205,14 +260,22 @@ describe('other outputs', () => {
     // The marker survives the downscale: read it from the middle of the second segment.
     const seg = r.segments[1]!;
     const { width, height, rgb } = decodeRgbFrame(file, (seg.outStartMs + seg.outEndMs) / 2000, 320);
-    expect(readMarker(rgb, width, height, truth.marker)).toBe(cameras().find((c) => c.label === seg.sourceId)!.markerIndex);
+    expect(readMarker(rgb, width, height, truth.marker)).toBe(
+      cameras().find((c) => c.label === seg.sourceId)!.markerIndex,
+    );
   });
 
   test('ffmpeg.wasm libx264 fallback (forced): plays, right frame count, right cameras', async () => {
     const s = await render({ output: { videoEncoder: 'ffmpeg.wasm', width: 320, height: 180 } });
     if (s.error) throw new Error(`${s.error.name}: ${s.error.message}`);
     const r = s.result!;
-    expect(r).toMatchObject({ videoEncoder: 'ffmpeg.wasm', videoCodec: 'avc', audioCodec: 'aac', width: 320, height: 180 });
+    expect(r).toMatchObject({
+      videoEncoder: 'ffmpeg.wasm',
+      videoCodec: 'avc',
+      audioCodec: 'aac',
+      width: 320,
+      height: 180,
+    });
     expect(r.videoCodecString).toMatch(/^avc1\.64/);
     expect(s.video).toMatchObject({ width: 320, height: 180 });
     const v = s.video as { duration: number };

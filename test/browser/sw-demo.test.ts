@@ -26,14 +26,16 @@ afterAll(async () => {
 });
 
 test('the demo page runs the service worker and lists jobs through it', async () => {
-  expect(await page.getAttribute('body', 'data-ready'), await page.textContent('#status') ?? '').toBe('1');
+  expect(await page.getAttribute('body', 'data-ready'), (await page.textContent('#status')) ?? '').toBe('1');
   expect(await page.textContent('#log')).toMatch(/GET \/api\/jobs → 200 \(served by service-worker\)/);
   expect(await page.isVisible('#no-jobs')).toBe(true);
 });
 
 test('the demo page runs the engine: it holds the engine Web Lock', async () => {
   const held = await page.evaluate(async () => {
-    const multicam = (window as unknown as { multicam: { instance: { engine: { started: Promise<void>; active: boolean } | null } } }).multicam;
+    const multicam = (
+      window as unknown as { multicam: { instance: { engine: { started: Promise<void>; active: boolean } | null } } }
+    ).multicam;
     await multicam.instance.engine?.started;
     const state = await navigator.locks.query();
     return { active: multicam.instance.engine?.active ?? false, locks: (state.held ?? []).map((lock) => lock.name) };
@@ -84,7 +86,10 @@ test('the settings page creates and revokes keys and rotates the signing secret'
   const row = page.locator('#keys tr[data-new="1"]');
   await row.getByRole('button', { name: 'Revoke' }).click();
   await expect.poll(() => page.locator('#keys tr', { hasText: 'revoked' }).count()).toBeGreaterThan(0);
-  const status = await page.evaluate(async (key) => (await fetch('/api/jobs', { headers: { authorization: `Bearer ${key}` } })).status, newKey);
+  const status = await page.evaluate(
+    async (key) => (await fetch('/api/jobs', { headers: { authorization: `Bearer ${key}` } })).status,
+    newKey,
+  );
   expect(status).toBe(401);
 
   const before = await page.textContent('#secrets li:first-child');

@@ -4,7 +4,12 @@
  * host-resolver rules, so only the worker can answer), and leaves every other URL alone.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startBrowserRun, SERVED_BY_HEADER, type BrowserRun, type HarnessPageHandle } from '../contract/browser-harness.ts';
+import {
+  startBrowserRun,
+  SERVED_BY_HEADER,
+  type BrowserRun,
+  type HarnessPageHandle,
+} from '../contract/browser-harness.ts';
 
 let run: BrowserRun;
 let harness: HarnessPageHandle;

@@ -8,7 +8,12 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CreateJobResponse, GetJobResponse, MultipartUpload, PutUpload } from '../../src/contract/types.ts';
-import { startBrowserRun, SERVED_BY_HEADER, type BrowserRun, type HarnessPageHandle } from '../contract/browser-harness.ts';
+import {
+  startBrowserRun,
+  SERVED_BY_HEADER,
+  type BrowserRun,
+  type HarnessPageHandle,
+} from '../contract/browser-harness.ts';
 
 const BIG = 150 * 1024 * 1024;
 /** Deliberately not a multiple of any chunk or block size. */
@@ -23,7 +28,11 @@ let sourceUrls: Record<string, string>;
 let bigId: string;
 let smallId: string;
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Record<string, string> }> {
+async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T; headers: Record<string, string> }> {
   const res = await harness.call('request', `${harness.baseUrl}${path}`, {
     method,
     headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
@@ -64,10 +73,14 @@ test('a 150 MB multipart upload and a single PUT are stored through the service 
   const partUrls = new Map<number, string>(multipart.urls.map((url, i) => [i + 1, url]));
   const missing = Array.from({ length: multipart.partCount }, (_, i) => i + 1).filter((n) => !partUrls.has(n));
   for (let i = 0; i < missing.length; i += 16) {
-    const res = await api<{ urls: Record<string, string> }>('POST', `/jobs/${created.body.jobId}/sources/${bigId}/parts`, {
-      uploadId: multipart.uploadId,
-      partNumbers: missing.slice(i, i + 16),
-    });
+    const res = await api<{ urls: Record<string, string> }>(
+      'POST',
+      `/jobs/${created.body.jobId}/sources/${bigId}/parts`,
+      {
+        uploadId: multipart.uploadId,
+        partNumbers: missing.slice(i, i + 16),
+      },
+    );
     expect(res.status).toBe(200);
     for (const [n, url] of Object.entries(res.body.urls)) partUrls.set(Number(n), url);
   }
@@ -75,11 +88,20 @@ test('a 150 MB multipart upload and a single PUT are stored through the service 
     const url = partUrls.get(n);
     expect(url, `part ${n} URL`).toBeDefined();
     const start = (n - 1) * multipart.partSize;
-    const put = await harness.call('putGenerated', url as string, SEED_BIG, start, Math.min(BIG, start + multipart.partSize));
+    const put = await harness.call(
+      'putGenerated',
+      url as string,
+      SEED_BIG,
+      start,
+      Math.min(BIG, start + multipart.partSize),
+    );
     expect(put.status, `part ${n}: ${put.text}`).toBe(200);
     expect(put.headers[SERVED_BY_HEADER]).toBe('service-worker');
   }
-  const completed = await api<{ ok: boolean }>('POST', '/uploads/complete', { key: multipart.key, uploadId: multipart.uploadId });
+  const completed = await api<{ ok: boolean }>('POST', '/uploads/complete', {
+    key: multipart.key,
+    uploadId: multipart.uploadId,
+  });
   expect(completed.status).toBe(200);
   expect(completed.body).toEqual({ ok: true });
 

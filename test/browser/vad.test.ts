@@ -64,13 +64,17 @@ test('Silero VAD on WebGPU gives wasm’s probabilities and the same speech segm
   try {
     gpu = await chromium.run(input, { provider: 'webgpu', lanes: 1, allowFallbackAdapter: true });
   } catch (error) {
-    throw new Error(`WebGPU did not run in Chromium with --enable-unsafe-webgpu (SwiftShader expected): ${(error as Error).message}`);
+    throw new Error(
+      `WebGPU did not run in Chromium with --enable-unsafe-webgpu (SwiftShader expected): ${(error as Error).message}`,
+    );
   }
   expect(gpu.provider).toBe('webgpu');
   // WebGPU runs on the JSEP build (not onnxruntime-web/webgpu's native EP: see ort-loader.ts).
   expect(gpu.requests).toContain('/wasm/ort/ort-wasm-simd-threaded.jsep.wasm');
   const diff = maxAbsDiff(wasm.probs, gpu.probs);
-  console.log(`[vad] WebGPU (${gpu.adapter}) vs wasm, 4 s streaming: max |Δp| = ${diff.toExponential(2)}; ${(gpu.ms / 1000).toFixed(1)} s vs ${(wasm.ms / 1000).toFixed(2)} s`);
+  console.log(
+    `[vad] WebGPU (${gpu.adapter}) vs wasm, 4 s streaming: max |Δp| = ${diff.toExponential(2)}; ${(gpu.ms / 1000).toFixed(1)} s vs ${(wasm.ms / 1000).toFixed(2)} s`,
+  );
   // Both are float32 with differently ordered sums: measured 9e-7 over 125 frames of LSTM
   // recurrence. 1e-4 leaves 100× margin and is still 4 orders below the 0.5 decision
   // threshold; onnxruntime-web/webgpu's native EP (the wrong build, 1.30) was 0.98 off here.
@@ -109,7 +113,9 @@ test('per-mic VAD runs the channels side by side, each lane a worker of its own,
   const one = await chromium.diarize(mics, { vadLanes: 1 });
   const three = await chromium.diarize(mics, { vadLanes: 3 });
   if (!one.outcome.ok || !three.outcome.ok) throw new Error('diarize failed');
-  console.log(`[vad] per-mic, 3 × 60 s on wasm: VAD ${(one.outcome.vadMs / 1000).toFixed(2)} s in one lane, ${(three.outcome.vadMs / 1000).toFixed(2)} s in three`);
+  console.log(
+    `[vad] per-mic, 3 × 60 s on wasm: VAD ${(one.outcome.vadMs / 1000).toFixed(2)} s in one lane, ${(three.outcome.vadMs / 1000).toFixed(2)} s in three`,
+  );
   expect([one.outcome.vadProvider, one.outcome.vadLanes, three.outcome.vadLanes]).toEqual(['wasm', 1, 3]);
   // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
   expect(three.outcome.result).toEqual(one.outcome.result);

@@ -99,7 +99,12 @@ test('end to end: a real job transition (service worker + reporter) sends a sign
   await page.goto(`${server.origin}${PAGE}`);
   await page.waitForSelector('body[data-ready="1"]');
   // The poll is the wake-up here: the service does not announce recorded events on the channel yet.
-  await call(page, 'startApp', { basePath: '/api', dbName: 'wh-e2e', schedule: { attempts: 3, attemptTimeoutMs: 2_000, backoffMs: [500, 500] }, pollIntervalMs: 250 });
+  await call(page, 'startApp', {
+    basePath: '/api',
+    dbName: 'wh-e2e',
+    schedule: { attempts: 3, attemptTimeoutMs: 2_000, backoffMs: [500, 500] },
+    pollIntervalMs: 250,
+  });
   const { accountId, apiKey } = await call<{ accountId: string; apiKey: string }>(page, 'createAccount');
   const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   const created = await call<{ status: number; text: string }>(page, 'request', `${server.origin}/api/jobs`, {
@@ -110,9 +115,19 @@ test('end to end: a real job transition (service worker + reporter) sends a sign
   expect(created.status, created.text).toBe(200);
   const { jobId, uploads } = JSON.parse(created.text) as { jobId: string; uploads: Record<string, { url: string }> };
   for (const info of Object.values(uploads)) {
-    expect((await call<{ status: number }>(page, 'request', info.url, { method: 'PUT', body: 'bytes of a source file' })).status).toBe(200);
+    expect(
+      (await call<{ status: number }>(page, 'request', info.url, { method: 'PUT', body: 'bytes of a source file' }))
+        .status,
+    ).toBe(200);
   }
-  expect((await call<{ status: number }>(page, 'request', `${server.origin}/api/jobs/${jobId}/process`, { method: 'POST', headers: auth })).status).toBe(200);
+  expect(
+    (
+      await call<{ status: number }>(page, 'request', `${server.origin}/api/jobs/${jobId}/process`, {
+        method: 'POST',
+        headers: auth,
+      })
+    ).status,
+  ).toBe(200);
   const [a, b] = Object.keys(uploads) as [string, string];
   await call(page, 'completeStage', jobId, 'syncing', { durationsMs: { [a]: 60_000, [b]: 60_000 } });
   await call(page, 'completeStage', jobId, 'diarizing');
@@ -129,11 +144,16 @@ test('an event is delivered from the tab to a cross-origin receiver that allows 
   const r = await receiver({ allowOrigin: server.origin });
   const page = await openPage('wh-deliver');
   const e = event(r.url);
-  await call(page, 'start', { secrets: [signing], schedule: { attempts: 3, attemptTimeoutMs: 2_000, backoffMs: [500, 500] } });
+  await call(page, 'start', {
+    secrets: [signing],
+    schedule: { attempts: 3, attemptTimeoutMs: 2_000, backoffMs: [500, 500] },
+  });
   const t0 = Date.now();
   await call(page, 'record', e);
   const [post] = await r.waitForPosts(1, 10_000);
-  console.info(`record -> POST at the receiver: ${post!.receivedAtEpochMs - t0} ms (Chromium, dispatcher idle, woken by the channel)`);
+  console.info(
+    `record -> POST at the receiver: ${post!.receivedAtEpochMs - t0} ms (Chromium, dispatcher idle, woken by the channel)`,
+  );
   const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'delivered', 5_000);
   expect(stored.delivery).toMatchObject({ attempts: 1, log: [{ attempt: 1, status: 200 }] });
   expect(post?.headers['origin']).toBe(server.origin);
@@ -143,9 +163,12 @@ test('an event is delivered from the tab to a cross-origin receiver that allows 
   // The browser asked the receiver's consent first: a preflight naming the signing headers.
   const preflight = r.requests.find((x) => x.method === 'OPTIONS');
   expect(preflight?.headers['access-control-request-method']).toBe('POST');
-  expect(String(preflight?.headers['access-control-request-headers']).split(',').sort()).toEqual(
-    ['content-type', 'webhook-id', 'webhook-signature', 'webhook-timestamp'],
-  );
+  expect(String(preflight?.headers['access-control-request-headers']).split(',').sort()).toEqual([
+    'content-type',
+    'webhook-id',
+    'webhook-signature',
+    'webhook-timestamp',
+  ]);
 });
 
 test('a delivery survives a reload between attempts: the 2nd attempt comes from the reloaded tab, same id, and is the last', async () => {
@@ -173,7 +196,8 @@ test('a delivery survives a reload between attempts: the 2nd attempt comes from 
   expect(posts[1]!.receivedAtEpochMs).toBeGreaterThanOrEqual(afterFirst.delivery.nextAttemptAt - 5);
   expect(posts.map((p) => p.headers['webhook-id'])).toEqual([e.id, e.id]);
   expect(posts[1]!.headers['webhook-timestamp']).not.toBe(undefined);
-  for (const p of posts) expect(new Webhook(signing).verify(p.body, p.headers as Record<string, string>)).toEqual(e.payload);
+  for (const p of posts)
+    expect(new Webhook(signing).verify(p.body, p.headers as Record<string, string>)).toEqual(e.payload);
   // Acknowledged: never sent again, even after another reload.
   await page.reload();
   await page.waitForSelector('body[data-ready="1"]');
@@ -186,7 +210,10 @@ test('a delivery survives a reload between attempts: the 2nd attempt comes from 
 test('a reload during an attempt: it counts, the next one is sent after limit + backoff by the reloaded tab', async () => {
   const signing = secret();
   // The first POST is held past the reload; the second is answered at once.
-  const r = await receiver({ allowOrigin: server.origin, answer: (n) => ({ status: 200, delayMs: n === 1 ? 5_000 : 0 }) });
+  const r = await receiver({
+    allowOrigin: server.origin,
+    answer: (n) => ({ status: 200, delayMs: n === 1 ? 5_000 : 0 }),
+  });
   const schedule: RetrySchedule = { attempts: 3, attemptTimeoutMs: 1_500, backoffMs: [500, 500] };
   const page = await openPage('wh-crash');
   const e = event(r.url);
@@ -220,7 +247,9 @@ test('a receiver without CORS consent: the browser blocks the POST and the log s
   expect(error).toMatch(new RegExp(`^blocked by CORS( or network)?: `));
   expect(error).toContain(`the receiver at ${r.origin} must allow this origin`);
   expect(error).toContain(`Access-Control-Allow-Origin: ${server.origin}`);
-  expect(error).toContain('Access-Control-Allow-Headers: content-type, webhook-id, webhook-timestamp, webhook-signature');
+  expect(error).toContain(
+    'Access-Control-Allow-Headers: content-type, webhook-id, webhook-timestamp, webhook-signature',
+  );
   // The browser reached the receiver (its preflight arrived) but never sent the POST.
   expect(r.requests.some((x) => x.method === 'OPTIONS')).toBe(true);
   expect(r.posts()).toHaveLength(0);
@@ -240,9 +269,15 @@ test('the diagnostic tells a CORS refusal from a host that is down when the rece
   await call(page, 'record', unreachable);
   const a = await call<OutboxEvent>(page, 'waitForState', blocked.id, 'failed', 10_000);
   const b = await call<OutboxEvent>(page, 'waitForState', unreachable.id, 'failed', 10_000);
-  expect(a.delivery.log[0]?.error).toMatch(new RegExp(`^blocked by CORS: the host is up but refused the cross-origin POST; the receiver at ${refusing.origin} must allow`));
+  expect(a.delivery.log[0]?.error).toMatch(
+    new RegExp(
+      `^blocked by CORS: the host is up but refused the cross-origin POST; the receiver at ${refusing.origin} must allow`,
+    ),
+  );
   expect(refusing.requests.map((x) => x.method).sort()).toEqual(['HEAD', 'OPTIONS']);
-  expect(b.delivery.log[0]?.error).toMatch(new RegExp(`^blocked by CORS or network: the receiver at ${down.origin} must allow .*; or the host is unreachable`));
+  expect(b.delivery.log[0]?.error).toMatch(
+    new RegExp(`^blocked by CORS or network: the receiver at ${down.origin} must allow .*; or the host is unreachable`),
+  );
 });
 
 test('two tabs: one dispatcher holds the lock, each event is sent once; a subscriber sees each event once across a reload', async () => {
@@ -257,7 +292,17 @@ test('two tabs: one dispatcher holds the lock, each event is sent once; a subscr
   await r.waitForPosts(2, 10_000);
   for (const e of events.slice(0, 2)) await call(a, 'waitForState', e.id, 'delivered', 5_000);
   await new Promise((ok) => setTimeout(ok, 500));
-  expect(r.posts().map((p) => p.headers['webhook-id']).sort()).toEqual(events.slice(0, 2).map((e) => e.id).sort());
+  expect(
+    r
+      .posts()
+      .map((p) => p.headers['webhook-id'])
+      .sort(),
+  ).toEqual(
+    events
+      .slice(0, 2)
+      .map((e) => e.id)
+      .sort(),
+  );
   // Only the tab that holds the lock made attempts (which one gets it first is up to the browser).
   const counts = [await call<number>(a, 'attemptsSeen'), await call<number>(b, 'attemptsSeen')];
   expect([...counts].sort()).toEqual([0, 2]);

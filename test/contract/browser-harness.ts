@@ -30,7 +30,10 @@ export const SERVED_BY_HEADER = 'x-multicam-served-by';
 /** Builds dist-test/ once when it is missing (`MULTICAM_REBUILD=1` forces a rebuild). */
 export function ensureTestBuild(): void {
   if (existsSync(resolve(TEST_BUILD_DIR, HARNESS_PATH.slice(1))) && process.env['MULTICAM_REBUILD'] !== '1') return;
-  execFileSync('npx', ['vite', 'build', '--mode', 'test', '--logLevel', 'warn'], { stdio: 'inherit', cwd: resolve(import.meta.dirname, '../..') });
+  execFileSync('npx', ['vite', 'build', '--mode', 'test', '--logLevel', 'warn'], {
+    stdio: 'inherit',
+    cwd: resolve(import.meta.dirname, '../..'),
+  });
 }
 
 /** A response carried back from the page. */
@@ -53,7 +56,10 @@ export interface ChunkedDigest {
  */
 export interface HarnessPageApi {
   start(options: { basePath: string; dbName: string }): Promise<{ baseUrl: string; controller: string }>;
-  request(url: string, init?: { method?: string; headers?: Record<string, string>; body?: string | number[] | { staged: string } }): Promise<PageResponse>;
+  request(
+    url: string,
+    init?: { method?: string; headers?: Record<string, string>; body?: string | number[] | { staged: string } },
+  ): Promise<PageResponse>;
   stageBody(id: string, base64: string): Promise<void>;
   createAccount(quotaMinutes: number | null | undefined): Promise<{ accountId: string; apiKey: string }>;
   createApiKey(accountId: string): Promise<string>;
@@ -65,7 +71,13 @@ export interface HarnessPageApi {
   completeStage(jobId: string, stage: EngineStage, output?: PageStageOutput): Promise<void>;
   failStage(jobId: string, stage: EngineStage, options: { message: string; permanent?: boolean }): Promise<void>;
   events(jobId: string): Promise<Array<{ id: string; type: string; payload: Record<string, unknown> }>>;
-  idbWriteGenerated(dbName: string, seed: number, start: number, end: number, chunkSize: number): Promise<{ ms: number }>;
+  idbWriteGenerated(
+    dbName: string,
+    seed: number,
+    start: number,
+    end: number,
+    chunkSize: number,
+  ): Promise<{ ms: number }>;
   deleteDatabase(dbName: string): Promise<void>;
   userAgentMemory(): Promise<number | null>;
 }
@@ -84,7 +96,10 @@ export interface HarnessPageHandle {
   readonly page: Page;
   readonly baseUrl: string;
   /** Calls `window.harness[name](...args)` in the page. */
-  call<K extends keyof HarnessPageApi>(name: K, ...args: Parameters<HarnessPageApi[K]>): Promise<Awaited<ReturnType<HarnessPageApi[K]>>>;
+  call<K extends keyof HarnessPageApi>(
+    name: K,
+    ...args: Parameters<HarnessPageApi[K]>
+  ): Promise<Awaited<ReturnType<HarnessPageApi[K]>>>;
   /**
    * Runs `call` and waits for the one network-level response Playwright sees for the request
    * carrying the `x-harness-request` tag, so the test can ask it `fromServiceWorker()`.
@@ -144,7 +159,9 @@ export async function serveBrowserRun(buildDir: string, dbPrefix: string): Promi
         baseUrl: started.baseUrl,
         call,
         async callObserved(tag, name, ...args) {
-          const seen = page.waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, { timeout: 60_000 });
+          const seen = page.waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, {
+            timeout: 60_000,
+          });
           const result = await call(name, ...args);
           return { result, response: await seen };
         },
@@ -163,10 +180,18 @@ let requestCounter = 0;
 const STAGE_ABOVE = 64 * 1024;
 const STAGE_SLICE = 8 * 1024 * 1024;
 
-async function toPageBytes(handle: HarnessPageHandle, id: string, bytes: Uint8Array): Promise<number[] | { staged: string }> {
+async function toPageBytes(
+  handle: HarnessPageHandle,
+  id: string,
+  bytes: Uint8Array,
+): Promise<number[] | { staged: string }> {
   if (bytes.length <= STAGE_ABOVE) return Array.from(bytes);
   for (let pos = 0; pos < bytes.length; pos += STAGE_SLICE) {
-    await handle.call('stageBody', id, Buffer.from(bytes.buffer, bytes.byteOffset + pos, Math.min(STAGE_SLICE, bytes.length - pos)).toString('base64'));
+    await handle.call(
+      'stageBody',
+      id,
+      Buffer.from(bytes.buffer, bytes.byteOffset + pos, Math.min(STAGE_SLICE, bytes.length - pos)).toString('base64'),
+    );
   }
   return { staged: id };
 }
@@ -176,8 +201,13 @@ async function toPageBytes(handle: HarnessPageHandle, id: string, bytes: Uint8Ar
  * harness, every request a `fetch` inside it. `servedByServiceWorker` is true only when the
  * response carries the worker's header AND Playwright saw it come from the service worker.
  */
-export async function makeBrowserHarness(run: BrowserRun, options: { baseUrl?: string } = {}): Promise<ContractHarness> {
-  const handle = await run.openHarness({ basePath: options.baseUrl === undefined ? '/api' : new URL(options.baseUrl).pathname });
+export async function makeBrowserHarness(
+  run: BrowserRun,
+  options: { baseUrl?: string } = {},
+): Promise<ContractHarness> {
+  const handle = await run.openHarness({
+    basePath: options.baseUrl === undefined ? '/api' : new URL(options.baseUrl).pathname,
+  });
   const baseUrl = (options.baseUrl ?? handle.baseUrl).replace(/\/+$/, '');
   const origin = new URL(baseUrl).origin;
   return {
@@ -191,7 +221,8 @@ export async function makeBrowserHarness(run: BrowserRun, options: { baseUrl?: s
       else if (init.body instanceof Uint8Array) body = await toPageBytes(handle, tag, init.body);
       if (init.json !== undefined) {
         body = JSON.stringify(init.json);
-        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+          headers['content-type'] = 'application/json';
       }
       const absolute = /^https?:/.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
       const seen = handle.page
@@ -214,7 +245,8 @@ export async function makeBrowserHarness(run: BrowserRun, options: { baseUrl?: s
         headers: res.headers,
         json,
         text: res.text,
-        servedByServiceWorker: res.headers[SERVED_BY_HEADER] === 'service-worker' && observed?.fromServiceWorker() === true,
+        servedByServiceWorker:
+          res.headers[SERVED_BY_HEADER] === 'service-worker' && observed?.fromServiceWorker() === true,
       };
     },
     async createAccount(opts = {}) {
@@ -229,7 +261,9 @@ export async function makeBrowserHarness(run: BrowserRun, options: { baseUrl?: s
       const pageOutput: PageStageOutput = {
         ...rest,
         ...(stage === 'diarizing' && rest.turns === undefined ? { turns: DEFAULT_TURNS } : {}),
-        ...(stage === 'rendering' ? { outputBytes: Array.from(outputBytes ?? new Uint8Array(4096).map((_, i) => i % 251)) } : {}),
+        ...(stage === 'rendering'
+          ? { outputBytes: Array.from(outputBytes ?? new Uint8Array(4096).map((_, i) => i % 251)) }
+          : {}),
       };
       await handle.call('completeStage', jobId, stage, pageOutput);
     },
@@ -237,7 +271,8 @@ export async function makeBrowserHarness(run: BrowserRun, options: { baseUrl?: s
     events: (jobId) => handle.call('events', jobId),
     async advanceClock(ms) {
       // The page runs on the real clock: a second or two can honestly pass by waiting.
-      if (ms > 2000) throw new Error(`the browser harness cannot move the clock by ${ms} ms (canAdvanceClock is false)`);
+      if (ms > 2000)
+        throw new Error(`the browser harness cannot move the clock by ${ms} ms (canAdvanceClock is false)`);
       await new Promise((resolve) => setTimeout(resolve, ms));
     },
     dispose: () => handle.close(),

@@ -53,7 +53,13 @@ export async function createNodeHarness(options: { baseUrl?: string; startMs?: n
   const factory = new IDBFactory();
   let clock = options.startMs ?? Date.UTC(2026, 0, 1);
   const engine = new TestEngine();
-  const service = await createService({ engine, basePath: new URL(baseUrl).pathname, now: () => clock, indexedDB: factory, dbName: 'multicam-test' });
+  const service = await createService({
+    engine,
+    basePath: new URL(baseUrl).pathname,
+    now: () => clock,
+    indexedDB: factory,
+    dbName: 'multicam-test',
+  });
   engine.attach(service.reporter);
   const db = await openDatabase('multicam-test', factory);
   const origin = new URL(baseUrl).origin;
@@ -68,7 +74,10 @@ export async function createNodeHarness(options: { baseUrl?: string; startMs?: n
       const absolute = /^https?:\/\//.test(url) ? url : origin + url;
       return toHarnessResponse(await service.handle(toRequest(absolute, init)), true);
     },
-    createAccount: (accountOptions = {}) => service.accounts.create(accountOptions.quotaMinutes === undefined ? {} : { quotaMinutes: accountOptions.quotaMinutes }),
+    createAccount: (accountOptions = {}) =>
+      service.accounts.create(
+        accountOptions.quotaMinutes === undefined ? {} : { quotaMinutes: accountOptions.quotaMinutes },
+      ),
     createApiKey: async (accountId) => (await service.accounts.createApiKey(accountId)).apiKey,
     revokeApiKey: (apiKey) => service.accounts.revokeApiKey(apiKey),
     pendingStages: async () => engine.pending.map((w) => ({ ...w })),

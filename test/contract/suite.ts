@@ -32,7 +32,11 @@ function sureMap(a: string, b: string): CameraMap {
 /** The same cameras answered only with `low` confidence: `confident` asks, `always` maps. */
 function unsureMap(a: string, b: string): CameraMap {
   const map = sureMap(a, b);
-  return { ...map, unassignedSpeakers: ['SPEAKER_00', 'SPEAKER_01'], cameras: map.cameras.map((c) => ({ ...c, confidence: 'low' as const })) };
+  return {
+    ...map,
+    unassignedSpeakers: ['SPEAKER_00', 'SPEAKER_01'],
+    cameras: map.cameras.map((c) => ({ ...c, confidence: 'low' as const })),
+  };
 }
 
 /** Two minutes of conversation: both speakers talk over a minute. */
@@ -63,7 +67,11 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       await h.dispose();
     });
 
-    function call(method: string, rest: string, init: HarnessRequestInit & { key?: string | null } = {}): Promise<HarnessResponse> {
+    function call(
+      method: string,
+      rest: string,
+      init: HarnessRequestInit & { key?: string | null } = {},
+    ): Promise<HarnessResponse> {
       const headers: Record<string, string> = { ...(init.headers ?? {}) };
       const k = init.key === undefined ? key : init.key;
       if (k !== null) headers['authorization'] = `Bearer ${k}`;
@@ -83,7 +91,10 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       return b;
     }
 
-    async function createJob(json: unknown = { sources: [{ label: 'Cam A' }, { label: 'Cam B' }] }, headers: Record<string, string> = {}): Promise<Json> {
+    async function createJob(
+      json: unknown = { sources: [{ label: 'Cam A' }, { label: 'Cam B' }] },
+      headers: Record<string, string> = {},
+    ): Promise<Json> {
       const r = await call('POST', '/jobs', { json, headers });
       expect(r.status, r.text).toBe(200);
       return body(r);
@@ -135,7 +146,14 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     /** Mapped by the client: ready with cuts. */
     async function readyJob(options: Json = {}): Promise<{ jobId: string; a: string; b: string; cuts: Json[] }> {
       const job = await mappingJob({ autoMap: 'off', ...options });
-      const r = await call('POST', `/jobs/${job.jobId}/tracks`, { json: { tracks: [{ sourceId: job.a, speakers: ['SPEAKER_00'] }, { sourceId: job.b, speakers: ['SPEAKER_01'] }] } });
+      const r = await call('POST', `/jobs/${job.jobId}/tracks`, {
+        json: {
+          tracks: [
+            { sourceId: job.a, speakers: ['SPEAKER_00'] },
+            { sourceId: job.b, speakers: ['SPEAKER_01'] },
+          ],
+        },
+      });
       expect(r.status, r.text).toBe(200);
       return { ...job, cuts: body(r).cuts };
     }
@@ -143,7 +161,9 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     async function completeJob(options: Json = {}): Promise<{ jobId: string; a: string; b: string }> {
       const job = await readyJob(options);
       expect((await call('POST', `/jobs/${job.jobId}/render`)).status).toBe(200);
-      await h.completeStage(job.jobId, 'rendering', { outputBytes: new TextEncoder().encode('rendered video bytes 0123456789') });
+      await h.completeStage(job.jobId, 'rendering', {
+        outputBytes: new TextEncoder().encode('rendered video bytes 0123456789'),
+      });
       return job;
     }
 
@@ -177,7 +197,10 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
           ['POST', `/jobs/${jobId}/approve`],
           ['POST', `/jobs/${jobId}/retry`],
         ] as const) {
-          expectError(await call(method, rest, { key: other, ...(method === 'GET' || method === 'DELETE' ? {} : { json: {} }) }), 404);
+          expectError(
+            await call(method, rest, { key: other, ...(method === 'GET' || method === 'DELETE' ? {} : { json: {} }) }),
+            404,
+          );
         }
         expect((await getJob(jobId)).job.id).toBe(jobId);
         const list = body(await call('GET', '/jobs', { key: other }));
@@ -190,7 +213,11 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const reviewUrl = ((await h.events(jobId))[0]!.payload as Json).reviewUrl as string;
         const token = new URL(reviewUrl).searchParams.get('token')!;
         const review = (method: string, rest: string, json?: unknown): Promise<HarnessResponse> =>
-          call(method, rest, { key: null, headers: { authorization: `Review ${token}` }, ...(json === undefined ? {} : { json }) });
+          call(method, rest, {
+            key: null,
+            headers: { authorization: `Review ${token}` },
+            ...(json === undefined ? {} : { json }),
+          });
         expect((await review('GET', `/jobs/${jobId}`)).status).toBe(200);
         expect(body(await review('GET', `/jobs/${jobId}?view=summary`)).status).toBe('mapping');
         expectError(await review('GET', `/jobs/${other.jobId}`), 401);
@@ -198,11 +225,17 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expectError(await review('POST', '/jobs', { sources: [] }), 401);
         expectError(await review('DELETE', `/jobs/${jobId}`), 401);
         expectError(await review('POST', `/jobs/${jobId}/retry`, {}), 401);
-        const tracks = [{ sourceId: a, speakers: ['SPEAKER_00'] }, { sourceId: b, speakers: ['SPEAKER_01'] }];
+        const tracks = [
+          { sourceId: a, speakers: ['SPEAKER_00'] },
+          { sourceId: b, speakers: ['SPEAKER_01'] },
+        ];
         expect((await review('POST', `/jobs/${jobId}/tracks`, { tracks })).status).toBe(200);
         expect((await review('POST', `/jobs/${jobId}/render`)).status).toBe(200);
         const tampered = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA');
-        expectError(await call('GET', `/jobs/${jobId}`, { key: null, headers: { authorization: `Review ${tampered}` } }), 401);
+        expectError(
+          await call('GET', `/jobs/${jobId}`, { key: null, headers: { authorization: `Review ${tampered}` } }),
+          401,
+        );
         if (!h.canAdvanceClock) return;
         await h.advanceClock(72 * HOUR + 1000);
         expectError(await review('GET', `/jobs/${jobId}`), 401);
@@ -260,7 +293,12 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       });
 
       test('the full job is snake_case with defaults; a title is generated from the labels', async () => {
-        const { jobId } = await createJob({ sources: [{ label: 'Alice cam', ext: 'mov' }, { label: 'Bob cam', ext: 'nonsense' }] });
+        const { jobId } = await createJob({
+          sources: [
+            { label: 'Alice cam', ext: 'mov' },
+            { label: 'Bob cam', ext: 'nonsense' },
+          ],
+        });
         const got = await getJob(jobId);
         expect(got.sourceUrls).toEqual({});
         expect(got.audioUrl).toBeNull();
@@ -297,12 +335,25 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
           silence: { mode: 'tighten' },
         });
         const job = (await getJob(jobId)).job;
-        expect(job).toMatchObject({ title: 'Episode 12', callback_url: 'https://hooks.example.com/multicam', review: false, auto_map: 'always' });
+        expect(job).toMatchObject({
+          title: 'Episode 12',
+          callback_url: 'https://hooks.example.com/multicam',
+          review: false,
+          auto_map: 'always',
+        });
       });
 
       test('bad bodies get 400 naming the field, never 500', async () => {
         const bad = async (json: unknown, field: string, code?: string): Promise<Json> => {
-          const r = await call('POST', '/jobs', json === undefined ? {} : typeof json === 'string' ? { body: json, headers: { 'content-type': 'application/json' } } : { json });
+          const r = await call(
+            'POST',
+            '/jobs',
+            json === undefined
+              ? {}
+              : typeof json === 'string'
+                ? { body: json, headers: { 'content-type': 'application/json' } }
+                : { json },
+          );
           const b = expectError(r, 400, code);
           expect(b.error).toContain(field);
           return b;
@@ -315,14 +366,25 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         await bad({ sources: Array.from({ length: 13 }, (_, i) => ({ label: `s${i}` })) }, 'sources');
         await bad({ sources: [{ label: 'A' }, {}] }, 'sources[1].label');
         await bad({ sources: [{ label: 'A', kind: 'hologram' }] }, 'sources[0].kind');
-        const b = await bad({ sources: [{ label: 'A' }, { label: 'B' }, { label: 'C', fileSize: -1 }] }, 'sources[2].fileSize');
+        const b = await bad(
+          { sources: [{ label: 'A' }, { label: 'B' }, { label: 'C', fileSize: -1 }] },
+          'sources[2].fileSize',
+        );
         expect(b.error).toBe('sources[2].fileSize must be an integer from 0 to 107374182400');
         await bad({ sources: [{ label: 'A', fileSize: 1.5 }] }, 'sources[0].fileSize', 'INVALID_FILE_SIZE');
         await bad({ sources: [{ label: 'A', fileSize: '12' }] }, 'sources[0].fileSize', 'INVALID_FILE_SIZE');
-        const big = await bad({ sources: [{ label: 'A' }, { label: 'B', fileSize: 107374182401 }] }, 'sources[1].fileSize', 'FILE_TOO_LARGE');
+        const big = await bad(
+          { sources: [{ label: 'A' }, { label: 'B', fileSize: 107374182401 }] },
+          'sources[1].fileSize',
+          'FILE_TOO_LARGE',
+        );
         expect(big.maxBytes).toBe(107374182400);
         expect(big.sourceIndex).toBe(1);
-        await bad({ sources: [{ label: 'A' }], tracks: [{ sourceId: 'x', speakers: ['SPEAKER_00'] }] }, 'tracks', 'TRACKS_ON_CREATE');
+        await bad(
+          { sources: [{ label: 'A' }], tracks: [{ sourceId: 'x', speakers: ['SPEAKER_00'] }] },
+          'tracks',
+          'TRACKS_ON_CREATE',
+        );
         await bad({ sources: [{ label: 'A' }], title: '' }, 'title');
         await bad({ sources: [{ label: 'A' }], title: 'x'.repeat(201) }, 'title');
         await bad({ sources: [{ label: 'A' }], callbackUrl: 'not a url' }, 'callbackUrl');
@@ -341,9 +403,26 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       test('odd bodies on every operation get 4xx with the Error shape', async () => {
         const ready = await readyJob();
         const mapping = await mappingJob({ autoMap: 'off' });
-        const bodies: unknown[] = [null, [], 'text', 7, true, {}, { tracks: 5 }, { tracks: [null] }, { tracks: [{ sourceId: 5, speakers: [1] }] }, { cuts: [null] },
-          { cuts: 'x', removedRanges: [{}] }, { presetId: 5, silence: [] }, { presetId: 'balanced', silence: null }, { diarizeSourceIds: [5] },
-          { uploadId: 5, partNumbers: 'x' }, { key: [], uploadId: {} }, { sources: [null] }, { sources: [{ label: 'A', fileSize: null }] }];
+        const bodies: unknown[] = [
+          null,
+          [],
+          'text',
+          7,
+          true,
+          {},
+          { tracks: 5 },
+          { tracks: [null] },
+          { tracks: [{ sourceId: 5, speakers: [1] }] },
+          { cuts: [null] },
+          { cuts: 'x', removedRanges: [{}] },
+          { presetId: 5, silence: [] },
+          { presetId: 'balanced', silence: null },
+          { diarizeSourceIds: [5] },
+          { uploadId: 5, partNumbers: 'x' },
+          { key: [], uploadId: {} },
+          { sources: [null] },
+          { sources: [{ label: 'A', fileSize: null }] },
+        ];
         const targets: Array<[string, string]> = [
           ['POST', '/jobs'],
           ...[ready.jobId, mapping.jobId].flatMap((id): Array<[string, string]> => [
@@ -374,7 +453,8 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     describe('listJobs', () => {
       test('the 50 most recent jobs of the caller, newest first, as JobListItems', async () => {
         const ids: string[] = [];
-        for (let i = 0; i < 51; i++) ids.push((await createJob({ sources: [{ label: `S${i}` }], title: `Job ${i}` })).jobId);
+        for (let i = 0; i < 51; i++)
+          ids.push((await createJob({ sources: [{ label: `S${i}` }], title: `Job ${i}` })).jobId);
         const { jobs } = body(await call('GET', '/jobs'));
         expect(jobs).toHaveLength(50);
         expect(jobs.map((j: Json) => j.id)).toEqual(ids.slice(1).reverse());
@@ -393,7 +473,10 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect(first.headers['idempotent-replayed']).toBeUndefined();
         await h.advanceClock(1000);
         // Key order of the body does not matter.
-        const again = await call('POST', '/jobs', { json: { sources: job.sources.map((s) => ({ ...s })) }, headers: { 'idempotency-key': 'episode-12' } });
+        const again = await call('POST', '/jobs', {
+          json: { sources: job.sources.map((s) => ({ ...s })) },
+          headers: { 'idempotency-key': 'episode-12' },
+        });
         expect(again.status).toBe(200);
         expect(again.headers['idempotent-replayed']).toBe('true');
         expect(body(again).jobId).toBe(body(first).jobId);
@@ -405,9 +488,16 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
 
       test('same key with another body is 422; refused requests do not use the key; keys are per account', async () => {
         expect((await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'k1' } })).status).toBe(200);
-        expectError(await call('POST', '/jobs', { json: { ...job, title: 'other' }, headers: { 'idempotency-key': 'k1' } }), 422, 'IDEMPOTENCY_KEY_MISMATCH');
+        expectError(
+          await call('POST', '/jobs', { json: { ...job, title: 'other' }, headers: { 'idempotency-key': 'k1' } }),
+          422,
+          'IDEMPOTENCY_KEY_MISMATCH',
+        );
         // A refused request (400) leaves the key free.
-        expectError(await call('POST', '/jobs', { json: { sources: 'bad' }, headers: { 'idempotency-key': 'k2' } }), 400);
+        expectError(
+          await call('POST', '/jobs', { json: { sources: 'bad' }, headers: { 'idempotency-key': 'k2' } }),
+          400,
+        );
         const fresh = await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'k2' } });
         expect(fresh.status).toBe(200);
         expect(fresh.headers['idempotent-replayed']).toBeUndefined();
@@ -418,19 +508,35 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       });
 
       test('invalid keys are 400 INVALID_IDEMPOTENCY_KEY', async () => {
-        expectError(await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'x'.repeat(256) } }), 400, 'INVALID_IDEMPOTENCY_KEY');
-        expectError(await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'caf\u00e9' } }), 400, 'INVALID_IDEMPOTENCY_KEY');
-        expect((await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'x'.repeat(255) } })).status).toBe(200);
+        expectError(
+          await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'x'.repeat(256) } }),
+          400,
+          'INVALID_IDEMPOTENCY_KEY',
+        );
+        expectError(
+          await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'caf\u00e9' } }),
+          400,
+          'INVALID_IDEMPOTENCY_KEY',
+        );
+        expect(
+          (await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'x'.repeat(255) } })).status,
+        ).toBe(200);
       });
 
       test('the key of a deleted job is 409 IDEMPOTENCY_KEY_REUSED', async () => {
         const first = body(await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'gone' } }));
         expect((await call('DELETE', `/jobs/${first.jobId}`)).status).toBe(200);
-        expectError(await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'gone' } }), 409, 'IDEMPOTENCY_KEY_REUSED');
+        expectError(
+          await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'gone' } }),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
       });
 
       test('concurrent requests with one key create one job; the others replay it or get 409 IDEMPOTENCY_IN_PROGRESS with Retry-After', async () => {
-        const responses = await Promise.all(Array.from({ length: 4 }, () => call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'race' } })));
+        const responses = await Promise.all(
+          Array.from({ length: 4 }, () => call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'race' } })),
+        );
         const ok = responses.filter((r) => r.status === 200);
         expect(ok.length).toBeGreaterThanOrEqual(1);
         expect(new Set(ok.map((r) => body(r).jobId)).size).toBe(1);
@@ -445,7 +551,9 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         if (!h.canAdvanceClock) return;
         const first = body(await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'day' } }));
         await h.advanceClock(23 * HOUR);
-        expect(body(await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'day' } })).jobId).toBe(first.jobId);
+        expect(body(await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'day' } })).jobId).toBe(
+          first.jobId,
+        );
         await h.advanceClock(2 * HOUR);
         const later = await call('POST', '/jobs', { json: job, headers: { 'idempotency-key': 'day' } });
         expect(later.status).toBe(200);
@@ -489,7 +597,13 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const created = await createJob();
         const url = (Object.values(created.uploads)[0] as Json).url as string;
         expectError(await h.request(url.replace(/sig=[^&]+/, 'sig=AAAA'), { method: 'PUT', body: 'x' }), 403);
-        expectError(await h.request(url.replace(/exp=(\d+)/, (_m, e: string) => `exp=${Number(e) + 1000}`), { method: 'PUT', body: 'x' }), 403);
+        expectError(
+          await h.request(
+            url.replace(/exp=(\d+)/, (_m, e: string) => `exp=${Number(e) + 1000}`),
+            { method: 'PUT', body: 'x' },
+          ),
+          403,
+        );
         expectError(await h.request(url.split('?')[0]!, { method: 'PUT', body: 'x' }), 403);
         // A PUT signature does not sign a GET.
         expectError(await h.request(url), 405);
@@ -513,9 +627,17 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       test('a PUT whose size differs from the declared fileSize is 400 FILE_SIZE_MISMATCH, and startProcessing reports it', async () => {
         const created = await createJob({ sources: [{ label: 'A', fileSize: 10 }, { label: 'B' }] });
         const [a, b] = Object.keys(created.uploads) as [string, string];
-        const wrong = expectError(await h.request(created.uploads[a].url, { method: 'PUT', body: 'too long for ten' }), 400, 'FILE_SIZE_MISMATCH');
+        const wrong = expectError(
+          await h.request(created.uploads[a].url, { method: 'PUT', body: 'too long for ten' }),
+          400,
+          'FILE_SIZE_MISMATCH',
+        );
         expect(wrong.sourceId).toBe(a);
-        expectError(await h.request(created.uploads[a].url, { method: 'PUT', body: 'short' }), 400, 'FILE_SIZE_MISMATCH');
+        expectError(
+          await h.request(created.uploads[a].url, { method: 'PUT', body: 'short' }),
+          400,
+          'FILE_SIZE_MISMATCH',
+        );
         expect((await h.request(created.uploads[b].url, { method: 'PUT', body: 'fine' })).status).toBe(200);
         const start = expectError(await call('POST', `/jobs/${created.jobId}/process`), 400, 'FILE_SIZE_MISMATCH');
         expect(start.sourceId).toBe(a);
@@ -538,18 +660,41 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         up.urls.forEach((u: string, i: number) => (urls[String(i + 1)] = u));
         const missing = numbers.filter((n) => !urls[String(n)]);
         for (let i = 0; i < missing.length; i += 16) {
-          const r = await call('POST', `/jobs/${created.jobId}/sources/${big}/parts`, { json: { uploadId, partNumbers: missing.slice(i, i + 16) } });
+          const r = await call('POST', `/jobs/${created.jobId}/sources/${big}/parts`, {
+            json: { uploadId, partNumbers: missing.slice(i, i + 16) },
+          });
           expect(r.status, r.text).toBe(200);
           Object.assign(urls, body(r).urls);
         }
-        expectError(await call('POST', `/jobs/${created.jobId}/sources/${big}/parts`, { json: { uploadId, partNumbers: Array.from({ length: 17 }, (_, i) => (i % partCount) + 1) } }), 400);
-        expectError(await call('POST', `/jobs/${created.jobId}/sources/${big}/parts`, { json: { uploadId, partNumbers: [partCount + 1] } }), 400);
-        expectError(await call('POST', `/jobs/${created.jobId}/sources/${big}/parts`, { json: { partNumbers: [1] } }), 400);
-        expectError(await call('POST', `/jobs/${created.jobId}/sources/00000000-0000-4000-8000-000000000000/parts`, { json: { uploadId, partNumbers: [1] } }), 404);
+        expectError(
+          await call('POST', `/jobs/${created.jobId}/sources/${big}/parts`, {
+            json: { uploadId, partNumbers: Array.from({ length: 17 }, (_, i) => (i % partCount) + 1) },
+          }),
+          400,
+        );
+        expectError(
+          await call('POST', `/jobs/${created.jobId}/sources/${big}/parts`, {
+            json: { uploadId, partNumbers: [partCount + 1] },
+          }),
+          400,
+        );
+        expectError(
+          await call('POST', `/jobs/${created.jobId}/sources/${big}/parts`, { json: { partNumbers: [1] } }),
+          400,
+        );
+        expectError(
+          await call('POST', `/jobs/${created.jobId}/sources/00000000-0000-4000-8000-000000000000/parts`, {
+            json: { uploadId, partNumbers: [1] },
+          }),
+          404,
+        );
         // Each part is filled with its part number, so reads can check where bytes came from.
         for (const n of numbers) {
           const length = n < partCount ? partSize : size - partSize * (partCount - 1);
-          const r = await h.request(urls[String(n)]!, { method: 'PUT', body: new Uint8Array(length).fill(48 + (n % 10)) });
+          const r = await h.request(urls[String(n)]!, {
+            method: 'PUT',
+            body: new Uint8Array(length).fill(48 + (n % 10)),
+          });
           expect(r.status, r.text).toBe(200);
         }
         const bad = expectError(await call('POST', '/uploads/complete', { json: { uploadId } }), 400);
@@ -577,7 +722,11 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const [big] = Object.keys(created.uploads) as [string];
         const up = created.uploads[big];
         expect((await h.request(up.urls[0], { method: 'PUT', body: new Uint8Array(1000) })).status).toBe(200);
-        const r = expectError(await call('POST', '/uploads/complete', { json: { key: up.key, uploadId: up.uploadId } }), 400, 'FILE_SIZE_MISMATCH');
+        const r = expectError(
+          await call('POST', '/uploads/complete', { json: { key: up.key, uploadId: up.uploadId } }),
+          400,
+          'FILE_SIZE_MISMATCH',
+        );
         expect(r.sourceId).toBe(big);
         expectError(await call('POST', `/jobs/${created.jobId}/process`), 400, 'FILE_SIZE_MISMATCH');
         expect((await h.request(up.urls[0], { method: 'PUT', body: new Uint8Array(10) })).status).toBe(200);
@@ -586,7 +735,11 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect(body(aborted)).toEqual({ ok: true });
         expectError(await call('POST', '/uploads/abort', { json: { key: up.key } }), 400);
         // The aborted part is gone: completing now finds nothing uploaded.
-        expectError(await call('POST', '/uploads/complete', { json: { key: up.key, uploadId: up.uploadId } }), 400, 'FILE_SIZE_MISMATCH');
+        expectError(
+          await call('POST', '/uploads/complete', { json: { key: up.key, uploadId: up.uploadId } }),
+          400,
+          'FILE_SIZE_MISMATCH',
+        );
       });
     });
     // ---------------------------------------------------------------- startProcessing
@@ -603,7 +756,10 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const r = expectError(await call('POST', `/jobs/${created.jobId}/process`), 409, 'SOURCES_PENDING');
         expect(r.pendingSourceIds).toEqual(ids.slice(1));
         await putAll(created);
-        expectError(await call('POST', `/jobs/${created.jobId}/process`, { json: { diarizeSourceIds: ['nope'] } }), 400);
+        expectError(
+          await call('POST', `/jobs/${created.jobId}/process`, { json: { diarizeSourceIds: ['nope'] } }),
+          400,
+        );
         expectError(await call('POST', `/jobs/${created.jobId}/process`, { json: { diarizeSourceIds: 'nope' } }), 400);
         expect(await statusOf(created.jobId)).toBe('created');
         const ok = await call('POST', `/jobs/${created.jobId}/process`, { json: { diarizeSourceIds: [ids[2]] } });
@@ -631,7 +787,14 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       test('syncing → diarizing → mapping; autoMap off sends mapping right away without cameraMap, speakers most talkative first', async () => {
         const { jobId, a, b } = await processingJob({ autoMap: 'off', callbackUrl: 'https://hooks.example.com/x' });
         const s = await summary(jobId);
-        expect(s).toMatchObject({ id: jobId, status: 'syncing', progress: null, outputUrl: null, error: null, failedAtStatus: null });
+        expect(s).toMatchObject({
+          id: jobId,
+          status: 'syncing',
+          progress: null,
+          outputUrl: null,
+          error: null,
+          failedAtStatus: null,
+        });
         expect(s.nextAction.type).toBe('wait');
         await h.completeStage(jobId, 'syncing', { durationsMs: { [a]: 150_000, [b]: 149_000 } });
         expect(await statusOf(jobId)).toBe('diarizing');
@@ -659,7 +822,10 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         // The proposal is still worked out and shows up in getJob, without another event.
         expect(await pending(jobId)).toEqual(['mapping']);
         await h.completeStage(jobId, 'mapping', { cameraMap: sureMap(a, b) });
-        expect((await getJob(jobId)).job.camera_map).toMatchObject({ version: 1, cameras: [{ sourceId: a }, { sourceId: b }] });
+        expect((await getJob(jobId)).job.camera_map).toMatchObject({
+          version: 1,
+          cameras: [{ sourceId: a }, { sourceId: b }],
+        });
         expect(await statusOf(jobId)).toBe('mapping');
         expect((await h.events(jobId)).map((e) => e.type)).toEqual(['mapping']);
       });
@@ -674,7 +840,10 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect(events.map((e) => e.type)).toEqual(['ready']);
         expect(Object.keys(events[0]!.payload).sort()).toEqual(['jobId', 'reviewUrl', 'status']);
         const job = (await getJob(jobId)).job;
-        expect(job.tracks).toEqual([{ sourceId: a, speakers: ['SPEAKER_00'] }, { sourceId: b, speakers: ['SPEAKER_01'] }]);
+        expect(job.tracks).toEqual([
+          { sourceId: a, speakers: ['SPEAKER_00'] },
+          { sourceId: b, speakers: ['SPEAKER_01'] },
+        ]);
         expect(job.cuts.length).toBeGreaterThan(0);
         for (const cut of job.cuts) expect([a, b]).toContain(cut.sourceId);
         expect((await summary(jobId)).nextAction.type).toBe('review_or_render');
@@ -730,7 +899,10 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     describe('submitSpeakerMapping', () => {
       test('in mapping: saves tracks, generates cuts, moves to ready with the ready event', async () => {
         const { jobId, a, b } = await mappingJob({ autoMap: 'off' });
-        const tracks = [{ sourceId: a, speakers: ['SPEAKER_00'] }, { sourceId: b, speakers: ['SPEAKER_01'] }];
+        const tracks = [
+          { sourceId: a, speakers: ['SPEAKER_00'] },
+          { sourceId: b, speakers: ['SPEAKER_01'] },
+        ];
         const r = await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks } });
         expect(r.status, r.text).toBe(200);
         expect(body(r).jobId).toBe(jobId);
@@ -750,7 +922,14 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
 
       test('review false: the render starts with the mapping', async () => {
         const { jobId, a, b } = await mappingJob({ autoMap: 'off', review: false });
-        const r = await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: [{ sourceId: a, speakers: ['SPEAKER_00'] }, { sourceId: b, speakers: ['SPEAKER_01'] }] } });
+        const r = await call('POST', `/jobs/${jobId}/tracks`, {
+          json: {
+            tracks: [
+              { sourceId: a, speakers: ['SPEAKER_00'] },
+              { sourceId: b, speakers: ['SPEAKER_01'] },
+            ],
+          },
+        });
         expect(r.status).toBe(200);
         expect(await statusOf(jobId)).toBe('rendering');
         expect(await pending(jobId)).toContain('rendering');
@@ -758,17 +937,43 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
 
       test('UNKNOWN_SOURCE, EMPTY_MAPPING and malformed tracks are 400; before mapping it is 409 INVALID_STATUS', async () => {
         const created = await createJob({ sources: [{ label: 'A' }, { label: 'B' }, { label: 'Mic', kind: 'audio' }] });
-        const early = expectError(await call('POST', `/jobs/${created.jobId}/tracks`, { json: { tracks: [] } }), 409, 'INVALID_STATUS');
+        const early = expectError(
+          await call('POST', `/jobs/${created.jobId}/tracks`, { json: { tracks: [] } }),
+          409,
+          'INVALID_STATUS',
+        );
         expect(early.status).toBe('created');
         const { jobId, a } = await mappingJob({ autoMap: 'off' });
         const mic = Object.keys(created.uploads)[2]!;
-        const unknown = expectError(await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: [{ sourceId: mic, speakers: ['SPEAKER_00'] }] } }), 400, 'UNKNOWN_SOURCE');
+        const unknown = expectError(
+          await call('POST', `/jobs/${jobId}/tracks`, {
+            json: { tracks: [{ sourceId: mic, speakers: ['SPEAKER_00'] }] },
+          }),
+          400,
+          'UNKNOWN_SOURCE',
+        );
         expect(unknown.error).toContain('tracks[0].sourceId');
-        expectError(await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: [{ sourceId: a, speakers: [] }] } }), 400, 'EMPTY_MAPPING');
+        expectError(
+          await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: [{ sourceId: a, speakers: [] }] } }),
+          400,
+          'EMPTY_MAPPING',
+        );
         expectError(await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: [] } }), 400, 'EMPTY_MAPPING');
         expect(body(await call('POST', `/jobs/${jobId}/tracks`, { json: {} })).error).toContain('tracks');
-        expect(body(await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: [{ sourceId: a, speakers: 'SPEAKER_00' }] } })).error).toContain('tracks[0].speakers');
-        expectError(await call('POST', `/jobs/${jobId}/tracks`, { body: 'nope', headers: { 'content-type': 'application/json' } }), 400);
+        expect(
+          body(
+            await call('POST', `/jobs/${jobId}/tracks`, {
+              json: { tracks: [{ sourceId: a, speakers: 'SPEAKER_00' }] },
+            }),
+          ).error,
+        ).toContain('tracks[0].speakers');
+        expectError(
+          await call('POST', `/jobs/${jobId}/tracks`, {
+            body: 'nope',
+            headers: { 'content-type': 'application/json' },
+          }),
+          400,
+        );
         expect(await statusOf(jobId)).toBe('mapping');
       });
 
@@ -776,9 +981,16 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const { jobId, a, b } = await mappingJob();
         await h.completeStage(jobId, 'mapping', { cameraMap: sureMap(a, b) });
         const job = (await getJob(jobId)).job;
-        const second = expectError(await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: job.tracks } }), 409, 'INVALID_STATUS');
+        const second = expectError(
+          await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: job.tracks } }),
+          409,
+          'INVALID_STATUS',
+        );
         expect(second.status).toBe('ready');
-        const swapped = [{ sourceId: a, speakers: ['SPEAKER_01'] }, { sourceId: b, speakers: ['SPEAKER_00'] }];
+        const swapped = [
+          { sourceId: a, speakers: ['SPEAKER_01'] },
+          { sourceId: b, speakers: ['SPEAKER_00'] },
+        ];
         expectError(await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: swapped } }), 400, 'CUTS_REQUIRED');
         const cuts = job.cuts.map((c: Json) => ({ ...c, sourceId: c.sourceId === a ? b : a }));
         const r = await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks: swapped, cuts } });
@@ -796,10 +1008,17 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     describe('recutJob and updateCuts', () => {
       test('recut regenerates cuts and removed ranges with the preset and silence settings', async () => {
         const { jobId } = await readyJob();
-        const r = await call('POST', `/jobs/${jobId}/recut`, { json: { presetId: 'dynamic', silence: { mode: 'remove', minPauseSec: 0.5 } } });
+        const r = await call('POST', `/jobs/${jobId}/recut`, {
+          json: { presetId: 'dynamic', silence: { mode: 'remove', minPauseSec: 0.5 } },
+        });
         expect(r.status, r.text).toBe(200);
         const b = body(r);
-        expect(b).toMatchObject({ jobId, presetId: 'dynamic', success: true, silence: { mode: 'remove', minPauseSec: 0.5, keepPauseSec: 0.7, paddingSec: 0.25 } });
+        expect(b).toMatchObject({
+          jobId,
+          presetId: 'dynamic',
+          success: true,
+          silence: { mode: 'remove', minPauseSec: 0.5, keepPauseSec: 0.7, paddingSec: 0.25 },
+        });
         expect(Array.isArray(b.cuts)).toBe(true);
         expect(Array.isArray(b.removedRanges)).toBe(true);
         expect(typeof b.savedMs).toBe('number');
@@ -807,11 +1026,24 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect(job.cuts).toEqual(b.cuts);
         expect(job.removed_ranges).toEqual(b.removedRanges);
         // Omitting silence keeps the stored setting.
-        expect(body(await call('POST', `/jobs/${jobId}/recut`, { json: { presetId: 'relaxed' } })).silence.mode).toBe('remove');
-        expect(body(await call('POST', `/jobs/${jobId}/recut`, { json: { presetId: 'relaxed', silence: { mode: 'off' } } })).savedMs).toBe(0);
-        expect(body(await call('POST', `/jobs/${jobId}/recut`, { json: { presetId: 'frantic' } })).error).toContain('presetId');
+        expect(body(await call('POST', `/jobs/${jobId}/recut`, { json: { presetId: 'relaxed' } })).silence.mode).toBe(
+          'remove',
+        );
+        expect(
+          body(await call('POST', `/jobs/${jobId}/recut`, { json: { presetId: 'relaxed', silence: { mode: 'off' } } }))
+            .savedMs,
+        ).toBe(0);
+        expect(body(await call('POST', `/jobs/${jobId}/recut`, { json: { presetId: 'frantic' } })).error).toContain(
+          'presetId',
+        );
         expectError(await call('POST', `/jobs/${jobId}/recut`, { json: {} }), 400);
-        expect(body(await call('POST', `/jobs/${jobId}/recut`, { json: { presetId: 'balanced', silence: { mode: 'tighten', paddingSec: 5 } } })).error).toContain('silence.paddingSec');
+        expect(
+          body(
+            await call('POST', `/jobs/${jobId}/recut`, {
+              json: { presetId: 'balanced', silence: { mode: 'tighten', paddingSec: 5 } },
+            }),
+          ).error,
+        ).toContain('silence.paddingSec');
         expect(await statusOf(jobId)).toBe('ready');
       });
 
@@ -829,13 +1061,31 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect((await call('PATCH', `/jobs/${jobId}/cuts`, { json: { removedRanges: ranges } })).status).toBe(200);
         expect((await getJob(jobId)).job.removed_ranges).toEqual(ranges);
         expectError(await call('PATCH', `/jobs/${jobId}/cuts`, { json: {} }), 400);
-        expect(body(await call('PATCH', `/jobs/${jobId}/cuts`, { json: { cuts: [{ startMs: 5, endMs: 1, sourceId: a }] } })).error).toContain('cuts[0]');
-        expect(body(await call('PATCH', `/jobs/${jobId}/cuts`, { json: { cuts: [{ startMs: 'x', endMs: 1, sourceId: a }] } })).error).toContain('cuts[0].startMs');
-        expect(body(await call('PATCH', `/jobs/${jobId}/cuts`, { json: { cuts: [{ startMs: 0, endMs: 1 }] } })).error).toContain('cuts[0].sourceId');
+        expect(
+          body(await call('PATCH', `/jobs/${jobId}/cuts`, { json: { cuts: [{ startMs: 5, endMs: 1, sourceId: a }] } }))
+            .error,
+        ).toContain('cuts[0]');
+        expect(
+          body(
+            await call('PATCH', `/jobs/${jobId}/cuts`, { json: { cuts: [{ startMs: 'x', endMs: 1, sourceId: a }] } }),
+          ).error,
+        ).toContain('cuts[0].startMs');
+        expect(
+          body(await call('PATCH', `/jobs/${jobId}/cuts`, { json: { cuts: [{ startMs: 0, endMs: 1 }] } })).error,
+        ).toContain('cuts[0].sourceId');
         expect((await getJob(jobId)).job.cuts).toEqual(cuts);
         const other = await mappingJob({ autoMap: 'off' });
-        expect(expectError(await call('PATCH', `/jobs/${other.jobId}/cuts`, { json: { cuts } }), 409, 'INVALID_STATUS').status).toBe('mapping');
-        expect(expectError(await call('POST', `/jobs/${other.jobId}/recut`, { json: { presetId: 'balanced' } }), 409, 'INVALID_STATUS').status).toBe('mapping');
+        expect(
+          expectError(await call('PATCH', `/jobs/${other.jobId}/cuts`, { json: { cuts } }), 409, 'INVALID_STATUS')
+            .status,
+        ).toBe('mapping');
+        expect(
+          expectError(
+            await call('POST', `/jobs/${other.jobId}/recut`, { json: { presetId: 'balanced' } }),
+            409,
+            'INVALID_STATUS',
+          ).status,
+        ).toBe('mapping');
       });
     });
 
@@ -883,7 +1133,9 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const bare = await processingJob({ autoMap: 'off' });
         await h.completeStage(bare.jobId, 'syncing');
         await h.completeStage(bare.jobId, 'diarizing', { turns: [] });
-        const mapped = await call('POST', `/jobs/${bare.jobId}/tracks`, { json: { tracks: [{ sourceId: bare.a, speakers: ['SPEAKER_00', 'SPEAKER_01'] }] } });
+        const mapped = await call('POST', `/jobs/${bare.jobId}/tracks`, {
+          json: { tracks: [{ sourceId: bare.a, speakers: ['SPEAKER_00', 'SPEAKER_01'] }] },
+        });
         expect(mapped.status, mapped.text).toBe(200);
         expect(body(mapped).cuts).toEqual([]);
         expectError(await call('POST', `/jobs/${bare.jobId}/render`), 409, 'NO_CUTS');
@@ -891,7 +1143,9 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
 
       test('approve: complete → approved with the approved event; otherwise 409 INVALID_STATUS with status', async () => {
         const ready = await readyJob();
-        expect(expectError(await call('POST', `/jobs/${ready.jobId}/approve`), 409, 'INVALID_STATUS').status).toBe('ready');
+        expect(expectError(await call('POST', `/jobs/${ready.jobId}/approve`), 409, 'INVALID_STATUS').status).toBe(
+          'ready',
+        );
         const { jobId } = await completeJob();
         const r = await call('POST', `/jobs/${jobId}/approve`);
         expect(r.status, r.text).toBe(200);
@@ -904,7 +1158,9 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const s = await summary(jobId);
         expect(s.status).toBe('approved');
         expect(s.nextAction.type).toBe('download');
-        expect(expectError(await call('POST', `/jobs/${jobId}/approve`), 409, 'INVALID_STATUS').status).toBe('approved');
+        expect(expectError(await call('POST', `/jobs/${jobId}/approve`), 409, 'INVALID_STATUS').status).toBe(
+          'approved',
+        );
         expectError(await call('POST', `/jobs/${jobId}/render`), 409, 'INVALID_STATUS');
       });
     });
@@ -924,7 +1180,9 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const job = (await getJob(jobId)).job;
         expect(job).toMatchObject({ error_message: 'no overlap found', failed_at_status: 'syncing' });
         const events = await h.events(jobId);
-        expect(events.map((e) => e.payload)).toEqual([{ jobId, status: 'failed', error: 'no overlap found', failedAtStatus: 'syncing' }]);
+        expect(events.map((e) => e.payload)).toEqual([
+          { jobId, status: 'failed', error: 'no overlap found', failedAtStatus: 'syncing' },
+        ]);
         const r = await call('POST', `/jobs/${jobId}/retry`);
         expect(r.status, r.text).toBe(200);
         expect(body(r)).toEqual({ jobId, status: 'syncing' });
@@ -954,7 +1212,12 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect(s).toMatchObject({ status: 'failed', failedAtStatus: 'diarizing' });
         expect(s.nextAction.type).toBe('retry');
         expectError(await call('POST', `/jobs/${jobId}/retry`, { json: { diarizeSourceIds: [] } }), 400);
-        expectError(await call('POST', `/jobs/${jobId}/retry`, { json: { diarizeSourceIds: ['00000000-0000-4000-8000-000000000000'] } }), 400);
+        expectError(
+          await call('POST', `/jobs/${jobId}/retry`, {
+            json: { diarizeSourceIds: ['00000000-0000-4000-8000-000000000000'] },
+          }),
+          400,
+        );
         expect(await statusOf(jobId)).toBe('failed');
         const r = await call('POST', `/jobs/${jobId}/retry`, { json: { diarizeSourceIds: [b] } });
         expect(body(r)).toEqual({ jobId, status: 'syncing' });
@@ -1003,17 +1266,38 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
 
       test('usage is billed in input minutes once durations are known; createJob is 403 QUOTA_EXCEEDED when used up, and deleting does not refund', async () => {
         const limited = await h.createAccount({ quotaMinutes: 4 });
-        const created = body(await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }, { label: 'B' }] } }));
-        for (const info of Object.values(created.uploads) as Json[]) await h.request(info.url, { method: 'PUT', body: 'x' });
+        const created = body(
+          await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }, { label: 'B' }] } }),
+        );
+        for (const info of Object.values(created.uploads) as Json[])
+          await h.request(info.url, { method: 'PUT', body: 'x' });
         expect((await call('POST', `/jobs/${created.jobId}/process`, { key: limited.apiKey })).status).toBe(200);
-        expect((await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }] } })).status).toBe(200);
+        expect((await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }] } })).status).toBe(
+          200,
+        );
         const [a, b] = Object.keys(created.uploads) as [string, string];
         await h.completeStage(created.jobId, 'syncing', { durationsMs: { [a]: 120_000, [b]: 120_000 } });
-        const refused = expectError(await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }] } }), 403, 'QUOTA_EXCEEDED');
+        const refused = expectError(
+          await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }] } }),
+          403,
+          'QUOTA_EXCEEDED',
+        );
         expect(refused.error.length).toBeGreaterThan(0);
-        expectError(await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }] }, headers: { 'idempotency-key': 'q' } }), 403, 'QUOTA_EXCEEDED');
+        expectError(
+          await call('POST', '/jobs', {
+            key: limited.apiKey,
+            json: { sources: [{ label: 'A' }] },
+            headers: { 'idempotency-key': 'q' },
+          }),
+          403,
+          'QUOTA_EXCEEDED',
+        );
         expect((await call('DELETE', `/jobs/${created.jobId}`, { key: limited.apiKey })).status).toBe(200);
-        expectError(await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }] } }), 403, 'QUOTA_EXCEEDED');
+        expectError(
+          await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }] } }),
+          403,
+          'QUOTA_EXCEEDED',
+        );
         // Other accounts are not affected.
         expect((await call('POST', '/jobs', { json: { sources: [{ label: 'A' }] } })).status).toBe(200);
       });

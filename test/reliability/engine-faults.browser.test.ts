@@ -15,7 +15,15 @@ import type { CreateJobResponse, GetJobResponse } from '../../src/contract/types
 import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { buildSite } from '../support/build-site.ts';
-import { callEngine, ENGINE_PAGE, engineActive, engineApi, openEnginePage, openSecondTab, putUploads } from '../support/engine-page.ts';
+import {
+  callEngine,
+  ENGINE_PAGE,
+  engineActive,
+  engineApi,
+  openEnginePage,
+  openSecondTab,
+  putUploads,
+} from '../support/engine-page.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { seededRandom, newTally, summaryLine, STORES } from './support.ts';
@@ -48,11 +56,32 @@ async function makeSite(fixtureDir: string): Promise<void> {
   mkdirSync(MEDIA, { recursive: true });
   const noAudio = join(MEDIA, 'no-audio.mp4');
   if (!existsSync(noAudio)) {
-    execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x90:rate=30', '-t', '6', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-an', noAudio]);
+    execFileSync('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=160x90:rate=30',
+      '-t',
+      '6',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-an',
+      noAudio,
+    ]);
   }
   // Not a video at all: seeded random bytes with an .mp4 name.
   const random = seededRandom(7);
-  writeFileSync(join(MEDIA, 'garbage.mp4'), Uint8Array.from({ length: 200_000 }, () => Math.floor(random() * 256)));
+  writeFileSync(
+    join(MEDIA, 'garbage.mp4'),
+    Uint8Array.from({ length: 200_000 }, () => Math.floor(random() * 256)),
+  );
   await buildSite({
     pages: { engine: ENGINE_PAGE },
     outDir: SITE,
@@ -64,7 +93,8 @@ async function makeSite(fixtureDir: string): Promise<void> {
 
 const call = <T>(fn: string, ...args: unknown[]): Promise<T> => callEngine<T>(page, fn, ...args);
 
-const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => engineApi<T>(page, apiKey, method, path, body);
+const api = <T>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> =>
+  engineApi<T>(page, apiKey, method, path, body);
 
 async function openPage(createAccount: boolean): Promise<void> {
   page = await chromium.context.newPage();
@@ -73,17 +103,33 @@ async function openPage(createAccount: boolean): Promise<void> {
   if (key) apiKey = key;
 }
 
-async function createAndStart(files: Array<{ url: string; label: string }>, extra: Record<string, unknown> = {}): Promise<{ jobId: string; ids: string[] }> {
-  const created = await api<CreateJobResponse>('POST', '/jobs', { sources: files.map((f) => ({ label: f.label, ext: 'mp4' })), autoMap: 'off', ...extra });
+async function createAndStart(
+  files: Array<{ url: string; label: string }>,
+  extra: Record<string, unknown> = {},
+): Promise<{ jobId: string; ids: string[] }> {
+  const created = await api<CreateJobResponse>('POST', '/jobs', {
+    sources: files.map((f) => ({ label: f.label, ext: 'mp4' })),
+    autoMap: 'off',
+    ...extra,
+  });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   createdJobs.push(created.json.jobId);
-  const ids = await putUploads(page, created.json.uploads, files.map((f) => f.url));
+  const ids = await putUploads(
+    page,
+    created.json.uploads,
+    files.map((f) => f.url),
+  );
   const started = await api<{ status: string }>('POST', `/jobs/${created.json.jobId}/process`);
   expect(started.status, JSON.stringify(started.json)).toBe(200);
   return { jobId: created.json.jobId, ids };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -104,7 +150,8 @@ function foreignRequests(): Array<{ url: string; kind: string }> {
 }
 
 const view = async (jobId: string): Promise<JobView> => (await api<JobView>('GET', `/jobs/${jobId}`)).json;
-const runsOf = async (jobId: string): Promise<string[]> => (await call<History>('history')).filter((h) => h.jobId === jobId).map((h) => `${h.stage}:${h.outcome}`);
+const runsOf = async (jobId: string): Promise<string[]> =>
+  (await call<History>('history')).filter((h) => h.jobId === jobId).map((h) => `${h.stage}:${h.outcome}`);
 
 /** Records per store of the engine's database, read in the page with plain IndexedDB. */
 function countStores(): Promise<Record<string, number>> {
@@ -185,11 +232,19 @@ afterAll(async () => {
 
 test('a reload during diarizing resumes there: syncing is not run again; nothing leaves the machine', async () => {
   const cams = truth.sources.slice(0, 2);
-  const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })), { callbackUrl: receiver.url });
-  await waitFor('diarizing to start', async () => {
-    const running = await call<{ jobId: string; stage: string } | null>('running');
-    return running?.jobId === jobId && running.stage === 'diarizing';
-  }, 60_000, 20);
+  const { jobId } = await createAndStart(
+    cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })),
+    { callbackUrl: receiver.url },
+  );
+  await waitFor(
+    'diarizing to start',
+    async () => {
+      const running = await call<{ jobId: string; stage: string } | null>('running');
+      return running?.jobId === jobId && running.stage === 'diarizing';
+    },
+    60_000,
+    20,
+  );
   const synced = await view(jobId);
   expect(synced.job.status).toBe('diarizing');
   expect(await runsOf(jobId)).toEqual(['syncing:succeeded']);
@@ -198,16 +253,23 @@ test('a reload during diarizing resumes there: syncing is not run again; nothing
   await page.waitForSelector('body[data-ready="1"]');
   await call('start', dbName, false);
   tally.faults++;
-  const after = await waitFor('the job to leave diarizing', async () => {
-    const v = await view(jobId);
-    return v.job.status !== 'diarizing' && v.job.status !== 'syncing' ? v : null;
-  }, 90_000, 250);
+  const after = await waitFor(
+    'the job to leave diarizing',
+    async () => {
+      const v = await view(jobId);
+      return v.job.status !== 'diarizing' && v.job.status !== 'syncing' ? v : null;
+    },
+    90_000,
+    250,
+  );
   expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
   // The new engine ran diarizing only; the offsets syncing saved are untouched.
   const runs = await runsOf(jobId);
   expect(runs).not.toContain('syncing:succeeded');
   expect(runs.some((r) => r.startsWith('diarizing:'))).toBe(true);
-  expect(after.job.sources.map((s) => [s.offsetMs, s.durationMs])).toEqual(synced.job.sources.map((s) => [s.offsetMs, s.durationMs]));
+  expect(after.job.sources.map((s) => [s.offsetMs, s.durationMs])).toEqual(
+    synced.job.sources.map((s) => [s.offsetMs, s.durationMs]),
+  );
   // The mapping webhook reaches the callbackUrl (the one other origin allowed).
   await receiver.waitForPosts(1, 20_000);
   const foreign = foreignRequests();
@@ -220,15 +282,25 @@ test('a reload during diarizing resumes there: syncing is not run again; nothing
 test('closing the tab during syncing: a new tab resumes the stage and the job goes on', async () => {
   const cams = truth.sources.slice(4, 6);
   const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
-  await waitFor('syncing to start', async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId, 60_000, 20);
+  await waitFor(
+    'syncing to start',
+    async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId,
+    60_000,
+    20,
+  );
   await page.close();
   tally.faults++;
   await openPage(false);
   page.on('request', (r) => requests.push({ url: r.url(), kind: 'page' }));
-  const after = await waitFor('the job to leave syncing', async () => {
-    const v = await view(jobId);
-    return v.job.status !== 'syncing' ? v : null;
-  }, 60_000, 250);
+  const after = await waitFor(
+    'the job to leave syncing',
+    async () => {
+      const v = await view(jobId);
+      return v.job.status !== 'syncing' ? v : null;
+    },
+    60_000,
+    250,
+  );
   expect(after.job.status, after.job.error_message ?? '').not.toBe('failed');
   expect(await runsOf(jobId)).toContain('syncing:succeeded');
   for (const source of after.job.sources) expect(source.durationMs).toBeGreaterThan(0);
@@ -243,11 +315,21 @@ test('deleteJob during a running stage: the stage stops and every record of the 
     }
     return (await call('running')) === null && (await countStores()).work === 0;
   };
-  await waitFor('the engine to be idle', async () => (await idle()) && (await new Promise((r) => setTimeout(r, 500))) === undefined && (await idle()), 90_000, 250);
+  await waitFor(
+    'the engine to be idle',
+    async () => (await idle()) && (await new Promise((r) => setTimeout(r, 500))) === undefined && (await idle()),
+    90_000,
+    250,
+  );
   const baseline = await countStores();
   const cams = truth.sources.slice(0, 2);
   const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
-  await waitFor('the stage to run', async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId, 60_000, 20);
+  await waitFor(
+    'the stage to run',
+    async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId,
+    60_000,
+    20,
+  );
   const during = await countStores();
   expect(during.chunks).toBeGreaterThan(baseline.chunks!);
   expect((await api('DELETE', `/jobs/${jobId}`)).status).toBe(200);
@@ -272,10 +354,15 @@ test('a video without an audio stream, and garbage bytes named .mp4, fail at onc
       { url: file, label },
     ]);
     tally.faults++;
-    const failed = await waitFor('the job to fail', async () => {
-      const v = await view(jobId);
-      return v.job.status !== 'syncing' ? v : null;
-    }, 60_000, 250);
+    const failed = await waitFor(
+      'the job to fail',
+      async () => {
+        const v = await view(jobId);
+        return v.job.status !== 'syncing' ? v : null;
+      },
+      60_000,
+      250,
+    );
     console.log(`[reliability] ${label}: ${failed.job.error_message}`);
     expect(failed.job.status).toBe('failed');
     expect(failed.job.failed_at_status).toBe('syncing');
@@ -289,25 +376,39 @@ test('a video without an audio stream, and garbage bytes named .mp4, fail at onc
 test('a worker that crashes mid-stage fails the stage, which is retried once on a fresh worker', async () => {
   const cams = truth.sources.slice(2, 4);
   const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
-  const media = await waitFor('the media worker to be busy with syncing', async () => {
-    const running = await call<{ jobId: string; stage: string } | null>('running');
-    if (running?.jobId !== jobId || running.stage !== 'syncing') return null;
-    return page.workers().find((w) => w.url().includes('media.worker')) ?? null;
-  }, 60_000, 10);
+  const media = await waitFor(
+    'the media worker to be busy with syncing',
+    async () => {
+      const running = await call<{ jobId: string; stage: string } | null>('running');
+      if (running?.jobId !== jobId || running.stage !== 'syncing') return null;
+      return page.workers().find((w) => w.url().includes('media.worker')) ?? null;
+    },
+    60_000,
+    10,
+  );
   // An error escaping the worker: what a crash looks like from the page (the `error` event).
-  await media.evaluate(() => setTimeout(() => {
-    throw new Error('injected crash (reliability test)');
-  }));
+  await media.evaluate(() =>
+    setTimeout(() => {
+      throw new Error('injected crash (reliability test)');
+    }),
+  );
   tally.faults++;
-  const after = await waitFor('the job to leave syncing', async () => {
-    const v = await view(jobId);
-    return v.job.status !== 'syncing' ? v : null;
-  }, 90_000, 250);
+  const after = await waitFor(
+    'the job to leave syncing',
+    async () => {
+      const v = await view(jobId);
+      return v.job.status !== 'syncing' ? v : null;
+    },
+    90_000,
+    250,
+  );
   const runs = await runsOf(jobId);
   console.log(`[reliability] worker crash: runs ${JSON.stringify(runs)}, status ${after.job.status}`);
   expect(runs.slice(0, 2)).toEqual(['syncing:failed', 'syncing:succeeded']);
   expect(after.job.status, after.job.error_message ?? '').not.toBe('failed');
-  const failure = (await call<Array<{ jobId: string; failure?: { message: string } }>>('history')).find((h) => h.jobId === jobId && h.failure)?.failure?.message;
+  const failure = (await call<Array<{ jobId: string; failure?: { message: string } }>>('history')).find(
+    (h) => h.jobId === jobId && h.failure,
+  )?.failure?.message;
   expect(failure).toMatch(/media worker failed/);
 }, 120_000);
 
@@ -330,7 +431,9 @@ test('two tabs: one engine (the Web Lock), and no job was lost by any fault abov
   expect(createdJobs.length).toBeGreaterThanOrEqual(5);
   // Over the whole file (uploads, every stage, workers loading wasm and models, webhooks): same origin or the callbackUrl only.
   const paths = (part: string): number => requests.filter((r) => r.url.includes(part)).length;
-  console.log(`[reliability] requests recorded in all: ${requests.length} (signed uploads ${paths('/api/signed/upload/')}, wasm ${paths('/wasm/')}, models ${paths('/models/')}, worker scripts ${paths('.worker')}, webhooks ${paths(receiver.origin)})`);
+  console.log(
+    `[reliability] requests recorded in all: ${requests.length} (signed uploads ${paths('/api/signed/upload/')}, wasm ${paths('/wasm/')}, models ${paths('/models/')}, worker scripts ${paths('.worker')}, webhooks ${paths(receiver.origin)})`,
+  );
   expect(paths('/wasm/')).toBeGreaterThan(0);
   expect(foreignRequests()).toEqual([]);
 }, 60_000);

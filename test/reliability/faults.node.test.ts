@@ -47,14 +47,29 @@ describe('faults (Node handler)', () => {
     await h.failStage(retryable, 'syncing', { message: 'first' });
     await h.failStage(retryable, 'syncing', { message: 'second' });
     const syncing = (await buildWorld(h)).jobs['processing']!.jobId;
-    const tracks = { tracks: [{ sourceId: j['mapping']!.sourceIds[0], speakers: ['SPEAKER_00'] }, { sourceId: j['mapping']!.sourceIds[1], speakers: ['SPEAKER_01'] }] };
+    const tracks = {
+      tracks: [
+        { sourceId: j['mapping']!.sourceIds[0], speakers: ['SPEAKER_00'] },
+        { sourceId: j['mapping']!.sourceIds[1], speakers: ['SPEAKER_01'] },
+      ],
+    };
     const writes: Array<[string, () => Promise<HarnessResponse>]> = [
       ['createJob', () => call('POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }] })],
-      ['upload PUT', () => h.request(Object.values(fresh.uploads as Record<string, Json>)[0]!.url, { method: 'PUT', body: 'bytes '.repeat(100) })],
+      [
+        'upload PUT',
+        () =>
+          h.request(Object.values(fresh.uploads as Record<string, Json>)[0]!.url, {
+            method: 'PUT',
+            body: 'bytes '.repeat(100),
+          }),
+      ],
       ['startProcessing', () => call('POST', `/jobs/${j['created']!.jobId}/process`)],
       ['submitSpeakerMapping', () => call('POST', `/jobs/${j['mapping']!.jobId}/tracks`, tracks)],
       ['recutJob', () => call('POST', `/jobs/${j['ready']!.jobId}/recut`, { presetId: 'dynamic' })],
-      ['updateCuts', () => call('PATCH', `/jobs/${j['ready']!.jobId}/cuts`, { removedRanges: [{ startMs: 0, endMs: 500 }] })],
+      [
+        'updateCuts',
+        () => call('PATCH', `/jobs/${j['ready']!.jobId}/cuts`, { removedRanges: [{ startMs: 0, endMs: 500 }] }),
+      ],
       ['startRender', () => call('POST', `/jobs/${j['ready']!.jobId}/render`)],
       ['approveJob', () => call('POST', `/jobs/${j['complete']!.jobId}/approve`)],
       ['retryJob', () => call('POST', `/jobs/${retryable}/retry`)],
@@ -72,7 +87,9 @@ describe('faults (Node handler)', () => {
       expect(storage.refused, `${what} tried to write`).toBeGreaterThan(refusedBefore);
     }
     // A stage finishing while storage is full: the reporter fails, the job stays where it was.
-    await expect(h.completeStage(syncing, 'syncing', { durationsMs: {} })).rejects.toMatchObject({ name: 'QuotaExceededError' });
+    await expect(h.completeStage(syncing, 'syncing', { durationsMs: {} })).rejects.toMatchObject({
+      name: 'QuotaExceededError',
+    });
     tally.faults++;
     storage.on = false;
     expect(await dumpDatabase(h.db)).toEqual(before);
@@ -90,9 +107,15 @@ describe('faults (Node handler)', () => {
     const { apiKey } = await h.createAccount();
     const call = caller(h, apiKey);
     const baseline = await countRecords(h.db);
-    const created = (await call('POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }, { label: 'Big', fileSize: 100 * 1024 * 1024 + 1 }], callbackUrl: 'https://hooks.example.com/x' })).json as Json;
+    const created = (
+      await call('POST', '/jobs', {
+        sources: [{ label: 'A' }, { label: 'B' }, { label: 'Big', fileSize: 100 * 1024 * 1024 + 1 }],
+        callbackUrl: 'https://hooks.example.com/x',
+      })
+    ).json as Json;
     const ids = Object.keys(created.uploads);
-    for (const id of ids.slice(0, 2)) expect((await h.request(created.uploads[id].url, { method: 'PUT', body: 'x'.repeat(5000) })).status).toBe(200);
+    for (const id of ids.slice(0, 2))
+      expect((await h.request(created.uploads[id].url, { method: 'PUT', body: 'x'.repeat(5000) })).status).toBe(200);
     // A multipart part uploaded too.
     const big = created.uploads[ids[2]!] as Json;
     expect((await h.request(big.urls[0], { method: 'PUT', body: 'p'.repeat(1000) })).status).toBe(200);
@@ -102,13 +125,23 @@ describe('faults (Node handler)', () => {
     expect(during.chunks).toBeGreaterThan(baseline.chunks!);
     expect(during.parts).toBeGreaterThan(baseline.parts!);
     const other = (await call('POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }] })).json as Json;
-    for (const info of Object.values(other.uploads) as Json[]) expect((await h.request(info.url, { method: 'PUT', body: 'y'.repeat(300) })).status).toBe(200);
+    for (const info of Object.values(other.uploads) as Json[])
+      expect((await h.request(info.url, { method: 'PUT', body: 'y'.repeat(300) })).status).toBe(200);
     expect((await call('POST', `/jobs/${other.jobId}/process`)).status).toBe(200);
     await h.completeStage(other.jobId, 'syncing', { durationsMs: {} });
     await h.completeStage(other.jobId, 'diarizing', {});
     await h.completeStage(other.jobId, 'mapping', { cameraMap: null });
     const [s0, s1] = Object.keys(other.uploads) as [string, string];
-    expect((await call('POST', `/jobs/${other.jobId}/tracks`, { tracks: [{ sourceId: s0, speakers: ['SPEAKER_00'] }, { sourceId: s1, speakers: ['SPEAKER_01'] }] })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `/jobs/${other.jobId}/tracks`, {
+          tracks: [
+            { sourceId: s0, speakers: ['SPEAKER_00'] },
+            { sourceId: s1, speakers: ['SPEAKER_01'] },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     expect((await call('POST', `/jobs/${other.jobId}/render`)).status).toBe(200);
     const withOther = await countRecords(h.db);
     // Now delete the second job while its rendering stage is pending (running), and the first with its parts.
@@ -124,7 +157,9 @@ describe('faults (Node handler)', () => {
     expect(JSON.stringify(await h.db.getAll('meta'))).not.toContain(jobId);
     expect(withOther.events).toBeGreaterThan(baseline.events!);
     // A stage of the deleted job that finishes anyway (a report already on its way) is ignored.
-    await h.service.reporter.stageSucceeded(other.jobId, 'rendering', { output: new Blob([new Uint8Array(4096)]) }).catch(() => undefined);
+    await h.service.reporter
+      .stageSucceeded(other.jobId, 'rendering', { output: new Blob([new Uint8Array(4096)]) })
+      .catch(() => undefined);
     const { meta: _m3, ...late } = await countRecords(h.db);
     expect(late).toEqual(base);
     expect((await call('GET', `/jobs/${other.jobId}`)).status).toBe(404);
@@ -148,7 +183,10 @@ describe('faults (Node handler)', () => {
     expect(full.failed_at_status).toBe('syncing');
     expect((await h.pendingStages()).filter((w) => w.jobId === job.jobId)).toEqual([]);
     expect((await h.events(job.jobId)).map((e) => e.type)).toEqual(['failed']);
-    const lost = await lostJobs(world.key, Object.values(world.jobs).map((x) => x.jobId));
+    const lost = await lostJobs(
+      world.key,
+      Object.values(world.jobs).map((x) => x.jobId),
+    );
     tally.jobsLost += lost;
     expect(lost).toBe(0);
   });

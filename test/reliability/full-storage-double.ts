@@ -39,7 +39,8 @@ export class FullStorageDouble {
         transaction.quotaRefused = true;
         const start = transaction._start;
         transaction._start = function (this: FakeTransaction) {
-          if (this._requests.length === 0 && this._state !== 'finished' && !this.error) return this._abort('QuotaExceededError');
+          if (this._requests.length === 0 && this._state !== 'finished' && !this.error)
+            return this._abort('QuotaExceededError');
           return start.call(this);
         };
       }

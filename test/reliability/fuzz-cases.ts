@@ -64,51 +64,195 @@ interface Operation {
 
 const OPERATIONS: Operation[] = [
   {
-    name: 'createJob', method: 'POST', path: () => '/jobs', jobStatus: null, optionalBody: false, anyAccount: true,
-    body: () => ({ sources: [{ label: 'Cam A' }, { label: 'Cam B', kind: 'video' }], title: 'Fuzz', autoMap: 'confident', review: true, silence: { mode: 'tighten' } }),
-    required: ['sources'], enums: [['autoMap'], ['silence', 'mode'], ['sources', '0', 'kind']],
-  },
-  { name: 'listJobs', method: 'GET', path: () => '/jobs', jobStatus: null, body: null, optionalBody: true, required: [], enums: [], anyAccount: true },
-  { name: 'getJob', method: 'GET', path: (id) => `/jobs/${id}`, jobStatus: 'ready', body: null, optionalBody: true, required: [], enums: [], anyAccount: false },
-  { name: 'getJobSummary', method: 'GET', path: (id) => `/jobs/${id}?view=summary`, jobStatus: 'mapping', body: null, optionalBody: true, required: [], enums: [], anyAccount: false },
-  { name: 'deleteJob', method: 'DELETE', path: (id) => `/jobs/${id}`, jobStatus: 'complete', body: null, optionalBody: true, required: [], enums: [], anyAccount: false },
-  {
-    name: 'requestUploadPartUrls', method: 'POST', path: (id, job) => `/jobs/${id}/sources/${job.multipart?.sourceId ?? job.sourceIds[0]}/parts`, jobStatus: 'multipart',
-    body: (job) => ({ uploadId: job.multipart?.uploadId ?? 'x', partNumbers: [1, 2] }), optionalBody: false, required: ['uploadId', 'partNumbers'], enums: [], anyAccount: false,
-  },
-  {
-    name: 'completeMultipartUpload', method: 'POST', path: () => '/uploads/complete', jobStatus: 'multipart',
-    body: (job) => ({ key: job.multipart?.key ?? 'x', uploadId: job.multipart?.uploadId ?? 'x' }), optionalBody: false, required: ['key', 'uploadId'], enums: [], anyAccount: false,
-  },
-  {
-    name: 'abortMultipartUpload', method: 'POST', path: () => '/uploads/abort', jobStatus: 'multipart',
-    body: (job) => ({ key: job.multipart?.key ?? 'x', uploadId: job.multipart?.uploadId ?? 'x' }), optionalBody: false, required: ['key', 'uploadId'], enums: [], anyAccount: false,
+    name: 'createJob',
+    method: 'POST',
+    path: () => '/jobs',
+    jobStatus: null,
+    optionalBody: false,
+    anyAccount: true,
+    body: () => ({
+      sources: [{ label: 'Cam A' }, { label: 'Cam B', kind: 'video' }],
+      title: 'Fuzz',
+      autoMap: 'confident',
+      review: true,
+      silence: { mode: 'tighten' },
+    }),
+    required: ['sources'],
+    enums: [['autoMap'], ['silence', 'mode'], ['sources', '0', 'kind']],
   },
   {
-    name: 'startProcessing', method: 'POST', path: (id) => `/jobs/${id}/process`, jobStatus: 'created',
-    body: (job) => ({ diarizeSourceIds: [job.sourceIds[0]] }), optionalBody: true, required: [], enums: [], anyAccount: false,
+    name: 'listJobs',
+    method: 'GET',
+    path: () => '/jobs',
+    jobStatus: null,
+    body: null,
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: true,
   },
   {
-    name: 'submitSpeakerMapping', method: 'POST', path: (id) => `/jobs/${id}/tracks`, jobStatus: 'mapping',
-    body: (job) => ({ tracks: [{ sourceId: job.sourceIds[0], speakers: ['SPEAKER_00'] }, { sourceId: job.sourceIds[1], speakers: ['SPEAKER_01'] }] }),
-    optionalBody: false, required: ['tracks'], enums: [], anyAccount: false,
+    name: 'getJob',
+    method: 'GET',
+    path: (id) => `/jobs/${id}`,
+    jobStatus: 'ready',
+    body: null,
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: false,
   },
   {
-    name: 'recutJob', method: 'POST', path: (id) => `/jobs/${id}/recut`, jobStatus: 'ready',
-    body: () => ({ presetId: 'balanced', silence: { mode: 'tighten', minPauseSec: 1 } }), optionalBody: false, required: [], enums: [['presetId'], ['silence', 'mode']], anyAccount: false,
+    name: 'getJobSummary',
+    method: 'GET',
+    path: (id) => `/jobs/${id}?view=summary`,
+    jobStatus: 'mapping',
+    body: null,
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: false,
   },
   {
-    name: 'updateCuts', method: 'PATCH', path: (id) => `/jobs/${id}/cuts`, jobStatus: 'ready',
-    body: (job) => ({ cuts: [{ sourceId: job.sourceIds[0], startMs: 0, endMs: 1000 }], removedRanges: [{ startMs: 0, endMs: 10 }] }),
-    optionalBody: false, required: [], enums: [], anyAccount: false,
+    name: 'deleteJob',
+    method: 'DELETE',
+    path: (id) => `/jobs/${id}`,
+    jobStatus: 'complete',
+    body: null,
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: false,
   },
-  { name: 'startRender', method: 'POST', path: (id) => `/jobs/${id}/render`, jobStatus: 'ready', body: null, optionalBody: true, required: [], enums: [], anyAccount: false },
-  { name: 'approveJob', method: 'POST', path: (id) => `/jobs/${id}/approve`, jobStatus: 'complete', body: null, optionalBody: true, required: [], enums: [], anyAccount: false },
   {
-    name: 'retryJob', method: 'POST', path: (id) => `/jobs/${id}/retry`, jobStatus: 'failed',
-    body: (job) => ({ diarizeSourceIds: [job.sourceIds[0]] }), optionalBody: true, required: [], enums: [], anyAccount: false,
+    name: 'requestUploadPartUrls',
+    method: 'POST',
+    path: (id, job) => `/jobs/${id}/sources/${job.multipart?.sourceId ?? job.sourceIds[0]}/parts`,
+    jobStatus: 'multipart',
+    body: (job) => ({ uploadId: job.multipart?.uploadId ?? 'x', partNumbers: [1, 2] }),
+    optionalBody: false,
+    required: ['uploadId', 'partNumbers'],
+    enums: [],
+    anyAccount: false,
   },
-  { name: 'exportJobEdit', method: 'GET', path: (id) => `/jobs/${id}/export`, jobStatus: 'ready', body: null, optionalBody: true, required: [], enums: [], anyAccount: false },
+  {
+    name: 'completeMultipartUpload',
+    method: 'POST',
+    path: () => '/uploads/complete',
+    jobStatus: 'multipart',
+    body: (job) => ({ key: job.multipart?.key ?? 'x', uploadId: job.multipart?.uploadId ?? 'x' }),
+    optionalBody: false,
+    required: ['key', 'uploadId'],
+    enums: [],
+    anyAccount: false,
+  },
+  {
+    name: 'abortMultipartUpload',
+    method: 'POST',
+    path: () => '/uploads/abort',
+    jobStatus: 'multipart',
+    body: (job) => ({ key: job.multipart?.key ?? 'x', uploadId: job.multipart?.uploadId ?? 'x' }),
+    optionalBody: false,
+    required: ['key', 'uploadId'],
+    enums: [],
+    anyAccount: false,
+  },
+  {
+    name: 'startProcessing',
+    method: 'POST',
+    path: (id) => `/jobs/${id}/process`,
+    jobStatus: 'created',
+    body: (job) => ({ diarizeSourceIds: [job.sourceIds[0]] }),
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: false,
+  },
+  {
+    name: 'submitSpeakerMapping',
+    method: 'POST',
+    path: (id) => `/jobs/${id}/tracks`,
+    jobStatus: 'mapping',
+    body: (job) => ({
+      tracks: [
+        { sourceId: job.sourceIds[0], speakers: ['SPEAKER_00'] },
+        { sourceId: job.sourceIds[1], speakers: ['SPEAKER_01'] },
+      ],
+    }),
+    optionalBody: false,
+    required: ['tracks'],
+    enums: [],
+    anyAccount: false,
+  },
+  {
+    name: 'recutJob',
+    method: 'POST',
+    path: (id) => `/jobs/${id}/recut`,
+    jobStatus: 'ready',
+    body: () => ({ presetId: 'balanced', silence: { mode: 'tighten', minPauseSec: 1 } }),
+    optionalBody: false,
+    required: [],
+    enums: [['presetId'], ['silence', 'mode']],
+    anyAccount: false,
+  },
+  {
+    name: 'updateCuts',
+    method: 'PATCH',
+    path: (id) => `/jobs/${id}/cuts`,
+    jobStatus: 'ready',
+    body: (job) => ({
+      cuts: [{ sourceId: job.sourceIds[0], startMs: 0, endMs: 1000 }],
+      removedRanges: [{ startMs: 0, endMs: 10 }],
+    }),
+    optionalBody: false,
+    required: [],
+    enums: [],
+    anyAccount: false,
+  },
+  {
+    name: 'startRender',
+    method: 'POST',
+    path: (id) => `/jobs/${id}/render`,
+    jobStatus: 'ready',
+    body: null,
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: false,
+  },
+  {
+    name: 'approveJob',
+    method: 'POST',
+    path: (id) => `/jobs/${id}/approve`,
+    jobStatus: 'complete',
+    body: null,
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: false,
+  },
+  {
+    name: 'retryJob',
+    method: 'POST',
+    path: (id) => `/jobs/${id}/retry`,
+    jobStatus: 'failed',
+    body: (job) => ({ diarizeSourceIds: [job.sourceIds[0]] }),
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: false,
+  },
+  {
+    name: 'exportJobEdit',
+    method: 'GET',
+    path: (id) => `/jobs/${id}/export`,
+    jobStatus: 'ready',
+    body: null,
+    optionalBody: true,
+    required: [],
+    enums: [],
+    anyAccount: false,
+  },
 ];
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -124,8 +268,10 @@ function wrongType(random: () => number, value: unknown): unknown {
 /** All paths to leaves and containers of a JSON value. */
 function pathsOf(value: unknown, prefix: string[] = []): string[][] {
   const out: string[][] = [];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push([...prefix, String(i)], ...pathsOf(v, [...prefix, String(i)])));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push([...prefix, k], ...pathsOf(v, [...prefix, k]));
+  if (Array.isArray(value))
+    value.forEach((v, i) => out.push([...prefix, String(i)], ...pathsOf(v, [...prefix, String(i)])));
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) out.push([...prefix, k], ...pathsOf(v, [...prefix, k]));
   return out;
 }
 
@@ -144,7 +290,19 @@ export function deeplyNested(levels: number, objects: boolean): string {
   return objects ? '{"a":'.repeat(levels) + '1' + '}'.repeat(levels) : '['.repeat(levels) + ']'.repeat(levels);
 }
 
-const BAD_IDS = ['not-a-uuid', '123', 'null', '..', 'job%20x', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-4fff-bfff-ffffffffffff', 'x'.repeat(5000), "'; DROP TABLE jobs; --", '%zz', '\u00e9t\u00e9'];
+const BAD_IDS = [
+  'not-a-uuid',
+  '123',
+  'null',
+  '..',
+  'job%20x',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-4fff-bfff-ffffffffffff',
+  'x'.repeat(5000),
+  "'; DROP TABLE jobs; --",
+  '%zz',
+  '\u00e9t\u00e9',
+];
 const BAD_IDEMPOTENCY_KEYS = ['\u0001abc', 'a\u007fb', 'tab\tkey', 'x'.repeat(256), '', ' ', '\u00e9'];
 const BAD_AUTH = (world: FuzzWorld, random: () => number): string | null =>
   pick(random, [
@@ -164,7 +322,12 @@ const BAD_AUTH = (world: FuzzWorld, random: () => number): string | null =>
  * `count` cases from `seed`. Roughly one in ten is a "structural" defect (path, auth,
  * method, header); the rest break the body of an operation that takes one.
  */
-export function generateFuzzCases(world: FuzzWorld, seed: number, count: number, options: { hugeEvery?: number } = {}): FuzzCase[] {
+export function generateFuzzCases(
+  world: FuzzWorld,
+  seed: number,
+  count: number,
+  options: { hugeEvery?: number } = {},
+): FuzzCase[] {
   const random = seededRandom(seed);
   const cases: FuzzCase[] = [];
   const hugeEvery = options.hugeEvery ?? 0;
@@ -186,17 +349,35 @@ export function generateFuzzCases(world: FuzzWorld, seed: number, count: number,
       const target = pick(random, [
         ['PUT', `/signed/upload/${job.jobId}/${job.sourceIds[0]}`],
         ['PUT', `/signed/upload/${world.otherJobId}/${job.sourceIds[1]}`],
-        ['PUT', `/signed/upload/${job.jobId}/${job.sourceIds[0]}/parts/${world.jobs['multipart']!.multipart!.uploadId}/1`],
+        [
+          'PUT',
+          `/signed/upload/${job.jobId}/${job.sourceIds[0]}/parts/${world.jobs['multipart']!.multipart!.uploadId}/1`,
+        ],
         ['PUT', `/signed/upload/${job.jobId}/${job.sourceIds[0]}/parts/x/99999999999`],
         ['GET', `/signed/files/${job.sourceIds[0]}`],
         ['HEAD', `/signed/files/${pick(random, BAD_IDS)}`],
         ['POST', `/signed/files/${job.jobId}`],
         ['DELETE', `/signed/upload/${job.jobId}/${job.sourceIds[0]}`],
       ] as const);
-      const query = pick(random, ['', '?exp=1&sig=x', `?exp=${'9'.repeat(30)}&sig=${'A'.repeat(43)}`, '?exp=-1&sig=', '?sig=abc', '?exp=abc&sig=abc', '?exp=1e20&sig=%00', `?exp=4102444800000&sig=${'_'.repeat(43)}&exp=1`]);
+      const query = pick(random, [
+        '',
+        '?exp=1&sig=x',
+        `?exp=${'9'.repeat(30)}&sig=${'A'.repeat(43)}`,
+        '?exp=-1&sig=',
+        '?sig=abc',
+        '?exp=abc&sig=abc',
+        '?exp=1e20&sig=%00',
+        `?exp=4102444800000&sig=${'_'.repeat(43)}&exp=1`,
+      ]);
       const method = target[0] === 'HEAD' ? 'GET' : target[0];
       const headers: Record<string, string> = random() < 0.5 ? {} : { authorization: `Bearer ${world.key}` };
-      cases.push({ what: `#${n} signed ${method} ${target[1].split('/').slice(0, 3).join('/')}${query}`, method, path: world.basePath + target[1] + query, headers, ...(method === 'PUT' ? { body: 'forged upload bytes' } : {}) });
+      cases.push({
+        what: `#${n} signed ${method} ${target[1].split('/').slice(0, 3).join('/')}${query}`,
+        method,
+        path: world.basePath + target[1] + query,
+        headers,
+        ...(method === 'PUT' ? { body: 'forged upload bytes' } : {}),
+      });
       continue;
     }
     if (huge) {
@@ -209,7 +390,13 @@ export function generateFuzzCases(world: FuzzWorld, seed: number, count: number,
         jobId = world.deletedJobId;
       }
     } else if (structural) {
-      const kind = pick(random, ['id', 'id', 'auth', 'method', ...(op.name === 'createJob' ? ['idempotency', 'idempotency'] : [])] as const);
+      const kind = pick(random, [
+        'id',
+        'id',
+        'auth',
+        'method',
+        ...(op.name === 'createJob' ? ['idempotency', 'idempotency'] : []),
+      ] as const);
       if (kind === 'id' && op.jobStatus !== null && !op.path('X', job).startsWith('/uploads')) {
         jobId = pick(random, [...BAD_IDS, world.otherJobId, world.deletedJobId, world.otherJobId]);
         what += `: bad job id ${jobId.slice(0, 40)}`;
@@ -219,8 +406,13 @@ export function generateFuzzCases(world: FuzzWorld, seed: number, count: number,
         else headers['authorization'] = auth;
         what += `: bad Authorization ${(auth ?? '(none)').slice(0, 40)}`;
       } else if (kind === 'method') {
-        const allowed = OPERATIONS.filter((o) => o.path(jobId, job).split('?')[0] === op.path(jobId, job).split('?')[0]).map((o) => o.method);
-        method = pick(random, ALL_METHODS.filter((m) => !allowed.includes(m)));
+        const allowed = OPERATIONS.filter(
+          (o) => o.path(jobId, job).split('?')[0] === op.path(jobId, job).split('?')[0],
+        ).map((o) => o.method);
+        method = pick(
+          random,
+          ALL_METHODS.filter((m) => !allowed.includes(m)),
+        );
         if (method === 'GET') body = undefined;
         what += `: wrong method ${method}`;
       } else {
@@ -230,13 +422,37 @@ export function generateFuzzCases(world: FuzzWorld, seed: number, count: number,
       }
     } else {
       const template = op.body!(job);
-      const kind = pick(random, ['malformed', 'malformed', 'toplevel', 'type', 'type', 'type', 'enum', 'missing', 'nested', 'unknown+type'] as const);
+      const kind = pick(random, [
+        'malformed',
+        'malformed',
+        'toplevel',
+        'type',
+        'type',
+        'type',
+        'enum',
+        'missing',
+        'nested',
+        'unknown+type',
+      ] as const);
       if (kind === 'malformed') {
         const text = JSON.stringify(template);
         const variant = random();
         if (variant < 0.5) body = text.slice(0, 1 + Math.floor(random() * (text.length - 1)));
         else if (variant < 0.7) body = text + pick(random, ['x', '}', ',', ' {}', '\u0000']);
-        else body = pick(random, ["{'a':1}", '{a:1}', '{"a":1,}', 'nul', 'tru', '[1,]', '{"a":"\\x"}', '\u0000', '{"a":01}', 'NaN', '{"a":Infinity}']);
+        else
+          body = pick(random, [
+            "{'a':1}",
+            '{a:1}',
+            '{"a":1,}',
+            'nul',
+            'tru',
+            '[1,]',
+            '{"a":"\\x"}',
+            '\u0000',
+            '{"a":01}',
+            'NaN',
+            '{"a":Infinity}',
+          ]);
         what += `: malformed JSON ${JSON.stringify(body.slice(0, 30))}`;
       } else if (kind === 'toplevel') {
         body = pick(random, ['[]', '[{}]', '"string"', '42', 'true', ...(op.optionalBody ? [] : ['null'])]);
@@ -259,13 +475,23 @@ export function generateFuzzCases(world: FuzzWorld, seed: number, count: number,
       } else {
         const path = pick(random, pathsOf(template));
         setAt(template, path, wrongType(random, getAt(template, path)));
-        if (kind === 'unknown+type') (template as Json)[pick(random, ['extra', '__proto__', 'constructor', 'jobId', 'status'])] = { injected: true };
+        if (kind === 'unknown+type')
+          (template as Json)[pick(random, ['extra', '__proto__', 'constructor', 'jobId', 'status'])] = {
+            injected: true,
+          };
         body = JSON.stringify(template);
         what += `: wrong type at ${path.join('.')}${kind === 'unknown+type' ? ' + unknown field' : ''}`;
       }
       if (body !== undefined) headers['content-type'] = 'application/json';
     }
-    cases.push({ what: `#${n} ${what}`, method, path: world.basePath + op.path(jobId, { ...job, jobId }), headers, ...(body === undefined ? {} : { body }), ...(hugeBytes === undefined ? {} : { hugeBytes }) });
+    cases.push({
+      what: `#${n} ${what}`,
+      method,
+      path: world.basePath + op.path(jobId, { ...job, jobId }),
+      headers,
+      ...(body === undefined ? {} : { body }),
+      ...(hugeBytes === undefined ? {} : { hugeBytes }),
+    });
   }
   return cases;
 }

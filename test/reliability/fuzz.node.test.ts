@@ -34,9 +34,18 @@ describe('fuzzing the Node handler', () => {
     if (c.hugeBytes !== undefined) {
       const huge = hugeJsonStream(c.hugeBytes);
       pulled = huge.pulled;
-      request = new Request(origin + c.path, { method: c.method, headers: { ...c.headers, 'content-type': 'application/json' }, body: huge.stream, duplex: 'half' } as RequestInit);
+      request = new Request(origin + c.path, {
+        method: c.method,
+        headers: { ...c.headers, 'content-type': 'application/json' },
+        body: huge.stream,
+        duplex: 'half',
+      } as RequestInit);
     } else {
-      request = new Request(origin + c.path, { method: c.method, headers: c.headers, ...(c.body === undefined ? {} : { body: c.body }) });
+      request = new Request(origin + c.path, {
+        method: c.method,
+        headers: c.headers,
+        ...(c.body === undefined ? {} : { body: c.body }),
+      });
     }
     const r = await toHarnessResponse(await h.service.handle(request), true);
     return { status: r.status, json: r.json, pulled: pulled === null ? null : pulled() };
@@ -53,7 +62,11 @@ describe('fuzzing the Node handler', () => {
       expectFuzzRejected(tally, r.status, r.json, `${c.what} → ${r.status} ${JSON.stringify(r.json)}`);
       if (r.pulled !== null) {
         // Refused after reading at most the limit (plus what the stream had buffered), not 50 MB.
-        expect(r.status, c.what).toBe(c.method === 'POST' && /\/jobs$|\/uploads\/|\/process$|\/tracks$|\/recut$|\/retry$|\/parts$/.test(c.path) ? 413 : r.status);
+        expect(r.status, c.what).toBe(
+          c.method === 'POST' && /\/jobs$|\/uploads\/|\/process$|\/tracks$|\/recut$|\/retry$|\/parts$/.test(c.path)
+            ? 413
+            : r.status,
+        );
         expect(r.pulled, c.what).toBeLessThan(MAX_JSON_BODY_BYTES + 1024 * 1024);
       }
       if (i % 1000 === 999) expect(await dumpDatabase(h.db)).toEqual(before);
@@ -73,12 +86,20 @@ describe('fuzzing the Node handler', () => {
     // A Content-Length over the limit is refused before a byte is read.
     const declared = hugeJsonStream(50 * 1024 * 1024);
     const r2 = await h.service.handle(
-      new Request(`${origin}/api/jobs`, { method: 'POST', headers: { ...auth, 'content-length': String(50 * 1024 * 1024) }, body: declared.stream, duplex: 'half' } as RequestInit),
+      new Request(`${origin}/api/jobs`, {
+        method: 'POST',
+        headers: { ...auth, 'content-length': String(50 * 1024 * 1024) },
+        body: declared.stream,
+        duplex: 'half',
+      } as RequestInit),
     );
     expectFuzzRejected(tally, r2.status, await r2.json(), 'createJob declared 50 MB');
     expect(r2.status).toBe(413);
     for (const levels of [10_000, 100_000]) {
-      for (const nested of ['['.repeat(levels) + ']'.repeat(levels), '{"a":'.repeat(levels) + '1' + '}'.repeat(levels)]) {
+      for (const nested of [
+        '['.repeat(levels) + ']'.repeat(levels),
+        '{"a":'.repeat(levels) + '1' + '}'.repeat(levels),
+      ]) {
         for (const [method, path] of [
           ['POST', '/jobs'],
           ['POST', `/jobs/${world.jobs['ready']!.jobId}/recut`],
@@ -88,7 +109,13 @@ describe('fuzzing the Node handler', () => {
           ['POST', `/jobs/${world.jobs['failed']!.jobId}/retry`],
           ['POST', '/uploads/complete'],
         ] as const) {
-          const r = await h.service.handle(new Request(`${origin}/api${path}`, { method, headers: auth, body: `{"sources":${nested},"tracks":${nested},"cuts":${nested}}` }));
+          const r = await h.service.handle(
+            new Request(`${origin}/api${path}`, {
+              method,
+              headers: auth,
+              body: `{"sources":${nested},"tracks":${nested},"cuts":${nested}}`,
+            }),
+          );
           const body = (await r.json()) as { error: string };
           expectFuzzRejected(tally, r.status, body, `${path} nested ${levels}`);
           expect(r.status).toBe(400);

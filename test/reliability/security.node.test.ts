@@ -59,10 +59,13 @@ describe('security (Node handler)', () => {
     const sig = url.searchParams.get('sig')!;
     const exp = url.searchParams.get('exp')!;
     const before = await dumpDatabase(h.db);
-    const put = (u: string, method = 'PUT'): Promise<HarnessResponse> => h.request(u, { method, ...(method === 'PUT' ? { body: 'forged bytes' } : {}) });
+    const put = (u: string, method = 'PUT'): Promise<HarnessResponse> =>
+      h.request(u, { method, ...(method === 'PUT' ? { body: 'forged bytes' } : {}) });
     const variants: Array<[string, string]> = [];
-    for (const i of [0, Math.floor(sig.length / 2), sig.length - 1]) variants.push([`sig[${i}] flipped`, url.href.replace(`sig=${sig}`, `sig=${flipChar(sig, i)}`)]);
-    for (const i of [0, exp.length - 1]) variants.push([`exp[${i}] flipped`, url.href.replace(`exp=${exp}`, `exp=${flipChar(exp, i)}`)]);
+    for (const i of [0, Math.floor(sig.length / 2), sig.length - 1])
+      variants.push([`sig[${i}] flipped`, url.href.replace(`sig=${sig}`, `sig=${flipChar(sig, i)}`)]);
+    for (const i of [0, exp.length - 1])
+      variants.push([`exp[${i}] flipped`, url.href.replace(`exp=${exp}`, `exp=${flipChar(exp, i)}`)]);
     variants.push(['exp pushed a year on', url.href.replace(`exp=${exp}`, `exp=${Number(exp) + 365 * 24 * HOUR}`)]);
     variants.push(['path: job id flipped', url.href.replace(created.jobId, flipChar(created.jobId, 0))]);
     variants.push(['path: source id flipped', url.href.replace(a, flipChar(a, 3))]);
@@ -113,7 +116,8 @@ describe('security (Node handler)', () => {
     const jobId = world.jobs['mapping']!.jobId;
     const reviewUrl = ((await h.events(jobId)).find((e) => e.type === 'mapping')!.payload as Json).reviewUrl as string;
     const token = new URL(reviewUrl).searchParams.get('token')!;
-    const review = (t: string, rest = `/jobs/${jobId}`): Promise<HarnessResponse> => h.request(h.baseUrl + rest, { headers: { authorization: `Review ${t}` } });
+    const review = (t: string, rest = `/jobs/${jobId}`): Promise<HarnessResponse> =>
+      h.request(h.baseUrl + rest, { headers: { authorization: `Review ${t}` } });
     expect((await review(token)).status).toBe(200);
     const [id, exp, sig] = token.split('.') as [string, string, string];
     rejected(await review(`${world.jobs['ready']!.jobId}.${exp}.${sig}`), 'review token for another job', 401);

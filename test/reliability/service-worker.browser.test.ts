@@ -42,7 +42,11 @@ describe('through the service worker', () => {
     for (const c of generateFuzzCases(world, SEED, COUNT)) {
       let r;
       try {
-        r = await h.request(new URL(h.baseUrl).origin + c.path, { method: c.method, headers: c.headers, ...(c.body === undefined ? {} : { body: c.body }) });
+        r = await h.request(new URL(h.baseUrl).origin + c.path, {
+          method: c.method,
+          headers: c.headers,
+          ...(c.body === undefined ? {} : { body: c.body }),
+        });
       } catch (error) {
         // fetch itself refuses some requests (a header value it will not send): nothing reached the worker.
         expect(String(error), c.what).toMatch(/TypeError|Failed to execute|Invalid/);
@@ -54,8 +58,12 @@ describe('through the service worker', () => {
     }
     expect(await jobViews(h, world, { freshUrls: true })).toEqual(before);
     expect(Object.values(before).join('')).toContain('?exp=…&sig=…');
-    expect((await h.request(`${h.baseUrl}/jobs`, { headers: { authorization: `Bearer ${world.key}` } })).text).toBe(list);
-    console.log(`[reliability] browser fuzz: ${tally.fuzzed} answered by the worker, ${refusedByFetch} refused by fetch before sending`);
+    expect((await h.request(`${h.baseUrl}/jobs`, { headers: { authorization: `Bearer ${world.key}` } })).text).toBe(
+      list,
+    );
+    console.log(
+      `[reliability] browser fuzz: ${tally.fuzzed} answered by the worker, ${refusedByFetch} refused by fetch before sending`,
+    );
     expect(tally.fuzzed).toBeGreaterThan(COUNT * 0.9);
   }, 170_000);
 });
@@ -68,7 +76,11 @@ describe('huge and deep bodies through the service worker', () => {
       const results = await handle.page.evaluate(
         async ([base, key]) => {
           const send = async (body: string): Promise<{ status: number; text: string; servedBy: string | null }> => {
-            const r = await fetch(`${base}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+            const r = await fetch(`${base}/jobs`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              body,
+            });
             return { status: r.status, text: await r.text(), servedBy: r.headers.get('x-multicam-served-by') };
           };
           const huge = await send(`{"sources":"${'a'.repeat(50 * 1024 * 1024)}"}`);

@@ -8,7 +8,8 @@
  */
 import type { Reporter } from 'vitest/node';
 
-const LINE = /\[reliability ([^\]]+)\] requests fuzzed: (\d+), 4xx: (\d+), 5xx: (\d+), faults injected: (\d+), jobs lost: (\d+)/;
+const LINE =
+  /\[reliability ([^\]]+)\] requests fuzzed: (\d+), 4xx: (\d+), 5xx: (\d+), faults injected: (\d+), jobs lost: (\d+)/;
 
 /** Sums the per-file tallies. */
 export default class ReliabilitySummaryReporter implements Reporter {
@@ -25,6 +26,8 @@ export default class ReliabilitySummaryReporter implements Reporter {
   onTestRunEnd(): void {
     if (this.parts.length === 0) return;
     const [fuzzed, c4, c5, faults, lost] = this.totals;
-    console.log(`\nreliability (${this.parts.join('; ')}):\nrequests fuzzed: ${fuzzed}, 4xx: ${c4}, 5xx: ${c5}, faults injected: ${faults}, jobs lost: ${lost}`);
+    console.log(
+      `\nreliability (${this.parts.join('; ')}):\nrequests fuzzed: ${fuzzed}, 4xx: ${c4}, 5xx: ${c5}, faults injected: ${faults}, jobs lost: ${lost}`,
+    );
   }
 }

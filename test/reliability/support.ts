@@ -9,7 +9,19 @@ import { expect } from 'vitest';
 import type { Database } from '../../src/store/db.ts';
 
 /** Every object store of the schema (src/store/db.ts). */
-export const STORES = ['meta', 'accounts', 'apiKeys', 'jobs', 'files', 'chunks', 'uploads', 'parts', 'idempotency', 'events', 'work'] as const;
+export const STORES = [
+  'meta',
+  'accounts',
+  'apiKeys',
+  'jobs',
+  'files',
+  'chunks',
+  'uploads',
+  'parts',
+  'idempotency',
+  'events',
+  'work',
+] as const;
 
 export { seededRandom } from '../../src/analysis/random.ts';
 
@@ -42,7 +54,13 @@ export async function countRecords(db: Database): Promise<Record<string, number>
 
 /** The spec's Error shape: a JSON object whose `error` is a non-empty string. */
 export function isErrorShape(json: unknown): boolean {
-  return json !== null && typeof json === 'object' && !Array.isArray(json) && typeof (json as { error?: unknown }).error === 'string' && (json as { error: string }).error.length > 0;
+  return (
+    json !== null &&
+    typeof json === 'object' &&
+    !Array.isArray(json) &&
+    typeof (json as { error?: unknown }).error === 'string' &&
+    (json as { error: string }).error.length > 0
+  );
 }
 
 /** Counts that end up in the summary line. */

@@ -20,7 +20,11 @@ const TURNS = [
 /** Calls the API with a key. */
 export function caller(h: ContractHarness, key: string) {
   return async (method: string, rest: string, json?: unknown): Promise<HarnessResponse> =>
-    h.request(h.baseUrl + rest, { method, headers: { authorization: `Bearer ${key}` }, ...(json === undefined ? {} : { json }) });
+    h.request(h.baseUrl + rest, {
+      method,
+      headers: { authorization: `Bearer ${key}` },
+      ...(json === undefined ? {} : { json }),
+    });
 }
 
 function ok(r: HarnessResponse): Json {
@@ -34,13 +38,16 @@ export async function buildWorld(h: ContractHarness): Promise<FuzzWorld & { acco
   const { apiKey: otherKey } = await h.createAccount();
   const call = caller(h, key);
 
-  const create = async (body: Json = { sources: [{ label: 'Cam A' }, { label: 'Cam B' }], autoMap: 'off' }): Promise<{ job: FuzzJob; uploads: Json }> => {
+  const create = async (
+    body: Json = { sources: [{ label: 'Cam A' }, { label: 'Cam B' }], autoMap: 'off' },
+  ): Promise<{ job: FuzzJob; uploads: Json }> => {
     const created = ok(await call('POST', '/jobs', body));
     return { job: { jobId: created.jobId, sourceIds: Object.keys(created.uploads) }, uploads: created.uploads };
   };
   const uploaded = async (): Promise<FuzzJob> => {
     const { job, uploads } = await create();
-    for (const info of Object.values(uploads) as Json[]) expect((await h.request(info.url, { method: 'PUT', body: 'some bytes '.repeat(20) })).status).toBe(200);
+    for (const info of Object.values(uploads) as Json[])
+      expect((await h.request(info.url, { method: 'PUT', body: 'some bytes '.repeat(20) })).status).toBe(200);
     return job;
   };
   const processing = async (): Promise<FuzzJob> => {
@@ -50,13 +57,22 @@ export async function buildWorld(h: ContractHarness): Promise<FuzzWorld & { acco
   };
   const mapping = async (): Promise<FuzzJob> => {
     const job = await processing();
-    await h.completeStage(job.jobId, 'syncing', { durationsMs: { [job.sourceIds[0]!]: 150_000, [job.sourceIds[1]!]: 150_000 } });
+    await h.completeStage(job.jobId, 'syncing', {
+      durationsMs: { [job.sourceIds[0]!]: 150_000, [job.sourceIds[1]!]: 150_000 },
+    });
     await h.completeStage(job.jobId, 'diarizing', { turns: TURNS });
     return job;
   };
   const ready = async (): Promise<FuzzJob> => {
     const job = await mapping();
-    ok(await call('POST', `/jobs/${job.jobId}/tracks`, { tracks: [{ sourceId: job.sourceIds[0], speakers: ['SPEAKER_00'] }, { sourceId: job.sourceIds[1], speakers: ['SPEAKER_01'] }] }));
+    ok(
+      await call('POST', `/jobs/${job.jobId}/tracks`, {
+        tracks: [
+          { sourceId: job.sourceIds[0], speakers: ['SPEAKER_00'] },
+          { sourceId: job.sourceIds[1], speakers: ['SPEAKER_01'] },
+        ],
+      }),
+    );
     return job;
   };
   const complete = async (): Promise<FuzzJob> => {
@@ -71,7 +87,9 @@ export async function buildWorld(h: ContractHarness): Promise<FuzzWorld & { acco
     return job;
   };
   const multipart = async (): Promise<FuzzJob> => {
-    const { job, uploads } = await create({ sources: [{ label: 'Cam A' }, { label: 'Big', fileSize: 100 * 1024 * 1024 + 1 }] });
+    const { job, uploads } = await create({
+      sources: [{ label: 'Cam A' }, { label: 'Big', fileSize: 100 * 1024 * 1024 + 1 }],
+    });
     const sourceId = job.sourceIds[1]!;
     const info = uploads[sourceId] as Json;
     return { ...job, multipart: { sourceId, uploadId: info.uploadId, key: info.key } };
@@ -90,7 +108,15 @@ export async function buildWorld(h: ContractHarness): Promise<FuzzWorld & { acco
   const gone = await create();
   ok(await call('DELETE', `/jobs/${gone.job.jobId}`));
   expect(ok(await call('GET', `/jobs/${jobs.failed!.jobId}?view=summary`)).status).toBe('failed');
-  return { basePath: new URL(h.baseUrl).pathname, key, otherKey, accountId, jobs, otherJobId: other.jobId, deletedJobId: gone.job.jobId };
+  return {
+    basePath: new URL(h.baseUrl).pathname,
+    key,
+    otherKey,
+    accountId,
+    jobs,
+    otherJobId: other.jobId,
+    deletedJobId: gone.job.jobId,
+  };
 }
 
 /**
@@ -98,8 +124,13 @@ export async function buildWorld(h: ContractHarness): Promise<FuzzWorld & { acco
  * byte). With `freshUrls`, the `exp`/`sig` of signed URLs are masked: on a real clock every
  * getJob signs its URLs anew, so only they may differ.
  */
-export async function jobViews(h: ContractHarness, world: FuzzWorld, options: { freshUrls?: boolean } = {}): Promise<Record<string, string>> {
-  const mask = (text: string): string => (options.freshUrls ? text.replace(/\?exp=\d+&sig=[\w-]+/g, '?exp=…&sig=…') : text);
+export async function jobViews(
+  h: ContractHarness,
+  world: FuzzWorld,
+  options: { freshUrls?: boolean } = {},
+): Promise<Record<string, string>> {
+  const mask = (text: string): string =>
+    options.freshUrls ? text.replace(/\?exp=\d+&sig=[\w-]+/g, '?exp=…&sig=…') : text;
   const out: Record<string, string> = {};
   for (const [status, job] of Object.entries(world.jobs)) {
     const r = await caller(h, world.key)('GET', `/jobs/${job.jobId}`);

@@ -10,9 +10,13 @@ import type { MarkerGeometry } from '../../tools/fixtures/truth.ts';
 
 /** Decodes a file's first audio stream to mono float32 at `rate` Hz. */
 export function decodeAudio(path: string, rate = 8000): Float32Array {
-  const res = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-map', '0:a:0', '-ac', '1', '-ar', String(rate), '-f', 'f32le', 'pipe:1'], {
-    maxBuffer: 1 << 30,
-  });
+  const res = spawnSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', path, '-map', '0:a:0', '-ac', '1', '-ar', String(rate), '-f', 'f32le', 'pipe:1'],
+    {
+      maxBuffer: 1 << 30,
+    },
+  );
   if (res.status !== 0) throw new Error(`decodeAudio ${path}: ${res.stderr.toString()}`);
   const out = new Float32Array(res.stdout.length / 4);
   new Uint8Array(out.buffer).set(res.stdout);
@@ -21,28 +25,88 @@ export function decodeAudio(path: string, rate = 8000): Float32Array {
 
 /** Decodes every video frame scaled to `width` px wide, as 8-bit grey. */
 export function decodeGreyFrames(path: string, width = 320): { width: number; height: number; frames: Uint8Array[] } {
-  const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', path]);
+  const probe = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=width,height',
+    '-of',
+    'csv=p=0',
+    path,
+  ]);
   const [w, h] = probe.stdout.toString().trim().split(',').map(Number);
-  if (w === undefined || h === undefined || !(w > 0) || !(h > 0)) throw new Error(`decodeGreyFrames: cannot probe ${path}`);
+  if (w === undefined || h === undefined || !(w > 0) || !(h > 0))
+    throw new Error(`decodeGreyFrames: cannot probe ${path}`);
   const height = 2 * Math.round((width * h) / w / 2);
-  const res = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-map', '0:v:0', '-vf', `scale=${width}:${height}:flags=area,format=gray`, '-f', 'rawvideo', 'pipe:1'], {
-    maxBuffer: 2 ** 31,
-  });
+  const res = spawnSync(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-i',
+      path,
+      '-map',
+      '0:v:0',
+      '-vf',
+      `scale=${width}:${height}:flags=area,format=gray`,
+      '-f',
+      'rawvideo',
+      'pipe:1',
+    ],
+    {
+      maxBuffer: 2 ** 31,
+    },
+  );
   if (res.status !== 0) throw new Error(`decodeGreyFrames ${path}: ${res.stderr.toString()}`);
   const size = width * height;
   const frames: Uint8Array[] = [];
-  for (let o = 0; o + size <= res.stdout.length; o += size) frames.push(new Uint8Array(res.stdout.buffer, res.stdout.byteOffset + o, size));
+  for (let o = 0; o + size <= res.stdout.length; o += size)
+    frames.push(new Uint8Array(res.stdout.buffer, res.stdout.byteOffset + o, size));
   return { width, height, frames };
 }
 
 /** Decodes one frame at `timeSec` scaled to `width` px wide, as packed RGB. */
-export function decodeRgbFrame(path: string, timeSec: number, width = 320): { width: number; height: number; rgb: Uint8Array } {
-  const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', path]);
+export function decodeRgbFrame(
+  path: string,
+  timeSec: number,
+  width = 320,
+): { width: number; height: number; rgb: Uint8Array } {
+  const probe = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=width,height',
+    '-of',
+    'csv=p=0',
+    path,
+  ]);
   const [w, h] = probe.stdout.toString().trim().split(',').map(Number);
-  if (w === undefined || h === undefined || !(w > 0) || !(h > 0)) throw new Error(`decodeRgbFrame: cannot probe ${path}`);
+  if (w === undefined || h === undefined || !(w > 0) || !(h > 0))
+    throw new Error(`decodeRgbFrame: cannot probe ${path}`);
   const height = 2 * Math.round((width * h) / w / 2);
-  const res = spawnSync('ffmpeg', ['-v', 'error', '-ss', String(timeSec), '-i', path, '-frames:v', '1', '-vf', `scale=${width}:${height}:flags=area`, '-pix_fmt', 'rgb24', '-f', 'rawvideo', 'pipe:1']);
-  if (res.status !== 0 || res.stdout.length !== width * height * 3) throw new Error(`decodeRgbFrame ${path}: ${res.stderr.toString()}`);
+  const res = spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-ss',
+    String(timeSec),
+    '-i',
+    path,
+    '-frames:v',
+    '1',
+    '-vf',
+    `scale=${width}:${height}:flags=area`,
+    '-pix_fmt',
+    'rgb24',
+    '-f',
+    'rawvideo',
+    'pipe:1',
+  ]);
+  if (res.status !== 0 || res.stdout.length !== width * height * 3)
+    throw new Error(`decodeRgbFrame ${path}: ${res.stderr.toString()}`);
   return { width, height, rgb: new Uint8Array(res.stdout) };
 }
 
@@ -80,10 +144,11 @@ export function fft(re: Float64Array, im: Float64Array, inverse = false): void {
       }
     }
   }
-  if (inverse) for (let i = 0; i < n; i++) {
-    re[i] = (re[i] ?? 0) / n;
-    im[i] = (im[i] ?? 0) / n;
-  }
+  if (inverse)
+    for (let i = 0; i < n; i++) {
+      re[i] = (re[i] ?? 0) / n;
+      im[i] = (im[i] ?? 0) / n;
+    }
 }
 
 /**
@@ -131,7 +196,15 @@ export function crossCorrelate(x: Float32Array, ref: Float32Array): { lag: numbe
 }
 
 /** Mean absolute difference of two grey frames inside a pixel rectangle. */
-export function regionChange(a: Uint8Array, b: Uint8Array, width: number, x0: number, y0: number, x1: number, y1: number): number {
+export function regionChange(
+  a: Uint8Array,
+  b: Uint8Array,
+  width: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+): number {
   let s = 0;
   let n = 0;
   for (let y = y0; y < y1; y++) {

@@ -60,7 +60,14 @@ export async function buildSite(options: BuildSiteOptions): Promise<string> {
         rollupOptions: {
           input,
           // The service worker must be /sw.js (scope /), as in the app's build.
-          ...(options.sw ? { output: { entryFileNames: (chunk: { name: string }) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') } } : {}),
+          ...(options.sw
+            ? {
+                output: {
+                  entryFileNames: (chunk: { name: string }) =>
+                    chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js',
+                },
+              }
+            : {}),
         },
       },
     });

@@ -16,13 +16,25 @@ export const ENGINE_PAGE = '/test/browser/pages/engine.html';
 /** Calls `window.engineTest[fn](...args)` in the page. */
 export function callEngine<T>(page: Page, fn: string, ...args: unknown[]): Promise<T> {
   return page.evaluate(
-    ([name, a]) => ((window as unknown as { engineTest: Record<string, (...x: unknown[]) => unknown> }).engineTest as Record<string, (...x: unknown[]) => unknown>)[name as string]!(...(a as unknown[])),
+    ([name, a]) =>
+      (
+        (window as unknown as { engineTest: Record<string, (...x: unknown[]) => unknown> }).engineTest as Record<
+          string,
+          (...x: unknown[]) => unknown
+        >
+      )[name as string]!(...(a as unknown[])),
     [fn, args] as const,
   ) as Promise<T>;
 }
 
 /** A JSON request to the API through the page's service worker, as account `apiKey`. */
-export function engineApi<T>(page: Page, apiKey: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+export function engineApi<T>(
+  page: Page,
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: T }> {
   return callEngine(page, 'api', apiKey, method, path, body);
 }
 
@@ -30,17 +42,31 @@ export function engineApi<T>(page: Page, apiKey: string, method: string, path: s
  * Loads the engine page from `origin`, waits until it is ready and starts the library on
  * database `dbName`; returns the new account's API key when `createAccount`, else null.
  */
-export async function openEnginePage(page: Page, origin: string, dbName: string, createAccount: boolean): Promise<string | null> {
+export async function openEnginePage(
+  page: Page,
+  origin: string,
+  dbName: string,
+  createAccount: boolean,
+): Promise<string | null> {
   await page.goto(`${origin}${ENGINE_PAGE}`);
   await page.waitForSelector('body[data-ready="1"]');
   return (await callEngine<{ apiKey: string | null }>(page, 'start', dbName, createAccount)).apiKey;
 }
 
 /** PUTs each served file in `fileUrls` to the signed URL of the same position in `uploads`; each must answer 200. */
-export async function putUploads(page: Page, uploads: Record<string, UploadInfo>, fileUrls: readonly string[]): Promise<string[]> {
+export async function putUploads(
+  page: Page,
+  uploads: Record<string, UploadInfo>,
+  fileUrls: readonly string[],
+): Promise<string[]> {
   const ids = Object.keys(uploads);
   for (const [i, id] of ids.entries()) {
-    const put = await callEngine<{ status: number; text: string }>(page, 'upload', (uploads[id] as PutUpload).url, fileUrls[i]!);
+    const put = await callEngine<{ status: number; text: string }>(
+      page,
+      'upload',
+      (uploads[id] as PutUpload).url,
+      fileUrls[i]!,
+    );
     expect(put.status, put.text).toBe(200);
   }
   return ids;
@@ -62,9 +88,16 @@ export async function openSecondTab(context: BrowserContext, origin: string, dbN
     await second.goto(`${origin}${ENGINE_PAGE}`);
     await second.waitForSelector('body[data-ready="1"]');
     await second.evaluate((db) => {
-      void (window as unknown as { engineTest: { start(d: string, c: boolean): Promise<unknown> } }).engineTest.start(db, false);
+      void (window as unknown as { engineTest: { start(d: string, c: boolean): Promise<unknown> } }).engineTest.start(
+        db,
+        false,
+      );
     }, dbName);
-    await second.waitForFunction(() => (window as unknown as { engineTest: { opened(): boolean } }).engineTest.opened(), undefined, { timeout: 20_000 });
+    await second.waitForFunction(
+      () => (window as unknown as { engineTest: { opened(): boolean } }).engineTest.opened(),
+      undefined,
+      { timeout: 20_000 },
+    );
     return second;
   } catch (error) {
     await second.close();

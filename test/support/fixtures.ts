@@ -23,7 +23,10 @@ export const FIXTURE_TIMEOUT_MS = 120_000;
  * Returns the fixture directory and its truth, generating it first when it is not cached.
  * Safe to call from parallel test files: one generates, the others wait for it.
  */
-export async function ensureFixture(set: FixtureSet = 'tiny', options: FixtureOptions = {}): Promise<{ dir: string; truth: Truth }> {
+export async function ensureFixture(
+  set: FixtureSet = 'tiny',
+  options: FixtureOptions = {},
+): Promise<{ dir: string; truth: Truth }> {
   const { dir, truth } = await ensureFixtureAt(set, options, FIXTURE_CACHE);
   return { dir, truth };
 }

@@ -17,7 +17,8 @@ export interface OnnxValueInfo {
 }
 
 /** A node attribute: an int, a list of ints, or a float. */
-export type OnnxAttribute = { name: string; int: number } | { name: string; ints: readonly number[] } | { name: string; float: number };
+export type OnnxAttribute =
+  { name: string; int: number } | { name: string; ints: readonly number[] } | { name: string; float: number };
 
 export interface OnnxNode {
   opType: string;
@@ -170,7 +171,9 @@ export function encodeOnnxModel(graph: OnnxGraph): Uint8Array {
  * frames, sqrt(mean(x²)). With the fbank mean removed per window, this is how much each mel
  * band moves: crude, but it differs between voices and needs no weights.
  */
-export function fbankSpreadEmbeddingModel(options: { inputName?: string; outputName?: string; bins?: number } = {}): Uint8Array {
+export function fbankSpreadEmbeddingModel(
+  options: { inputName?: string; outputName?: string; bins?: number } = {},
+): Uint8Array {
   const bins = options.bins ?? 80;
   const input = options.inputName ?? 'feats';
   const output = options.outputName ?? 'embs';
@@ -181,7 +184,15 @@ export function fbankSpreadEmbeddingModel(options: { inputName?: string; outputN
     outputs: [{ name: output, elemType: OnnxType.FLOAT, shape: ['B', bins] }],
     nodes: [
       { opType: 'Mul', inputs: [input, input], outputs: ['squared'] },
-      { opType: 'ReduceMean', inputs: ['squared'], outputs: ['meanSquare'], attributes: [{ name: 'axes', ints: [1] }, { name: 'keepdims', int: 0 }] },
+      {
+        opType: 'ReduceMean',
+        inputs: ['squared'],
+        outputs: ['meanSquare'],
+        attributes: [
+          { name: 'axes', ints: [1] },
+          { name: 'keepdims', int: 0 },
+        ],
+      },
       { opType: 'Sqrt', inputs: ['meanSquare'], outputs: [output] },
     ],
   });

@@ -47,7 +47,10 @@ export class TestEngine implements Engine {
 
   private take(jobId: string, stage: EngineStage): StageReporter {
     const index = this.pending.findIndex((w) => w.jobId === jobId && w.stage === stage);
-    if (index < 0) throw new Error(`test engine: no pending ${stage} work for job ${jobId} (pending: ${JSON.stringify(this.pending)})`);
+    if (index < 0)
+      throw new Error(
+        `test engine: no pending ${stage} work for job ${jobId} (pending: ${JSON.stringify(this.pending)})`,
+      );
     this.pending.splice(index, 1);
     if (!this.reporter) throw new Error('test engine: attach(reporter) was not called');
     return this.reporter;
@@ -71,7 +74,9 @@ export class TestEngine implements Engine {
         return reporter.stageSucceeded(jobId, 'mapping', { cameraMap: output.cameraMap ?? null });
       case 'rendering': {
         const bytes = output.outputBytes ?? new Uint8Array(4096).map((_, i) => i % 251);
-        return reporter.stageSucceeded(jobId, 'rendering', { output: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'video/mp4' }) });
+        return reporter.stageSucceeded(jobId, 'rendering', {
+          output: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'video/mp4' }),
+        });
       }
     }
   }

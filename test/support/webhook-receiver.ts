@@ -85,7 +85,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
         receivedAtEpochMs: Date.now(),
       };
       requests.push(request);
-      const cors: Record<string, string> = allowOrigin === null ? {} : { 'Access-Control-Allow-Origin': allowOrigin, Vary: 'Origin' };
+      const cors: Record<string, string> =
+        allowOrigin === null ? {} : { 'Access-Control-Allow-Origin': allowOrigin, Vary: 'Origin' };
       if (options.crossOriginResourcePolicy) cors['Cross-Origin-Resource-Policy'] = 'cross-origin';
       if (request.method === 'OPTIONS') {
         // Without consent: a plain 404 with no CORS headers, as a server that knows nothing of CORS answers.

@@ -61,7 +61,9 @@ function floorOf(recording: Float32Array): number {
 /** Reader ids present, sorted, with their files. */
 export function librispeechReaders(dir = LIBRISPEECH_DIR): Map<string, string[]> {
   const readers = new Map<string, string[]>();
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.flac')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.flac'))
+    .sort()) {
     const id = f.split('-')[0]!;
     readers.set(id, [...(readers.get(id) ?? []), join(dir, f)]);
   }
@@ -73,7 +75,9 @@ export function assembleConversation(options: AssembleOptions): Conversation {
   const rand = seededRandom(options.seed);
   const readers = [...librispeechReaders().entries()];
   // Pick the speakers by seeded shuffle.
-  const order = readers.map((_, i) => i).sort((a, b) => seededRandom(options.seed * 7919 + a)() - seededRandom(options.seed * 7919 + b)());
+  const order = readers
+    .map((_, i) => i)
+    .sort((a, b) => seededRandom(options.seed * 7919 + a)() - seededRandom(options.seed * 7919 + b)());
   const chosen = order.slice(0, options.speakers).map((i) => readers[i]!);
   const total = Math.round(options.seconds * 16000);
   const tracks = chosen.map(() => new Float32Array(total + 16000 * 30));
@@ -104,11 +108,17 @@ export function assembleConversation(options: AssembleOptions): Conversation {
     const last = speech[speech.length - 1]![1];
     // Place the audible part after a pause, or overlapping the previous turn's end.
     const overlap = prev >= 0 && rand() < (options.overlapRate ?? 0.12);
-    const start = overlap ? Math.max(0, prevEnd - Math.round((0.4 + rand() * 0.8) * 16000)) : prevEnd + Math.round((0.15 + rand() * 1.2) * 16000);
+    const start = overlap
+      ? Math.max(0, prevEnd - Math.round((0.4 + rand() * 0.8) * 16000))
+      : prevEnd + Math.round((0.15 + rand() * 1.2) * 16000);
     if (start + (last - first) > tracks[k]!.length) break;
     tracks[k]!.set(src.subarray(first, last), start);
     for (const [a, b] of speech) {
-      truth.push({ speaker: id, startMs: ((start + a - first) / 16000) * 1000, endMs: ((start + b - first) / 16000) * 1000 });
+      truth.push({
+        speaker: id,
+        startMs: ((start + a - first) / 16000) * 1000,
+        endMs: ((start + b - first) / 16000) * 1000,
+      });
     }
     prevEnd = Math.max(prevEnd, start + (last - first));
     t = prevEnd;
@@ -209,7 +219,12 @@ function convolve(x: Float32Array, h: Float64Array): Float32Array {
  * the same faint noise as {@link withBleed}. The bleed is no longer a copy of the neighbour's
  * signal, which a level rule does not need but a test of coherence between mics would.
  */
-export function withRoomBleed(tracks: readonly Float32Array[], bleedGain = 0.15, seed = 1, options: RoomOptions = {}): Float32Array[] {
+export function withRoomBleed(
+  tracks: readonly Float32Array[],
+  bleedGain = 0.15,
+  seed = 1,
+  options: RoomOptions = {},
+): Float32Array[] {
   const rand = seededRandom(seed);
   return tracks.map((own, k) => {
     const out = Float32Array.from(own);

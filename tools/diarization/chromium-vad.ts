@@ -30,7 +30,11 @@ const SITE = join(ROOT, '.cache/vad-site');
  * Chromium flags that expose WebGPU on a machine without a GPU: SwiftShader's Vulkan, a
  * fallback adapter (`isFallbackAdapter` true), which the engine refuses and tests accept.
  */
-export const WEBGPU_FLAGS: readonly string[] = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader'];
+export const WEBGPU_FLAGS: readonly string[] = [
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-angle=swiftshader',
+];
 
 /** A Chromium with the VAD page's site served; every `run` gets a fresh page. */
 export interface VadBrowser {
@@ -39,7 +43,10 @@ export interface VadBrowser {
    * The engine's analysis worker diarizing 16 kHz channels (VAD, then per-mic or single-mix),
    * with `vadLanes` channels at once; `abortAfterMs` aborts the call that long after it starts.
    */
-  diarize(channels: Float32Array[], options?: { vadLanes?: number; abortAfterMs?: number }): Promise<PageDiarizeRun & { requests: string[] }>;
+  diarize(
+    channels: Float32Array[],
+    options?: { vadLanes?: number; abortAfterMs?: number },
+  ): Promise<PageDiarizeRun & { requests: string[] }>;
   close(): Promise<void>;
 }
 
@@ -47,7 +54,11 @@ let built: Promise<string> | undefined;
 
 /** Builds the page (once per process, a few seconds) and opens Chromium on it. */
 export async function openVadBrowser(options: { webgpu?: boolean } = {}): Promise<VadBrowser> {
-  built ??= buildSite({ pages: { vad: PAGE_PATH }, outDir: SITE, links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models') } });
+  built ??= buildSite({
+    pages: { vad: PAGE_PATH },
+    outDir: SITE,
+    links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models') },
+  });
   await built;
   mkdirSync(join(SITE, 'input'), { recursive: true });
   let server: StaticServer | undefined;
@@ -86,7 +97,11 @@ export async function openVadBrowser(options: { webgpu?: boolean } = {}): Promis
       const url = serve(samples);
       return onPage((page) =>
         page.evaluate(
-          ([u, o]) => (window as unknown as { vad: { run(url: string, options: VadPageOptions): Promise<VadPageRun> } }).vad.run(u, o),
+          ([u, o]) =>
+            (window as unknown as { vad: { run(url: string, options: VadPageOptions): Promise<VadPageRun> } }).vad.run(
+              u,
+              o,
+            ),
           [url, runOptions] as const,
         ),
       );
@@ -95,7 +110,10 @@ export async function openVadBrowser(options: { webgpu?: boolean } = {}): Promis
       const urls = channels.map(serve);
       return onPage((page) =>
         page.evaluate(
-          ([u, o]) => (window as unknown as { vad: { diarize(urls: string[], options: object): Promise<PageDiarizeRun> } }).vad.diarize(u, o),
+          ([u, o]) =>
+            (
+              window as unknown as { vad: { diarize(urls: string[], options: object): Promise<PageDiarizeRun> } }
+            ).vad.diarize(u, o),
           [urls, diarizeOptions] as const,
         ),
       );

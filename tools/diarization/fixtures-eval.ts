@@ -22,7 +22,14 @@ import type { EvalRow } from '../eval-diarization.ts';
 import { decodeWithFfmpeg, loadMono16k } from './audio.ts';
 import { channelProbabilities } from './vad-node.ts';
 
-type Score = (name: string, mode: EvalRow['mode'], seconds: number, truth: Turn[], result: DiarizationResult, note?: string) => EvalRow;
+type Score = (
+  name: string,
+  mode: EvalRow['mode'],
+  seconds: number,
+  truth: Turn[],
+  result: DiarizationResult,
+  note?: string,
+) => EvalRow;
 
 /** A source's audio on the reference timeline (16 kHz), using the truth's offset and drift. */
 function onReferenceTimeline(dir: string, source: TruthSource, durationMs: number): Float32Array {
@@ -48,7 +55,12 @@ function perMicSources(truth: Truth): { sources: TruthSource[]; kind: string } {
     let bestRatio = 1.5;
     for (const c of cams) {
       const own = c.gains[sp.id] ?? 0;
-      const other = Math.max(0, ...Object.entries(c.gains).filter(([k]) => k !== sp.id).map(([, v]) => v));
+      const other = Math.max(
+        0,
+        ...Object.entries(c.gains)
+          .filter(([k]) => k !== sp.id)
+          .map(([, v]) => v),
+      );
       if (own / Math.max(other, 1e-6) > bestRatio) {
         bestRatio = own / Math.max(other, 1e-6);
         best = c;
@@ -70,14 +82,29 @@ function perMicSources(truth: Truth): { sources: TruthSource[]; kind: string } {
  * in the last two.
  */
 const LIST: Array<{ set: FixtureSet; options: FixtureOptions }> = [
-  { set: 'tiny', options: { voices: 'espeak', speakers: 2, mics: true, seconds: 60, cameras: 'closeup:1,closeup:2', seed: '11' } },
+  {
+    set: 'tiny',
+    options: { voices: 'espeak', speakers: 2, mics: true, seconds: 60, cameras: 'closeup:1,closeup:2', seed: '11' },
+  },
   { set: 'tiny', options: { speakers: 2, mics: true, seconds: 120, cameras: 'closeup:1,twoshot:1-2', seed: '12' } },
-  { set: 'tiny', options: { speakers: 3, mics: true, seconds: 120, cameras: 'closeup:1,closeup:2,wide:1-2-3', seed: '13' } },
-  { set: 'tiny', options: { speakers: 4, mics: true, seconds: 120, cameras: 'closeup:1,closeup:2,twoshot:3-4', seed: '14' } },
+  {
+    set: 'tiny',
+    options: { speakers: 3, mics: true, seconds: 120, cameras: 'closeup:1,closeup:2,wide:1-2-3', seed: '13' },
+  },
+  {
+    set: 'tiny',
+    options: { speakers: 4, mics: true, seconds: 120, cameras: 'closeup:1,closeup:2,twoshot:3-4', seed: '14' },
+  },
   { set: 'tiny', options: { speakers: 2, seconds: 120, cameras: 'closeup:1,closeup:2', seed: '15' } },
-  { set: 'tiny', options: { speakers: 3, seconds: 120, cameras: 'closeup:1,closeup:2,closeup:3,wide:1-2-3', seed: '16' } },
+  {
+    set: 'tiny',
+    options: { speakers: 3, seconds: 120, cameras: 'closeup:1,closeup:2,closeup:3,wide:1-2-3', seed: '16' },
+  },
 ];
-export const EVAL_FIXTURES: ReadonlyArray<{ set: FixtureSet; options: FixtureOptions }> = LIST.map((f) => ({ set: f.set, options: { width: 320, height: 180, fps: 15, ...f.options } }));
+export const EVAL_FIXTURES: ReadonlyArray<{ set: FixtureSet; options: FixtureOptions }> = LIST.map((f) => ({
+  set: f.set,
+  options: { width: 320, height: 180, fps: 15, ...f.options },
+}));
 
 /** Called with each reference mix scored in single-mix mode (the eval scores it over more seeds). */
 type OnMix = (mix: Float32Array, probs: Float32Array, reference: Turn[], row: EvalRow) => void;
@@ -87,8 +114,10 @@ type Generated = Awaited<ReturnType<typeof ensureFixtureAt>>;
 /** Ends the note of every row {@link evaluatePerMicOnOtherSeeds} scores. */
 export const OTHER_SEED_NOTE = 'other seed';
 
-const referenceOf = (truth: Truth): Turn[] => truth.speech.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs }));
-const labelOf = (truth: Truth): string => `fixture ${Math.round(truth.durationMs / 1000)}s ${truth.speakers.length}spk ${String(truth.options['voices'])} s${truth.seed}`;
+const referenceOf = (truth: Truth): Turn[] =>
+  truth.speech.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs }));
+const labelOf = (truth: Truth): string =>
+  `fixture ${Math.round(truth.durationMs / 1000)}s ${truth.speakers.length}spk ${String(truth.options['voices'])} s${truth.seed}`;
 
 /** The per-mic row of one generated set, or none when it has neither close mics nor cameras. */
 async function perMicRow(vad: SileroVad, score: Score, { dir, truth }: Generated): Promise<EvalRow | undefined> {
@@ -96,7 +125,14 @@ async function perMicRow(vad: SileroVad, score: Score, { dir, truth }: Generated
   if (sources.length === 0) return undefined;
   const channels = sources.map((s) => onReferenceTimeline(dir, s, truth.durationMs));
   const probs = await channelProbabilities(vad, channels);
-  return score(labelOf(truth), 'per-mic', truth.durationMs / 1000, referenceOf(truth), diarizePerMic(channels, 16000, probs), kind);
+  return score(
+    labelOf(truth),
+    'per-mic',
+    truth.durationMs / 1000,
+    referenceOf(truth),
+    diarizePerMic(channels, 16000, probs),
+    kind,
+  );
 }
 
 /** Generates (or reuses) {@link EVAL_FIXTURES} and scores each in both modes. */
@@ -116,7 +152,14 @@ export async function evaluateFixtures(
     const mix = loadMono16k(join(dir, truth.reference.file)).samples;
     const mixProbs = await vad.speechProbabilities(mix);
     const { result, diagnostics } = diarizeMixWithDiagnostics(mix, 16000, mixProbs, mixOptions);
-    const mixRow = score(labelOf(truth), 'mix', truth.durationMs / 1000, reference, result, `reference.wav; eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`);
+    const mixRow = score(
+      labelOf(truth),
+      'mix',
+      truth.durationMs / 1000,
+      reference,
+      result,
+      `reference.wav; eigengap k=${diagnostics.eigengapCount} from ${diagnostics.clusteredFrom} merged ${diagnostics.merged} dropped ${diagnostics.dropped}`,
+    );
     rows.push(mixRow);
     onMix(mix, mixProbs, reference, mixRow);
     const perMic = await perMicRow(vad, score, generated);
@@ -130,7 +173,12 @@ export async function evaluateFixtures(
  * plus each of `offsets`): sets no parameter was chosen on, so they show how far the per-mic
  * figures above hold beyond the sets they were measured on.
  */
-export async function evaluatePerMicOnOtherSeeds(vad: SileroVad, offsets: readonly number[], score: Score, log: (line: string) => void = () => {}): Promise<EvalRow[]> {
+export async function evaluatePerMicOnOtherSeeds(
+  vad: SileroVad,
+  offsets: readonly number[],
+  score: Score,
+  log: (line: string) => void = () => {},
+): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
   for (const offset of offsets) {
     for (const f of EVAL_FIXTURES) {

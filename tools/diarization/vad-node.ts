@@ -38,5 +38,8 @@ export const SEGMENTATION_MODEL_PATH = join(root, '..', 'shared', 'models', 'pya
 export async function createNodeSegmentation(threads = 1): Promise<PyannoteSegmentation | undefined> {
   if (!existsSync(SEGMENTATION_MODEL_PATH)) return undefined;
   configureOrtWasm(ort as unknown as OrtModule, join(root, 'node_modules', 'onnxruntime-web', 'dist') + '/', threads);
-  return PyannoteSegmentation.create(ort as unknown as OrtModule, new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)));
+  return PyannoteSegmentation.create(
+    ort as unknown as OrtModule,
+    new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)),
+  );
 }

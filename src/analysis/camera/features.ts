@@ -84,7 +84,15 @@ export function motionFeatures(frames: readonly LumaFrame[], options: MotionFeat
   const c1 = Math.round(width / 3);
   const c2 = Math.round((2 * width) / 3);
   const hists = sorted.map((f) => histogram(f.luma, width * height));
-  const pairs: Array<{ t: number; inRun: boolean; hist: number; whole: number; left: number; middle: number; right: number }> = [];
+  const pairs: Array<{
+    t: number;
+    inRun: boolean;
+    hist: number;
+    whole: number;
+    left: number;
+    middle: number;
+    right: number;
+  }> = [];
   for (let i = 1; i < sorted.length; i++) {
     const prev = sorted[i - 1]!;
     const cur = sorted[i]!;

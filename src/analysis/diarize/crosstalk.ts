@@ -188,7 +188,8 @@ export function cancelCrosstalk(
   const maxLearnFrames = options.maxLearnFrames ?? LEARN_FRAMES_MAX;
   if (learn.length !== n) throw new RangeError(`learn has ${learn.length} masks for ${n} channels`);
   if (hop <= 0 || hop % 2 !== 0) throw new RangeError(`hop ${hop} is not a positive even number of samples`);
-  if (!(maxLearnFrames >= 1)) throw new RangeError(`maxLearnFrames ${maxLearnFrames} is not a positive number of frames`);
+  if (!(maxLearnFrames >= 1))
+    throw new RangeError(`maxLearnFrames ${maxLearnFrames} is not a positive number of frames`);
   if (n < 2) return channels.map((c) => Float32Array.from(c));
   const size = 2 * hop;
   const bins = hop + 1;

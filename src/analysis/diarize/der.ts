@@ -35,7 +35,11 @@ export interface DerOptions {
  * @example
  * const { der } = diarizationErrorRate(truth, hyp, { collarMs: 250 });
  */
-export function diarizationErrorRate(reference: readonly Turn[], hypothesis: readonly Turn[], options: DerOptions = {}): DerScore {
+export function diarizationErrorRate(
+  reference: readonly Turn[],
+  hypothesis: readonly Turn[],
+  options: DerOptions = {},
+): DerScore {
   const collar = options.collarMs ?? 0;
   const refSpk = [...new Set(reference.map((t) => t.speaker))];
   const hypSpk = [...new Set(hypothesis.map((t) => t.speaker))];
@@ -68,7 +72,11 @@ export function diarizationErrorRate(reference: readonly Turn[], hypothesis: rea
     for (const t of turns) if (t.startMs <= a && t.endMs >= b) set.add(idx.get(t.speaker)!);
     return [...set];
   };
-  interface Piece { dur: number; ref: number[]; hyp: number[] }
+  interface Piece {
+    dur: number;
+    ref: number[];
+    hyp: number[];
+  }
   const pieces: Piece[] = [];
   let z = 0;
   for (let k = 0; k + 1 < points.length; k++) {

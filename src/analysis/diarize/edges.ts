@@ -72,7 +72,13 @@ export interface EdgeOptions {
  * the whole band), digital silence reading −100 dB. `frames` defaults to the whole frames in
  * the signal; a last frame cut short by its end is averaged over what it has.
  */
-export function frameLevelsDb(input: Float32Array, sampleRate: number, frameMs = 10, frames?: number, lowCutHz = LOW_CUT_HZ): Float64Array {
+export function frameLevelsDb(
+  input: Float32Array,
+  sampleRate: number,
+  frameMs = 10,
+  frames?: number,
+  lowCutHz = LOW_CUT_HZ,
+): Float64Array {
   const samples = lowCutHz > 0 ? lowCut(input, sampleRate, lowCutHz) : input;
   const len = Math.round((sampleRate * frameMs) / 1000);
   const count = frames ?? Math.floor(samples.length / len);
@@ -89,7 +95,9 @@ export function frameLevelsDb(input: Float32Array, sampleRate: number, frameMs =
 
 /** The noise floor: the 10th-percentile frame level, dB (digital silence ignored). */
 export function noiseFloorDb(levels: ArrayLike<number>): number {
-  const live = Array.from(levels).filter((v) => v > -99).sort((a, b) => a - b);
+  const live = Array.from(levels)
+    .filter((v) => v > -99)
+    .sort((a, b) => a - b);
   return live.length === 0 ? -120 : live[Math.floor(live.length * 0.1)]!;
 }
 
@@ -124,12 +132,14 @@ export function refineSpeechEdges(
   let prevEnd = 0;
   const sorted = [...segments].sort((a, b) => a.startMs - b.startMs);
   const inSegment = new Uint8Array(T);
-  for (const g of sorted) inSegment.fill(1, Math.max(0, Math.round(g.startMs / frameMs)), Math.min(T, Math.round(g.endMs / frameMs)));
+  for (const g of sorted)
+    inSegment.fill(1, Math.max(0, Math.round(g.startMs / frameMs)), Math.min(T, Math.round(g.endMs / frameMs)));
   const localWindow = Math.round((options.localFloorMs ?? 500) / frameMs);
   /** 20th-percentile level of the non-speech frames in [from, to), or −∞ with fewer than 10. */
   const nearbyNoise = (from: number, to: number): number => {
     const quiet: number[] = [];
-    for (let t = Math.max(0, from); t < Math.min(T, to); t++) if (!inSegment[t] && levels[t]! > -99) quiet.push(levels[t]!);
+    for (let t = Math.max(0, from); t < Math.min(T, to); t++)
+      if (!inSegment[t] && levels[t]! > -99) quiet.push(levels[t]!);
     if (quiet.length < 10) return -Infinity;
     quiet.sort((a, b) => a - b);
     return quiet[Math.floor(0.2 * (quiet.length - 1))]!;
@@ -180,10 +190,12 @@ export function refineSpeechEdges(
     // the speech, and reaches outward from there only with `reachPastQuietEdge`.
     const startOnSpeech = onS(s);
     while (s < e && s - s0 < maxShift && !onS(s)) s++;
-    if ((startOnSpeech || reachPastQuiet) && s < e && onS(s)) s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
+    if ((startOnSpeech || reachPastQuiet) && s < e && onS(s))
+      s = reach(s, -1, (t) => t >= prevEnd && s0 - t <= maxShift, onS);
     const endOnSpeech = e > s && onE(e - 1);
     while (e > s && e0 - e < maxShift && !onE(e - 1)) e--;
-    if ((endOnSpeech || reachPastQuiet) && e > s && onE(e - 1)) e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
+    if ((endOnSpeech || reachPastQuiet) && e > s && onE(e - 1))
+      e = reach(e - 1, 1, (t) => t < nextStart && t - e0 < maxShift, onE) + 1;
     if (e - s < minLen) return;
     const pieces: Array<[number, number]> = [];
     let from = s;

@@ -57,10 +57,13 @@ export function pieceSimilarity(grid: EmbeddingGrid, piecesMs: ReadonlyArray<rea
   const n = piecesMs.length;
   const sim = new Float64Array(n * n);
   if (n === 0) return sim;
-  if (grid.vectors.length === 0) throw new RangeError('pieceSimilarity: the embedding grid has no windows (signal shorter than one window?)');
-  if (!(grid.hopMs > 0) || !(grid.windowMs > 0)) throw new RangeError(`pieceSimilarity: windowMs and hopMs must be > 0, got ${grid.windowMs} and ${grid.hopMs}`);
+  if (grid.vectors.length === 0)
+    throw new RangeError('pieceSimilarity: the embedding grid has no windows (signal shorter than one window?)');
+  if (!(grid.hopMs > 0) || !(grid.windowMs > 0))
+    throw new RangeError(`pieceSimilarity: windowMs and hopMs must be > 0, got ${grid.windowMs} and ${grid.hopMs}`);
   const dim = grid.vectors[0]!.length;
-  if (dim === 0 || grid.vectors.some((v) => v.length !== dim)) throw new RangeError(`pieceSimilarity: every embedding must have the same non-zero length (the first has ${dim})`);
+  if (dim === 0 || grid.vectors.some((v) => v.length !== dim))
+    throw new RangeError(`pieceSimilarity: every embedding must have the same non-zero length (the first has ${dim})`);
 
   const members = piecesMs.map(([start, end]) => windowsOfPiece(grid, start, end));
   const used = new Set<number>();

@@ -41,7 +41,13 @@ function logSumExp(values: Float64Array, n: number): number {
 }
 
 /** Log density of every component for one frame, into `out`. */
-function componentLogDensities(g: DiagGmm, consts: Float64Array, x: Float32Array, offset: number, out: Float64Array): void {
+function componentLogDensities(
+  g: DiagGmm,
+  consts: Float64Array,
+  x: Float32Array,
+  offset: number,
+  out: Float64Array,
+): void {
   const { dim } = g;
   for (let c = 0; c < g.components; c++) {
     let q = 0;
@@ -165,7 +171,12 @@ export interface FramePosteriors {
 }
 
 /** UBM posteriors of `frames`, keeping the `top` most likely components per frame. */
-export function ubmPosteriors(ubm: DiagGmm, features: Float32Array, frames: readonly number[], top = 5): FramePosteriors {
+export function ubmPosteriors(
+  ubm: DiagGmm,
+  features: Float32Array,
+  frames: readonly number[],
+  top = 5,
+): FramePosteriors {
   const k = ubm.components;
   const c = Math.min(top, k);
   const consts = logConstants(ubm);

@@ -61,7 +61,11 @@ const PULSE_HALF_FRAMES = 3;
  * const d = laughterDescriptor(mic.subarray(a, b), 16000);
  * console.log(d.pulses, d.periodMs, d.spectralStep);
  */
-export function laughterDescriptor(samples: Float32Array, sampleRate: number, pulseProminenceDb = 6): LaughterDescriptor {
+export function laughterDescriptor(
+  samples: Float32Array,
+  sampleRate: number,
+  pulseProminenceDb = 6,
+): LaughterDescriptor {
   const levels = frameLevelsDb(samples, sampleRate, FRAME_MS);
   const n = levels.length;
   const smooth = new Float64Array(n);
@@ -86,7 +90,9 @@ export function laughterDescriptor(samples: Float32Array, sampleRate: number, pu
   const intervals = peaks.slice(1).map((p, i) => (p - peaks[i]!) * FRAME_MS);
   const periodMs = intervals.length > 0 ? intervals.reduce((a, b) => a + b, 0) / intervals.length : NaN;
   const periodCv =
-    intervals.length > 1 ? Math.sqrt(intervals.reduce((a, b) => a + (b - periodMs) ** 2, 0) / intervals.length) / periodMs : NaN;
+    intervals.length > 1
+      ? Math.sqrt(intervals.reduce((a, b) => a + (b - periodMs) ** 2, 0) / intervals.length) / periodMs
+      : NaN;
   if (peaks.length < 2) return { pulses: peaks.length, periodMs, periodCv, spectralStep: NaN };
 
   const mfcc = mfccFromFbank(kaldiFbank(samples, { sampleFrequency: sampleRate, numMelBins: 30 }), CEPSTRA + 1);

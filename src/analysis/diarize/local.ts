@@ -106,7 +106,12 @@ export interface LocalVotes {
  *
  * @param scores per global speaker, the log-likelihood of every speech row
  */
-export function localVotes(windows: readonly LocalRows[], frameMs: number, scores: readonly Float64Array[], minMs = 200): LocalVotes {
+export function localVotes(
+  windows: readonly LocalRows[],
+  frameMs: number,
+  scores: readonly Float64Array[],
+  minMs = 200,
+): LocalVotes {
   const k = scores.length;
   const rowsN = scores[0]?.length ?? 0;
   const votes = scores.map(() => new Uint16Array(rowsN));
@@ -136,7 +141,8 @@ export function localVotes(windows: readonly LocalRows[], frameMs: number, score
       for (const r of rows) votes[g]![r] = votes[g]![r]! + 1;
       speakers.forEach((other, j) => {
         const h = assignment[j]!;
-        if (j !== i && h >= 0 && rows.length * frameMs >= TOGETHER_MS && other.length * frameMs >= TOGETHER_MS) together[g * k + h] = together[g * k + h]! + 1;
+        if (j !== i && h >= 0 && rows.length * frameMs >= TOGETHER_MS && other.length * frameMs >= TOGETHER_MS)
+          together[g * k + h] = together[g * k + h]! + 1;
       });
     });
   }

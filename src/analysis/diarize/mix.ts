@@ -152,7 +152,12 @@ const VOTE_BELOW_PIECES = 150;
  * @example
  * const r = diarizeMix(mix16k, 16000, await vad.speechProbabilities(mix16k));
  */
-export function diarizeMix(samples: Float32Array, sampleRate: number, vadProbs: ArrayLike<number>, options: MixOptions = {}): DiarizationResult {
+export function diarizeMix(
+  samples: Float32Array,
+  sampleRate: number,
+  vadProbs: ArrayLike<number>,
+  options: MixOptions = {},
+): DiarizationResult {
   return diarizeMixWithDiagnostics(samples, sampleRate, vadProbs, options).result;
 }
 
@@ -164,7 +169,17 @@ export function diarizeMixWithDiagnostics(
   options: MixOptions = {},
 ): { result: DiarizationResult; diagnostics: MixDiagnostics } {
   if (sampleRate !== 16000) throw new RangeError(`sampleRate is ${sampleRate}; diarizeMix expects 16000 Hz audio`);
-  const diagnostics: MixDiagnostics = { eigengapCount: 0, clusteredFrom: 0, localFloor: 0, eigenvalues: [], segments: 0, merged: 0, dropped: 0, closestClr: [], timings: {} };
+  const diagnostics: MixDiagnostics = {
+    eigengapCount: 0,
+    clusteredFrom: 0,
+    localFloor: 0,
+    eigenvalues: [],
+    segments: 0,
+    merged: 0,
+    dropped: 0,
+    closestClr: [],
+    timings: {},
+  };
   let clock = Date.now();
   const lap = (step: string): void => {
     const now = Date.now();
@@ -182,8 +197,16 @@ export function diarizeMixWithDiagnostics(
   lap('features');
   const vadFrameMs = options.vadFrameMs ?? VAD_FRAME_MS;
   const probs10 = resampleFrameValues(vadProbs, vadFrameMs, FRAME_MS, T);
-  const speech = speechSegments(probs10, { frameMs: FRAME_MS, threshold: options.vadThreshold ?? 0.5, minSilenceMs: 200, minSpeechMs: 200, padMs: options.vadPadMs ?? 0 });
-  const runs = speech.map((s) => [Math.round(s.startMs / FRAME_MS), Math.min(T, Math.round(s.endMs / FRAME_MS))] as const).filter(([a, b]) => b > a);
+  const speech = speechSegments(probs10, {
+    frameMs: FRAME_MS,
+    threshold: options.vadThreshold ?? 0.5,
+    minSilenceMs: 200,
+    minSpeechMs: 200,
+    padMs: options.vadPadMs ?? 0,
+  });
+  const runs = speech
+    .map((s) => [Math.round(s.startMs / FRAME_MS), Math.min(T, Math.round(s.endMs / FRAME_MS))] as const)
+    .filter(([a, b]) => b > a);
   const frames: number[] = [];
   for (const [a, b] of runs) for (let t = a; t < b; t++) frames.push(t);
   const empty = (): { result: DiarizationResult; diagnostics: MixDiagnostics } => ({
@@ -198,14 +221,18 @@ export function diarizeMixWithDiagnostics(
   const minCount = Math.max(options.minSpeakers ?? 1, diagnostics.localFloor);
 
   const seed = options.seed ?? 1;
-  const trainFrames = frames.length > 40000 ? frames.filter((_, i) => i % Math.ceil(frames.length / 40000) === 0) : frames;
+  const trainFrames =
+    frames.length > 40000 ? frames.filter((_, i) => i % Math.ceil(frames.length / 40000) === 0) : frames;
   const ubm = trainUbm(feats, dim, trainFrames, options.ubmComponents ?? 32, 8, seed);
   lap('ubm');
   const post = ubmPosteriors(ubm, feats, frames, 5);
   lap('posteriors');
   // Resegmentation scores frames with delta cepstra appended (they sharpen speaker changes);
   // the count and the clustering stay on the static cepstra, whose GLR scale is calibrated.
-  const reseg = options.deltas === false ? { ubm, feats, dim, post } : withDeltas(feats, dim, T, frames, trainFrames, options.resegComponents ?? 4, seed);
+  const reseg =
+    options.deltas === false
+      ? { ubm, feats, dim, post }
+      : withDeltas(feats, dim, T, frames, trainFrames, options.resegComponents ?? 4, seed);
   lap('deltas');
 
   const rangeRows = (a: number, b: number): Iterable<number> => ({
@@ -281,7 +308,8 @@ export function diarizeMixWithDiagnostics(
   } else {
     const n = clustered.length;
     const sim = similarityOf(clustered);
-    const maxClusters = (count: number): number => Math.max(minCount, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(count / 3))));
+    const maxClusters = (count: number): number =>
+      Math.max(minCount, Math.min(options.maxSpeakers ?? 8, Math.max(2, Math.floor(count / 3))));
     // The eigengap count swings with small changes of the pieces; a vote over several piece
     // lengths and cut positions (the same speech, cut differently) steadies it. With 150+
     // pieces (about 4 min of speech) the count is steadier and each vote costs seconds of
@@ -294,7 +322,13 @@ export function diarizeMixWithDiagnostics(
           const pieces = pieceMs === basePieceMs && phase === 0 ? clustered : cutPieces(pieceMs, phase);
           if (pieces.length < 3) continue;
           const sub = pieces === clustered ? sim : similarityOf(pieces);
-          votes.push(spectralCluster(sub, pieces.length, { minClusters: minCount, maxClusters: maxClusters(pieces.length), seed }).k);
+          votes.push(
+            spectralCluster(sub, pieces.length, {
+              minClusters: minCount,
+              maxClusters: maxClusters(pieces.length),
+              seed,
+            }).k,
+          );
         }
       }
       diagnostics.countVotes = votes;
@@ -306,7 +340,11 @@ export function diarizeMixWithDiagnostics(
     // (too little speech to start from more than the eigengap's count).
     const atLeast =
       options.numSpeakers === undefined
-        ? Math.min(maxClusters(n), options.overCluster ?? 4, Math.floor((frames.length * FRAME_MS) / (options.overClusterSpeechMs ?? 15000)))
+        ? Math.min(
+            maxClusters(n),
+            options.overCluster ?? 4,
+            Math.floor((frames.length * FRAME_MS) / (options.overClusterSpeechMs ?? 15000)),
+          )
         : 0;
     const fixed = options.numSpeakers ?? voted;
     const spectralOptions = {
@@ -326,7 +364,16 @@ export function diarizeMixWithDiagnostics(
       // loudness): clusters are merged while their frames fit one full-covariance Gaussian
       // nearly as well as two (GLR per frame below mergeBelowGlr). Two halves of one voice
       // score 0.2–0.6 nats per frame, two voices 0.7–1.3 on the evaluation sets.
-      const merged = mergeByGlr(feats, dim, frames, clustered, sc.labels, sc.k, options.mergeBelowGlr ?? 0.65, minCount);
+      const merged = mergeByGlr(
+        feats,
+        dim,
+        frames,
+        clustered,
+        sc.labels,
+        sc.k,
+        options.mergeBelowGlr ?? 0.65,
+        minCount,
+      );
       diagnostics.merged += sc.k - merged.k;
       sc = { labels: merged.labels, k: merged.k, eigenvalues: sc.eigenvalues };
     }
@@ -346,7 +393,8 @@ export function diarizeMixWithDiagnostics(
   for (let i = 1; i < frames.length; i++) if (frames[i]! !== frames[i - 1]! + 1) penalty[i] = atPause;
   const iterations = options.resegmentIterations ?? 3;
   /** Log-likelihood of every speech frame under each speaker model. */
-  const scoresOf = (means: readonly Float64Array[]): Float64Array[] => means.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
+  const scoresOf = (means: readonly Float64Array[]): Float64Array[] =>
+    means.map((m) => frameLogLikelihoods(reseg.ubm, m, reseg.feats, frames, reseg.post));
   let speakerMeans = modelsFromLabels(reseg.ubm, reseg.feats, frames, reseg.post, labels, k);
   let path = labels;
   for (let it = 0; it < iterations; it++) {
@@ -488,7 +536,8 @@ export function diarizeMixWithDiagnostics(
   if (options.dropLaughter !== false) {
     for (const g of reported) {
       if (!isLaughterSegment(samples, sampleRate, g)) continue;
-      for (const a of activity) a.fill(0, Math.max(0, Math.round(g.startMs / FRAME_MS)), Math.min(T, Math.round(g.endMs / FRAME_MS)));
+      for (const a of activity)
+        a.fill(0, Math.max(0, Math.round(g.startMs / FRAME_MS)), Math.min(T, Math.round(g.endMs / FRAME_MS)));
     }
   }
   // Speaker changes are already at least minTurn long; only bridge short pauses.
@@ -500,7 +549,14 @@ export function diarizeMixWithDiagnostics(
  * Mean/variance normalisation over speech of columns [from, to) of `x` (T rows of `stride`
  * values): every row is normalised with the statistics of the rows in `frames`.
  */
-function normaliseOverSpeech(x: Float32Array, stride: number, T: number, frames: readonly number[], from: number, to: number): void {
+function normaliseOverSpeech(
+  x: Float32Array,
+  stride: number,
+  T: number,
+  frames: readonly number[],
+  from: number,
+  to: number,
+): void {
   for (let d = from; d < to; d++) {
     let mean = 0;
     let sq = 0;
@@ -534,7 +590,8 @@ function withDeltas(
     for (let d = 0; d < dim; d++) {
       out[t * wide + d] = feats[t * dim + d]!;
       let acc = 0;
-      for (let k = 1; k <= 2; k++) acc += k * (feats[Math.min(T - 1, t + k) * dim + d]! - feats[Math.max(0, t - k) * dim + d]!);
+      for (let k = 1; k <= 2; k++)
+        acc += k * (feats[Math.min(T - 1, t + k) * dim + d]! - feats[Math.max(0, t - k) * dim + d]!);
       out[t * wide + dim + d] = acc / 10;
     }
   }
@@ -550,8 +607,18 @@ interface GaussStats {
   scatter: Float64Array;
 }
 
-function clusterGaussians(feats: Float32Array, dim: number, frames: readonly number[], labels: Int32Array, k: number): GaussStats[] {
-  const out = Array.from({ length: k }, () => ({ n: 0, sum: new Float64Array(dim), scatter: new Float64Array(dim * dim) }));
+function clusterGaussians(
+  feats: Float32Array,
+  dim: number,
+  frames: readonly number[],
+  labels: Int32Array,
+  k: number,
+): GaussStats[] {
+  const out = Array.from({ length: k }, () => ({
+    n: 0,
+    sum: new Float64Array(dim),
+    scatter: new Float64Array(dim * dim),
+  }));
   labels.forEach((l, i) => {
     if (l < 0 || l >= k) return;
     const g = out[l]!;
@@ -569,7 +636,9 @@ function clusterGaussians(feats: Float32Array, dim: number, frames: readonly num
 /** log det of the covariance of stats (Cholesky; the lower triangle of scatter is used). */
 function logDetCovariance(n: number, sum: Float64Array, scatter: Float64Array, dim: number): number {
   const c = new Float64Array(dim * dim);
-  for (let a = 0; a < dim; a++) for (let b = 0; b <= a; b++) c[a * dim + b] = scatter[a * dim + b]! / n - (sum[a]! / n) * (sum[b]! / n) + (a === b ? 1e-6 : 0);
+  for (let a = 0; a < dim; a++)
+    for (let b = 0; b <= a; b++)
+      c[a * dim + b] = scatter[a * dim + b]! / n - (sum[a]! / n) * (sum[b]! / n) + (a === b ? 1e-6 : 0);
   let logDet = 0;
   for (let j = 0; j < dim; j++) {
     let d = c[j * dim + j]!;
@@ -599,7 +668,12 @@ function divergencePerFrame(x: GaussStats, y: GaussStats, dim: number): number {
   for (let i = 0; i < dim; i++) sum[i] = x.sum[i]! + y.sum[i]!;
   for (let i = 0; i < dim * dim; i++) scatter[i] = x.scatter[i]! + y.scatter[i]!;
   const all = logDetCovariance(n, sum, scatter, dim);
-  return 0.5 * (all - (x.n / n) * logDetCovariance(x.n, x.sum, x.scatter, dim) - (y.n / n) * logDetCovariance(y.n, y.sum, y.scatter, dim));
+  return (
+    0.5 *
+    (all -
+      (x.n / n) * logDetCovariance(x.n, x.sum, x.scatter, dim) -
+      (y.n / n) * logDetCovariance(y.n, y.sum, y.scatter, dim))
+  );
 }
 
 /**
@@ -655,11 +729,19 @@ function modeOf(values: readonly number[]): number | undefined {
   const counts = new Map<number, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   let best: number | undefined;
-  for (const [v, c] of counts) if (best === undefined || c > counts.get(best)! || (c === counts.get(best)! && v < best)) best = v;
+  for (const [v, c] of counts)
+    if (best === undefined || c > counts.get(best)! || (c === counts.get(best)! && v < best)) best = v;
   return best;
 }
 
-function modelsFromLabels(ubm: DiagGmm, feats: Float32Array, frames: readonly number[], post: FramePosteriors, labels: Int32Array, k: number): Float64Array[] {
+function modelsFromLabels(
+  ubm: DiagGmm,
+  feats: Float32Array,
+  frames: readonly number[],
+  post: FramePosteriors,
+  labels: Int32Array,
+  k: number,
+): Float64Array[] {
   const rows: number[][] = Array.from({ length: k }, () => []);
   labels.forEach((l, i) => {
     if (l >= 0 && l < k) rows[l]!.push(i);
@@ -755,4 +837,3 @@ function guardSpeakerCount(
   }
   return { keep: [...alive].sort((x, y) => x - y), merged, dropped, closest };
 }
-

@@ -227,7 +227,14 @@ function crosstalkResidual(
       const diffs: number[] = [];
       for (let t = 0; t < frames; t++) {
         const b = held[j]![t]! + bleed[i]![j]!;
-        if (own[i]![t] || !live[i]![t] || !live[j]![t] || b < floor + RESIDUAL_BLEED_ABOVE_DB || l[t]! >= b + CROSSTALK_LEARN_DB) continue;
+        if (
+          own[i]![t] ||
+          !live[i]![t] ||
+          !live[j]![t] ||
+          b < floor + RESIDUAL_BLEED_ABOVE_DB ||
+          l[t]! >= b + CROSSTALK_LEARN_DB
+        )
+          continue;
         diffs.push(residual[i]![t]! - held[j]![t]!);
       }
       if (diffs.length < 10) return null;
@@ -270,7 +277,8 @@ export function diarizePerMic(
   options: PerMicOptions = {},
 ): DiarizationResult {
   if (channels.length === 0) throw new RangeError('channels must hold at least one signal');
-  if (vad.length !== channels.length) throw new RangeError(`vad has ${vad.length} arrays for ${channels.length} channels`);
+  if (vad.length !== channels.length)
+    throw new RangeError(`vad has ${vad.length} arrays for ${channels.length} channels`);
   const frameMs = options.vadFrameMs ?? VAD_FRAME_MS;
   const thr = options.vadThreshold ?? 0.5;
   const margin = options.bleedMarginDb ?? 6;
@@ -304,7 +312,12 @@ export function diarizePerMic(
   }
 
   const decay = options.bleedDecayDbPerSec ?? 200;
-  const coarse: Grid = { levels: level, held: heldLevels(level, frameMs, decay), live, floors: level.map(noiseFloorDb) };
+  const coarse: Grid = {
+    levels: level,
+    held: heldLevels(level, frameMs, decay),
+    live,
+    floors: level.map(noiseFloorDb),
+  };
   /** Neighbour j is at its noise floor in frame t: it says nothing, so its bleed explains nothing. */
   const silent = (g: Grid, j: number, t: number): boolean => g.held[j]![t]! < g.floors[j]! + SILENT_NEIGHBOUR_DB;
   /** Channel i's level in frame t is no more than the bleed of j onto it (plus the margin) would explain. */
@@ -325,7 +338,8 @@ export function diarizePerMic(
   });
   const aloneFloor = ownLevel.map((mine, i) => {
     let loudestBleed = -Infinity;
-    for (let j = 0; j < n; j++) if (j !== i && Number.isFinite(ownLevel[j]!)) loudestBleed = Math.max(loudestBleed, ownLevel[j]! + bleed[i]![j]!);
+    for (let j = 0; j < n; j++)
+      if (j !== i && Number.isFinite(ownLevel[j]!)) loudestBleed = Math.max(loudestBleed, ownLevel[j]! + bleed[i]![j]!);
     return Number.isFinite(mine) && Number.isFinite(loudestBleed) ? (mine + loudestBleed) / 2 : -Infinity;
   });
   let crosstalk: Crosstalk | undefined;
@@ -335,7 +349,9 @@ export function diarizePerMic(
    */
   const explainedBy = (g: Grid, i: number, j: number, t: number, residual: boolean): boolean => {
     const left = residual ? (crosstalk?.bleed[i]![j] ?? null) : null;
-    return left === null ? belowBleed(g, i, j, t) : !silent(g, j, t) && g.residual![i]![t]! < g.held[j]![t]! + left + margin;
+    return left === null
+      ? belowBleed(g, i, j, t)
+      : !silent(g, j, t) && g.residual![i]![t]! < g.held[j]![t]! + left + margin;
   };
   /** No live neighbour's bleed explains channel i in frame t. */
   const ownsBy = (g: Grid, i: number, t: number, residual: boolean): boolean => {
@@ -374,9 +390,12 @@ export function diarizePerMic(
   const heard = channels.map(() => new Uint8Array(frames));
   const indices = channels.map((_, j) => j);
   for (let i = 0; i < n; i++) {
-    const unexplained = (t: number): boolean => voiced[i]![t] === 1 && live[i]![t] === 1 && !own[i]![t] && !explained(i, t);
-    for (let t = 0; t < frames; ) {
-      const candidates = unexplained(t) ? indices.filter((j) => j !== i && !live[j]![t] && Number.isFinite(ownLevel[j]!)) : [];
+    const unexplained = (t: number): boolean =>
+      voiced[i]![t] === 1 && live[i]![t] === 1 && !own[i]![t] && !explained(i, t);
+    for (let t = 0; t < frames;) {
+      const candidates = unexplained(t)
+        ? indices.filter((j) => j !== i && !live[j]![t] && Number.isFinite(ownLevel[j]!))
+        : [];
       if (candidates.length === 0) {
         t++;
         continue;
@@ -431,10 +450,21 @@ export function diarizePerMic(
   });
   // Measured on assembled conversations: bridging 300 ms lets bleed bursts chain into false
   // turns with four mics; 150 ms does not.
-  const smoothing = { minPauseMs: options.minPauseMs ?? 150, minTurnMs: options.minTurnMs ?? 250, padMs: options.padMs ?? 0 };
-  const notLaughter = (i: number, g: SpeechSegment): boolean => options.dropLaughter === false || !isLaughterSegment(channels[i]!, sampleRate, g);
+  const smoothing = {
+    minPauseMs: options.minPauseMs ?? 150,
+    minTurnMs: options.minTurnMs ?? 250,
+    padMs: options.padMs ?? 0,
+  };
+  const notLaughter = (i: number, g: SpeechSegment): boolean =>
+    options.dropLaughter === false || !isLaughterSegment(channels[i]!, sampleRate, g);
   if (options.refineEdges === false) {
-    return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i), (i, segments) => segments.filter((g) => notLaughter(i, g)));
+    return resultFromActivity(
+      activity,
+      frameMs,
+      smoothing,
+      channels.map((_, i) => i),
+      (i, segments) => segments.filter((g) => notLaughter(i, g)),
+    );
   }
   // Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
   // others would put on it (the same test as above, at the finer grid).
@@ -460,12 +490,24 @@ export function diarizePerMic(
     const kept = segments.filter((g) => !inSpan(g));
     const own = segments.filter(inSpan);
     // One channel is one speaker: its pauses under 250 ms are bridged, as in the references.
-    const edges = { bridgeMs: 250, floorMarginDb: EDGE_MARGIN_DB, maxShiftMs: EDGE_REACH_MS, reachPastQuietEdge: true, ...options.edges };
+    const edges = {
+      bridgeMs: 250,
+      floorMarginDb: EDGE_MARGIN_DB,
+      maxShiftMs: EDGE_REACH_MS,
+      reachPastQuietEdge: true,
+      ...options.edges,
+    };
     const recording = fineGrid.floors[i]!;
     const voice = voiceFloorDb(fine[i]!, own, allowed, options.voiceFloorQuantile ?? 0.03);
     const floor = voice >= recording + VOICE_FLOOR_ABOVE_DB ? voice : recording;
     const refined = refineSpeechEdges(own, fine[i]!, floor, edges, allowed).filter((g) => notLaughter(i, g));
     return [...refined, ...kept].sort((x, y) => x.startMs - y.startMs);
   };
-  return resultFromActivity(activity, frameMs, smoothing, channels.map((_, i) => i), refine);
+  return resultFromActivity(
+    activity,
+    frameMs,
+    smoothing,
+    channels.map((_, i) => i),
+    refine,
+  );
 }

@@ -64,16 +64,23 @@ export function resultFromActivity(
 ): DiarizationResult {
   const perSpeaker = activity.map((frames, k) => ({
     k,
-    segments: (refine ?? ((_: number, s: SpeechSegment[]) => s))(k, speechSegments(frames, {
-      frameMs,
-      threshold: 0.5,
-      negThreshold: 0.5,
-      minSilenceMs: smoothing.minPauseMs ?? 300,
-      minSpeechMs: smoothing.minTurnMs ?? 250,
-      padMs: smoothing.padMs ?? 0,
-    })),
+    segments: (refine ?? ((_: number, s: SpeechSegment[]) => s))(
+      k,
+      speechSegments(frames, {
+        frameMs,
+        threshold: 0.5,
+        negThreshold: 0.5,
+        minSilenceMs: smoothing.minPauseMs ?? 300,
+        minSpeechMs: smoothing.minTurnMs ?? 250,
+        padMs: smoothing.padMs ?? 0,
+      }),
+    ),
   }));
-  const talk = perSpeaker.map((s) => ({ k: s.k, segments: s.segments, ms: s.segments.reduce((a, g) => a + g.endMs - g.startMs, 0) }));
+  const talk = perSpeaker.map((s) => ({
+    k: s.k,
+    segments: s.segments,
+    ms: s.segments.reduce((a, g) => a + g.endMs - g.startMs, 0),
+  }));
   const total = talk.reduce((a, s) => a + s.ms, 0);
   if (total < MIN_TOTAL_SPEECH_MS) {
     return {
@@ -90,7 +97,8 @@ export function resultFromActivity(
     const label = speakerLabel(rank);
     speakers.push(label);
     if (channelOf) channelOfSpeaker[label] = channelOf[s.k]!;
-    for (const g of s.segments) turns.push({ speaker: label, startMs: Math.round(g.startMs), endMs: Math.round(g.endMs) });
+    for (const g of s.segments)
+      turns.push({ speaker: label, startMs: Math.round(g.startMs), endMs: Math.round(g.endMs) });
   });
   turns.sort((a, b) => a.startMs - b.startMs || a.speaker.localeCompare(b.speaker));
   return channelOf ? { kind: 'speakers', turns, speakers, channelOfSpeaker } : { kind: 'speakers', turns, speakers };

@@ -108,9 +108,11 @@ export function kMeans(points: Float64Array, n: number, dim: number, k: number, 
       const counts = new Float64Array(k);
       for (let i = 0; i < n; i++) {
         counts[labels[i]!] = counts[labels[i]!]! + 1;
-        for (let d = 0; d < dim; d++) centers[labels[i]! * dim + d] = centers[labels[i]! * dim + d]! + points[i * dim + d]!;
+        for (let d = 0; d < dim; d++)
+          centers[labels[i]! * dim + d] = centers[labels[i]! * dim + d]! + points[i * dim + d]!;
       }
-      for (let j = 0; j < k; j++) for (let d = 0; d < dim; d++) centers[j * dim + d] = centers[j * dim + d]! / Math.max(1, counts[j]!);
+      for (let j = 0; j < k; j++)
+        for (let d = 0; d < dim; d++) centers[j * dim + d] = centers[j * dim + d]! / Math.max(1, counts[j]!);
       if (!changed && it > 0) break;
     }
     if (cost < bestCost) {
@@ -132,7 +134,8 @@ export function spectralCluster(similarity: Float64Array, n: number, options: Sp
   // NME: choose the pruning p whose Laplacian shows the clearest eigengap relative to p.
   const candidates = new Set<number>();
   for (const ratio of [0.05, 0.1, 0.15, 0.2, 0.3]) candidates.add(Math.max(2, Math.round(ratio * n)));
-  let best: { score: number; p: number; values: Float64Array; vectors: Float64Array; k: number; gap: number } | undefined;
+  let best:
+    { score: number; p: number; values: Float64Array; vectors: Float64Array; k: number; gap: number } | undefined;
   // The pruning is chosen on the gaps for 2+ clusters, as NME-SC does: counting the k = 1
   // gap (the Fiedler value) favours dense graphs, where every file looks like one speaker.
   const fromK = Math.max(2, minK);
@@ -157,7 +160,8 @@ export function spectralCluster(similarity: Float64Array, n: number, options: Sp
   if (minK <= 1 && (maxK < 2 || chosen.values[1]! - chosen.values[0]! >= chosen.gap)) found = 1;
   const count = options.numClusters ?? found;
   const k = Math.max(count, options.clusterAtLeast ?? 0);
-  if (k <= 1) return { labels: new Int32Array(n), k: 1, count, eigenvalues: [...chosen.values.slice(0, maxK + 1)], p: chosen.p };
+  if (k <= 1)
+    return { labels: new Int32Array(n), k: 1, count, eigenvalues: [...chosen.values.slice(0, maxK + 1)], p: chosen.p };
   const emb = new Float64Array(n * k);
   for (let i = 0; i < n; i++) {
     let norm = 0;

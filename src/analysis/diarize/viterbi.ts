@@ -16,13 +16,18 @@
  * @example
  * const path = viterbiSegment([llA, llB], 25, 10); // path[t] is 0 or 1, runs ≥ 25 frames
  */
-export function viterbiSegment(scores: readonly Float64Array[], minDurationFrames: number, switchPenalty: number | ArrayLike<number>): Int32Array {
+export function viterbiSegment(
+  scores: readonly Float64Array[],
+  minDurationFrames: number,
+  switchPenalty: number | ArrayLike<number>,
+): Int32Array {
   const k = scores.length;
   const T = k === 0 ? 0 : scores[0]!.length;
   const out = new Int32Array(T);
   if (T === 0 || k <= 1) return out;
   const D = Math.max(1, minDurationFrames);
-  const penaltyAt = typeof switchPenalty === 'number' ? (): number => switchPenalty : (t: number): number => switchPenalty[t]!;
+  const penaltyAt =
+    typeof switchPenalty === 'number' ? (): number => switchPenalty : (t: number): number => switchPenalty[t]!;
   const S = k * D; // state sp·D + d: speaker sp, d frames into the turn (D−1 loops)
   // Only two decisions are not implied by the chain: where a turn came from, and whether the
   // last chain state looped. Storing just those keeps memory at T·k·5 bytes.

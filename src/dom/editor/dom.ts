@@ -19,13 +19,18 @@ export type Child = Node | string | number | null | undefined | false;
  * @example
  * el('button', { class: 'primary', onclick: () => save() }, 'Save')
  */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: ElementProps = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: ElementProps = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (typeof value === 'function') node.addEventListener(key.replace(/^on/, ''), value);
     else if (key === 'text') node.textContent = String(value);
-    else if (key === 'value' || key === 'checked' || key === 'disabled') (node as unknown as Record<string, unknown>)[key] = value;
+    else if (key === 'value' || key === 'checked' || key === 'disabled')
+      (node as unknown as Record<string, unknown>)[key] = value;
     else node.setAttribute(key, value === true ? '' : String(value));
   }
   for (const child of children) {

@@ -75,7 +75,8 @@ function showInvalidLink(root: HTMLElement, detail: string): void {
 
 /** The message a failed request shows: the Error body's message (naming the field) and its code. */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return `${error.body.error}${error.code ? ` (${error.code})` : ''} [HTTP ${error.status}]`;
+  if (error instanceof ApiError)
+    return `${error.body.error}${error.code ? ` (${error.code})` : ''} [HTTP ${error.status}]`;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -150,7 +151,8 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
 
   const videoSources = (): JobSource[] => (state ? state.job.sources.filter((s) => s.kind === 'video') : []);
   const cameraIds = (): string[] => videoSources().map((s) => s.id);
-  const totalMs = (): number => (state ? Math.max(1000, timelineEndMs(state.job.sources, cuts, state.job.turns)) : 1000);
+  const totalMs = (): number =>
+    state ? Math.max(1000, timelineEndMs(state.job.sources, cuts, state.job.turns)) : 1000;
   const playhead = (): number => player?.timeMs ?? 0;
 
   /** Saves the edit now; saves run one after another so the last edit wins. */
@@ -183,7 +185,12 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
    * The mapping form: a fieldset per camera with a checkbox per speaker, prefilled from
    * `prefill` (the camera map's proposal in mapping, the tracks in force later).
    */
-  const mappingForm = (data: GetJobResponse, prefill: (sourceId: string) => string[], submitLabel: string, send: (tracks: Track[]) => Promise<unknown>): HTMLFormElement => {
+  const mappingForm = (
+    data: GetJobResponse,
+    prefill: (sourceId: string) => string[],
+    submitLabel: string,
+    send: (tracks: Track[]) => Promise<unknown>,
+  ): HTMLFormElement => {
     const map = data.job.camera_map;
     const speakers = map?.speakers.length ? map.speakers : speakerLanes(data.job.turns);
     const forms = videoSources().map((source, i) => {
@@ -193,7 +200,13 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
         el(
           'label',
           { class: 'speaker' },
-          el('input', { type: 'checkbox', name: `speakers-${source.id}`, value: speaker, checked: ticked.includes(speaker), 'data-speaker': speaker }),
+          el('input', {
+            type: 'checkbox',
+            name: `speakers-${source.id}`,
+            value: speaker,
+            checked: ticked.includes(speaker),
+            'data-speaker': speaker,
+          }),
           ` ${speaker}`,
         ),
       );
@@ -201,7 +214,12 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
         'fieldset',
         { class: 'camera-mapping', 'data-source-id': source.id, style: `border-color:${cameraColour(i)}` },
         el('legend', {}, `${i + 1} · `, source.label),
-        proposal ? el('p', { class: 'proposal', text: `Proposed: ${proposal.kind}, confidence ${proposal.confidence}${proposal.reason ? ` — ${proposal.reason}` : ''}` }) : null,
+        proposal
+          ? el('p', {
+              class: 'proposal',
+              text: `Proposed: ${proposal.kind}, confidence ${proposal.confidence}${proposal.reason ? ` — ${proposal.reason}` : ''}`,
+            })
+          : null,
         ...boxes,
       );
     });
@@ -211,7 +229,11 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       event.preventDefault();
       const tracks: Track[] = videoSources().map((source) => ({
         sourceId: source.id,
-        speakers: [...form.querySelectorAll<HTMLInputElement>(`fieldset[data-source-id="${CSS.escape(source.id)}"] input:checked`)].map((b) => b.value),
+        speakers: [
+          ...form.querySelectorAll<HTMLInputElement>(
+            `fieldset[data-source-id="${CSS.escape(source.id)}"] input:checked`,
+          ),
+        ].map((b) => b.value),
       }));
       submit.disabled = true;
       send(tracks)
@@ -228,10 +250,19 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
   // ------------------------------------------------------------------ mapping
   const renderMapping = (data: GetJobResponse): void => {
     const map = data.job.camera_map;
-    const form = mappingForm(data, (id) => map?.cameras.find((c) => c.sourceId === id)?.speakers ?? [], 'Confirm mapping', (tracks) => api.submitSpeakerMapping({ tracks }));
+    const form = mappingForm(
+      data,
+      (id) => map?.cameras.find((c) => c.sourceId === id)?.speakers ?? [],
+      'Confirm mapping',
+      (tracks) => api.submitSpeakerMapping({ tracks }),
+    );
     body.replaceChildren(
       el('h2', { text: 'Which speakers does each camera show?' }),
-      el('p', { text: map ? 'The proposal from the camera map is filled in; change it where it is wrong.' : 'No camera map was computed: tick the speakers each camera shows.' }),
+      el('p', {
+        text: map
+          ? 'The proposal from the camera map is filled in; change it where it is wrong.'
+          : 'No camera map was computed: tick the speakers each camera shows.',
+      }),
       form,
     );
   };
@@ -242,7 +273,9 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       'details',
       { class: 'mapping-correction' },
       el('summary', { text: 'Speaker mapping' }),
-      el('p', { text: 'Changing the mapping keeps your cuts as they are; recut to regenerate them from the new mapping.' }),
+      el('p', {
+        text: 'Changing the mapping keeps your cuts as they are; recut to regenerate them from the new mapping.',
+      }),
       mappingForm(
         data,
         (id) => data.job.tracks.find((t) => t.sourceId === id)?.speakers ?? [],
@@ -277,7 +310,8 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     const labelOf = (id: string): string => sources.find((s) => s.id === id)?.label ?? id;
     const at = playhead();
     const onAir = cuts[cutIndexAt(cuts, at)]?.sourceId ?? null;
-    for (const tile of tiles.querySelectorAll<HTMLElement>('figure')) tile.toggleAttribute('data-on-air', tile.dataset['sourceId'] === onAir);
+    for (const tile of tiles.querySelectorAll<HTMLElement>('figure'))
+      tile.toggleAttribute('data-on-air', tile.dataset['sourceId'] === onAir);
     player?.setOnAir(onAir);
     clock.textContent = formatTime(at);
     timeline?.draw(timelineData(at));
@@ -289,7 +323,11 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       ...cuts.map((cut, i) => {
         const camera = el(
           'select',
-          { class: 'cut-camera', 'aria-label': `camera of cut ${i + 1}`, onchange: (e) => edit({ cuts: setCutCamera(cuts, i, (e.target as HTMLSelectElement).value) }) },
+          {
+            class: 'cut-camera',
+            'aria-label': `camera of cut ${i + 1}`,
+            onchange: (e) => edit({ cuts: setCutCamera(cuts, i, (e.target as HTMLSelectElement).value) }),
+          },
           ...sources.map((s, k) => el('option', { value: s.id }, `${k + 1} · `, s.label)),
         );
         camera.value = cut.sourceId;
@@ -317,7 +355,18 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
             title: cut.reason ?? '',
             style: `border-left-color:${cameraColour(cameraIds().indexOf(cut.sourceId))}`,
           },
-          el('button', { type: 'button', class: 'cut-seek', onclick: () => { selectedCut = i; player?.seek(cut.startMs); } }, formatTime(cut.startMs)),
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'cut-seek',
+              onclick: () => {
+                selectedCut = i;
+                player?.seek(cut.startMs);
+              },
+            },
+            formatTime(cut.startMs),
+          ),
           ' → ',
           end,
           ' ',
@@ -331,13 +380,18 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       ...listPauses(state.job.turns, removed, totalMs()).map((pause) =>
         el(
           'li',
-          { class: pause.removed ? 'pause removed' : 'pause', 'data-start-ms': pause.startMs, 'data-end-ms': pause.endMs },
+          {
+            class: pause.removed ? 'pause removed' : 'pause',
+            'data-start-ms': pause.startMs,
+            'data-end-ms': pause.endMs,
+          },
           `${formatTime(pause.startMs)} – ${formatTime(pause.endMs)} (${((pause.endMs - pause.startMs) / 1000).toFixed(1)} s) `,
           el('button', {
             type: 'button',
             class: pause.removed ? 'restore' : 'remove',
             text: pause.removed ? 'Restore' : 'Remove',
-            onclick: () => edit({ removed: pause.removed ? restoreRange(removed, pause) : removeRange(removed, pause) }),
+            onclick: () =>
+              edit({ removed: pause.removed ? restoreRange(removed, pause) : removeRange(removed, pause) }),
           }),
         ),
       ),
@@ -349,11 +403,23 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     if (!state) return;
     const { job } = state;
     const editable = job.status === 'ready' || job.status === 'complete';
-    const presetSelect = el('select', { class: 'preset', 'aria-label': 'preset', onchange: (e) => (preset = (e.target as HTMLSelectElement).value as PresetId) }, ...PRESET_IDS.map((p) => el('option', { value: p, text: p })));
+    const presetSelect = el(
+      'select',
+      {
+        class: 'preset',
+        'aria-label': 'preset',
+        onchange: (e) => (preset = (e.target as HTMLSelectElement).value as PresetId),
+      },
+      ...PRESET_IDS.map((p) => el('option', { value: p, text: p })),
+    );
     presetSelect.value = preset;
     const silenceSelect = el(
       'select',
-      { class: 'silence', 'aria-label': 'silence mode', onchange: (e) => (silenceMode = (e.target as HTMLSelectElement).value as SilenceMode) },
+      {
+        class: 'silence',
+        'aria-label': 'silence mode',
+        onchange: (e) => (silenceMode = (e.target as HTMLSelectElement).value as SilenceMode),
+      },
       ...SILENCE_MODES.map((m) => el('option', { value: m, text: m })),
     );
     silenceSelect.value = silenceMode;
@@ -371,7 +437,9 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
             removed = r.removedRanges;
             selectedCut = -1;
             clearError();
-            setStatus(`Recut with ${r.presetId}: ${r.cuts.length} cuts, ${(r.savedMs / 1000).toFixed(1)} s of pauses removed`);
+            setStatus(
+              `Recut with ${r.presetId}: ${r.cuts.length} cuts, ${(r.savedMs / 1000).toFixed(1)} s of pauses removed`,
+            );
             refreshEdit();
           })
           .catch(showError)
@@ -398,7 +466,14 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
         api.approve().then(() => load(), showError);
       },
     });
-    const download = job.output_url ? el('a', { class: 'download', href: job.output_url, download: `${job.title ?? job.id}.mp4`, text: 'Download the render' }) : null;
+    const download = job.output_url
+      ? el('a', {
+          class: 'download',
+          href: job.output_url,
+          download: `${job.title ?? job.id}.mp4`,
+          text: 'Download the render',
+        })
+      : null;
     // Export for editing software: the cameras stay switchable in Final Cut, Resolve, Premiere and Avid.
     const exportSelect = el(
       'select',
@@ -471,18 +546,20 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       root.dataset['thumbnails'] = String(thumbnails?.readyCount ?? 0);
       if (!player?.isPlaying) timeline?.draw(timelineData(playhead()));
     });
-    timeline = new Timeline(
-      timelineData(0),
-      {
-        seek: (ms) => {
-          selectedCut = cutIndexAt(cuts, ms);
-          player?.seek(ms);
-          refreshEdit();
-        },
-        moveBoundary: (index, ms) => edit({ cuts: moveBoundary(cuts, index, ms) }),
+    timeline = new Timeline(timelineData(0), {
+      seek: (ms) => {
+        selectedCut = cutIndexAt(cuts, ms);
+        player?.seek(ms);
+        refreshEdit();
       },
-    );
-    const play = el('button', { type: 'button', class: 'play', text: 'Play / pause (space)', onclick: () => player?.toggle() });
+      moveBoundary: (index, ms) => edit({ cuts: moveBoundary(cuts, index, ms) }),
+    });
+    const play = el('button', {
+      type: 'button',
+      class: 'play',
+      text: 'Play / pause (space)',
+      onclick: () => player?.toggle(),
+    });
     body.replaceChildren(
       tiles,
       el(
@@ -492,7 +569,10 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
         clock,
         el('button', { type: 'button', class: 'zoom-in', text: 'Zoom in', onclick: () => timeline?.zoom(2) }),
         el('button', { type: 'button', class: 'zoom-out', text: 'Zoom out', onclick: () => timeline?.zoom(0.5) }),
-        el('span', { class: 'hint', text: 'Keys: space play/pause · ←/→ one frame (shift: 1 s) · 1–9 camera from the playhead' }),
+        el('span', {
+          class: 'hint',
+          text: 'Keys: space play/pause · ←/→ one frame (shift: 1 s) · 1–9 camera from the playhead',
+        }),
       ),
       timeline.canvas,
       summary,
@@ -500,7 +580,12 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       el(
         'fieldset',
         { class: 'edit-controls' },
-        el('div', { class: 'lists' }, el('section', {}, el('h2', { text: 'Cuts' }), cutList), el('section', {}, el('h2', { text: 'Pauses' }), pauseList)),
+        el(
+          'div',
+          { class: 'lists' },
+          el('section', {}, el('h2', { text: 'Cuts' }), cutList),
+          el('section', {}, el('h2', { text: 'Pauses' }), pauseList),
+        ),
         mappingCorrection(data),
       ),
     );
@@ -531,7 +616,8 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     clock.textContent = formatTime(at);
     root.dataset['playheadMs'] = String(Math.round(at));
     const onAir = cuts[cutIndexAt(cuts, at)]?.sourceId ?? null;
-    for (const tile of tiles.querySelectorAll<HTMLElement>('figure')) tile.toggleAttribute('data-on-air', tile.dataset['sourceId'] === onAir);
+    for (const tile of tiles.querySelectorAll<HTMLElement>('figure'))
+      tile.toggleAttribute('data-on-air', tile.dataset['sourceId'] === onAir);
     player?.setOnAir(onAir);
     timeline.draw(timelineData(at));
   };

@@ -94,7 +94,8 @@ export function mergeSameCamera(cuts: readonly Cut[]): Cut[] {
   const out: Cut[] = [];
   for (const cut of cuts) {
     const last = out[out.length - 1];
-    if (last && last.sourceId === cut.sourceId && last.endMs === cut.startMs) out[out.length - 1] = { ...last, endMs: cut.endMs };
+    if (last && last.sourceId === cut.sourceId && last.endMs === cut.startMs)
+      out[out.length - 1] = { ...last, endMs: cut.endMs };
     else out.push({ ...cut });
   }
   return out;
@@ -123,13 +124,21 @@ export function pickCameraAt(cuts: readonly Cut[], ms: number, sourceId: string,
   const at = Math.round(ms);
   if (at - cut.startMs < minCutMs || cut.endMs - at < minCutMs) return setCutCamera(cuts, index, sourceId);
   const out = cuts.slice();
-  out.splice(index, 1, { ...cut, endMs: at }, { startMs: at, endMs: cut.endMs, sourceId, reason: 'edited: camera chosen by reviewer' });
+  out.splice(
+    index,
+    1,
+    { ...cut, endMs: at },
+    { startMs: at, endMs: cut.endMs, sourceId, reason: 'edited: camera chosen by reviewer' },
+  );
   return mergeSameCamera(out);
 }
 
 /** Sorts ranges and merges overlapping or touching ones. */
 export function normaliseRanges(ranges: readonly TimeRange[]): TimeRange[] {
-  const sorted = ranges.filter((r) => r.endMs > r.startMs).map((r) => ({ startMs: r.startMs, endMs: r.endMs })).sort((a, b) => a.startMs - b.startMs);
+  const sorted = ranges
+    .filter((r) => r.endMs > r.startMs)
+    .map((r) => ({ startMs: r.startMs, endMs: r.endMs }))
+    .sort((a, b) => a.startMs - b.startMs);
   const out: TimeRange[] = [];
   for (const r of sorted) {
     const last = out[out.length - 1];
@@ -169,7 +178,12 @@ export interface Pause extends TimeRange {
  * order. Restoring a removed range that lies in a gap makes that gap appear again, so a pause
  * can be removed and restored any number of times, and the list is the same after a reload.
  */
-export function listPauses(turns: readonly Turn[], removed: readonly TimeRange[], totalMs: number, minPauseMs = MIN_PAUSE_MS): Pause[] {
+export function listPauses(
+  turns: readonly Turn[],
+  removed: readonly TimeRange[],
+  totalMs: number,
+  minPauseMs = MIN_PAUSE_MS,
+): Pause[] {
   const speech = normaliseRanges(turns.map((t) => ({ startMs: t.startMs, endMs: t.endMs })));
   const gaps: TimeRange[] = [];
   let cursor = 0;
@@ -180,7 +194,9 @@ export function listPauses(turns: readonly Turn[], removed: readonly TimeRange[]
   if (speech.length > 0 && totalMs - cursor >= minPauseMs) gaps.push({ startMs: cursor, endMs: totalMs });
   const cut = normaliseRanges(removed);
   const kept = gaps.filter((g) => !cut.some((r) => r.startMs < g.endMs && r.endMs > g.startMs));
-  return [...cut.map((r) => ({ ...r, removed: true })), ...kept.map((g) => ({ ...g, removed: false }))].sort((a, b) => a.startMs - b.startMs);
+  return [...cut.map((r) => ({ ...r, removed: true })), ...kept.map((g) => ({ ...g, removed: false }))].sort(
+    (a, b) => a.startMs - b.startMs,
+  );
 }
 
 /** The length of the edited programme: the cuts' span minus the removed time inside it. */
@@ -188,7 +204,8 @@ export function editedDurationMs(cuts: readonly Cut[], removed: readonly TimeRan
   let total = 0;
   for (const c of cuts) {
     let len = c.endMs - c.startMs;
-    for (const r of normaliseRanges(removed)) len -= Math.max(0, Math.min(c.endMs, r.endMs) - Math.max(c.startMs, r.startMs));
+    for (const r of normaliseRanges(removed))
+      len -= Math.max(0, Math.min(c.endMs, r.endMs) - Math.max(c.startMs, r.startMs));
     total += Math.max(0, len);
   }
   return total;

@@ -96,7 +96,11 @@ export class Thumbnails {
         const seeked = once(video, 'seeked', SEEK_TIMEOUT_MS);
         video.currentTime = t;
         if (!(await seeked) || this.disposed) continue;
-        const bitmap = await createImageBitmap(video, { resizeWidth: THUMB_W * 2, resizeHeight: THUMB_H * 2, resizeQuality: 'medium' }).catch(() => null);
+        const bitmap = await createImageBitmap(video, {
+          resizeWidth: THUMB_W * 2,
+          resizeHeight: THUMB_H * 2,
+          resizeQuality: 'medium',
+        }).catch(() => null);
         if (bitmap) {
           this.cache.set(item.key, bitmap);
           this.onReady();

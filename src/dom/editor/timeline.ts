@@ -117,7 +117,9 @@ export class Timeline {
       ctx.fillStyle = i % 2 ? '#1d2027' : '#191b21';
       ctx.fillRect(0, y, width, LANE_H);
       ctx.fillStyle = '#9fb3c8';
-      for (const t of data.turns) if (t.speaker === speaker) ctx.fillRect(x(t.startMs), y + 3, Math.max(1, x(t.endMs) - x(t.startMs)), LANE_H - 6);
+      for (const t of data.turns)
+        if (t.speaker === speaker)
+          ctx.fillRect(x(t.startMs), y + 3, Math.max(1, x(t.endMs) - x(t.startMs)), LANE_H - 6);
       ctx.fillStyle = '#e6e6e6';
       ctx.fillText(speaker, 4, y + LANE_H - 5);
     });

@@ -10,11 +10,24 @@ import { diarizePerMic } from '../../analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../../analysis/energy.ts';
 import { alignSources, SyncError } from '../../analysis/sync.ts';
-import { pickExecutionProvider, type ExecutionProviderName, type GpuLike, type OrtModule } from '../../models/ort-runtime.ts';
+import {
+  pickExecutionProvider,
+  type ExecutionProviderName,
+  type GpuLike,
+  type OrtModule,
+} from '../../models/ort-runtime.ts';
 import type { SileroVad } from '../../models/silero-vad.ts';
 import { HostModelError, HostModelSlots } from './host-models.ts';
 import { startSilero } from './silero.ts';
-import { VAD_LANES_MAX, type AnalysisWorkerApi, type DiarizeOutcome, type DiarizeRequest, type HostModelSlot, type HostModelUse, type VadLaneApi } from './protocol.ts';
+import {
+  VAD_LANES_MAX,
+  type AnalysisWorkerApi,
+  type DiarizeOutcome,
+  type DiarizeRequest,
+  type HostModelSlot,
+  type HostModelUse,
+  type VadLaneApi,
+} from './protocol.ts';
 
 const running = new Map<string, AbortController>();
 /**
@@ -65,27 +78,40 @@ const LANE_MIN_SECONDS = 120;
  * (vad-lane.worker.ts), and every lane takes the next channel when it finishes one. A channel
  * goes to a lane and comes back transferred, never copied. On WebGPU, one after the other.
  */
-async function channelProbabilities(vad: LoadedVad, request: DiarizeRequest, signal: AbortSignal): Promise<{ probs: Float32Array[]; lanes: number }> {
+async function channelProbabilities(
+  vad: LoadedVad,
+  request: DiarizeRequest,
+  signal: AbortSignal,
+): Promise<{ probs: Float32Array[]; lanes: number }> {
   const { channels } = request;
   const cores = navigator.hardwareConcurrency || 1;
   // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
   const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
   const wanted = request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
-  const lanes = vad.model.executionProvider === 'wasm' && wanted >= 1 ? Math.max(1, Math.min(channels.length, Math.floor(wanted))) : 1;
+  const lanes =
+    vad.model.executionProvider === 'wasm' && wanted >= 1
+      ? Math.max(1, Math.min(channels.length, Math.floor(wanted)))
+      : 1;
   const probs: Float32Array[] = [];
   let next = 0;
   const here = async (): Promise<void> => {
-    for (let i = next++; i < channels.length; i = next++) probs[i] = await vad.model.speechProbabilities(channels[i]!, signal);
+    for (let i = next++; i < channels.length; i = next++)
+      probs[i] = await vad.model.speechProbabilities(channels[i]!, signal);
   };
   if (lanes === 1) {
     await here();
     return { probs, lanes };
   }
-  const workers = Array.from({ length: lanes - 1 }, () => new Worker(new URL('./vad-lane.worker.ts', import.meta.url), { type: 'module' }));
+  const workers = Array.from(
+    { length: lanes - 1 },
+    () => new Worker(new URL('./vad-lane.worker.ts', import.meta.url), { type: 'module' }),
+  );
   // Calls into a lane that crashed (or never started) would never settle; an abort ends them all.
   const stopped = new Promise<never>((_, reject) => {
     for (const worker of workers) {
-      worker.addEventListener('error', (event) => reject(new Error(`a VAD lane failed: ${event.message || 'it could not start'}`)));
+      worker.addEventListener('error', (event) =>
+        reject(new Error(`a VAD lane failed: ${event.message || 'it could not start'}`)),
+      );
     }
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
@@ -96,7 +122,10 @@ async function channelProbabilities(vad: LoadedVad, request: DiarizeRequest, sig
     for (let i = next++; i < channels.length; i = next++) {
       const channel = channels[i]!;
       const whole = channel.byteOffset === 0 && channel.byteLength === channel.buffer.byteLength;
-      const back = await remote.probabilities(model, whole ? transfer(channel, [channel.buffer as ArrayBuffer]) : channel);
+      const back = await remote.probabilities(
+        model,
+        whole ? transfer(channel, [channel.buffer as ArrayBuffer]) : channel,
+      );
       channels[i] = back.channel;
       probs[i] = back.probs;
     }
@@ -124,7 +153,10 @@ async function detectSpeakers(
   signal: AbortSignal,
 ): Promise<{ result: DiarizationResult; hostModels: Record<HostModelSlot, HostModelUse> }> {
   if (request.channels.length > 1) {
-    return { result: diarizePerMic(request.channels, request.sampleRate, probs), hostModels: HostModelSlots.skippedPerMic(request) };
+    return {
+      result: diarizePerMic(request.channels, request.sampleRate, probs),
+      hostModels: HostModelSlots.skippedPerMic(request),
+    };
   }
   const mix = request.channels[0]!;
   if (hostSlots?.runtime !== runtime) {
@@ -179,7 +211,17 @@ const api: AnalysisWorkerApi = {
       const { result, hostModels } = detected;
       const mix = request.channels.length > 1 ? mixDown(request.channels) : request.channels[0]!;
       const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
-      return { ok: true, result, quietRanges, vadProvider: model.executionProvider, vadLanes: lanes, vadLoadMs: loadMs, vadMs, elapsedMs: performance.now() - t0, hostModels };
+      return {
+        ok: true,
+        result,
+        quietRanges,
+        vadProvider: model.executionProvider,
+        vadLanes: lanes,
+        vadLoadMs: loadMs,
+        vadMs,
+        elapsedMs: performance.now() - t0,
+        hostModels,
+      };
     } finally {
       running.delete(requestId);
     }

@@ -55,7 +55,11 @@ export interface StageRun {
 
 /** What a stage ends with: its output for the reporter, or how it failed. */
 export type StageResult<S extends EngineStage> =
-  | { ok: true; output: StageOutputs[S]; /** Figures for logs (ms, counts). */ metrics?: Record<string, number | string> }
+  | {
+      ok: true;
+      output: StageOutputs[S];
+      /** Figures for logs (ms, counts). */ metrics?: Record<string, number | string>;
+    }
   | { ok: false; failure: StageFailure };
 
 /** A stage implementation. */
@@ -81,8 +85,10 @@ export function mediaFailure(job: JobRecord, source: SourceRecord, error: unknow
   const raw = error instanceof Error ? error.message : String(error);
   // The media layer starts its messages with the label; ours names the source already.
   const detail = raw.startsWith(`${source.label}: `) ? raw.slice(source.label.length + 2) : raw;
-  if (error instanceof UnreadableMediaError) return { message: `source ${name} cannot be read (damaged or unsupported file): ${detail}`, permanent: true };
-  if (error instanceof NoAudioTrackError) return { message: `source ${name} has no audio track, so it cannot be synced: ${detail}`, permanent: true };
+  if (error instanceof UnreadableMediaError)
+    return { message: `source ${name} cannot be read (damaged or unsupported file): ${detail}`, permanent: true };
+  if (error instanceof NoAudioTrackError)
+    return { message: `source ${name} has no audio track, so it cannot be synced: ${detail}`, permanent: true };
   return { message: `source ${name} could not be processed: ${detail}` };
 }
 

@@ -32,7 +32,13 @@ export function diarizeSources(job: JobRecord): SourceRecord[] {
  * Resamples a source's audio onto the reference timeline (sample 0 = reference time 0) with
  * its offset and drift; reference times the source did not record stay silent.
  */
-export function toReferenceTimeline(samples: Float32Array, rate: number, offsetMs: number, driftPpm: number, lengthMs: number): Float32Array {
+export function toReferenceTimeline(
+  samples: Float32Array,
+  rate: number,
+  offsetMs: number,
+  driftPpm: number,
+  lengthMs: number,
+): Float32Array {
   const out = new Float32Array(Math.ceil((lengthMs * rate) / 1000));
   const mapping = { offsetMs, driftPpm };
   for (let i = 0; i < out.length; i++) {
@@ -73,11 +79,17 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
   );
   const channels: Float32Array[] = [];
   for (const source of sources) {
-    if (source.fileId === null) return { ok: false, failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true } };
+    if (source.fileId === null)
+      return {
+        ok: false,
+        failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true },
+      };
     try {
       const blob = await openFileBlob(db, source.fileId);
       const audio = await media.decodeAudio(blob, { label: source.label, sampleRate: DIARIZE_SAMPLE_RATE, signal });
-      channels.push(toReferenceTimeline(audio.samples, audio.sampleRate, source.offsetMs ?? 0, source.driftPpm ?? 0, lengthMs));
+      channels.push(
+        toReferenceTimeline(audio.samples, audio.sampleRate, source.offsetMs ?? 0, source.driftPpm ?? 0, lengthMs),
+      );
     } catch (error) {
       if (signal.aborted) throw error;
       return { ok: false, failure: mediaFailure(job, source, error) };
@@ -128,7 +140,12 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
   }
   return {
     ok: true,
-    output: { turns: response.result.turns, speakers: response.result.speakers, audio, quietRanges: response.quietRanges },
+    output: {
+      turns: response.result.turns,
+      speakers: response.result.speakers,
+      audio,
+      quietRanges: response.quietRanges,
+    },
     metrics: {
       decodeMs: Math.round(decodedAt - startedAt),
       vadLoadMs: Math.round(response.vadLoadMs),

@@ -58,9 +58,20 @@ async function fetchModel(slot: HostModelSlot, url: string, fetcher: typeof fetc
   try {
     response = await fetcher(url);
   } catch (error) {
-    throw new HostModelError({ slot, url, permanent: false, message: `the ${SLOT_NAMES[slot]} ${url} could not be fetched: ${messageOf(error)}` });
+    throw new HostModelError({
+      slot,
+      url,
+      permanent: false,
+      message: `the ${SLOT_NAMES[slot]} ${url} could not be fetched: ${messageOf(error)}`,
+    });
   }
-  if (!response.ok) throw new HostModelError({ slot, url, permanent: false, message: `the ${SLOT_NAMES[slot]} ${url} answered HTTP ${response.status}` });
+  if (!response.ok)
+    throw new HostModelError({
+      slot,
+      url,
+      permanent: false,
+      message: `the ${SLOT_NAMES[slot]} ${url} answered HTTP ${response.status}`,
+    });
   return new Uint8Array(await response.arrayBuffer());
 }
 
@@ -96,11 +107,19 @@ export class HostModelSlots {
    * @throws HostModelError naming the model URL when a supplied model cannot be used
    */
   async run(request: DiarizeRequest, mix16k: Float32Array, signal?: AbortSignal): Promise<HostModelOutputs> {
-    const out: HostModelOutputs = { uses: { segmentation: { state: 'not-supplied' }, embedding: { state: 'not-supplied' } } };
+    const out: HostModelOutputs = {
+      uses: { segmentation: { state: 'not-supplied' }, embedding: { state: 'not-supplied' } },
+    };
     const provider = this.options.executionProvider ? { executionProvider: this.options.executionProvider } : {};
     const segUrl = request.segmentationModelUrl;
     if (segUrl) {
-      const seg = await this.use('segmentation', segUrl, (bytes) => PyannoteSegmentation.create(this.runtime, bytes, provider), (model) => model.localSpeakers(mix16k, {}, signal), signal);
+      const seg = await this.use(
+        'segmentation',
+        segUrl,
+        (bytes) => PyannoteSegmentation.create(this.runtime, bytes, provider),
+        (model) => model.localSpeakers(mix16k, {}, signal),
+        signal,
+      );
       out.overlap = seg.value.overlap;
       out.localSpeakers = seg.value.local;
       out.uses.segmentation = seg.use;
@@ -110,7 +129,8 @@ export class HostModelSlots {
       const emb = await this.use(
         'embedding',
         embUrl,
-        (bytes) => SpeakerEmbedding.create(this.runtime, bytes, { label: `the speaker-embedding model ${embUrl}`, ...provider }),
+        (bytes) =>
+          SpeakerEmbedding.create(this.runtime, bytes, { label: `the speaker-embedding model ${embUrl}`, ...provider }),
         (model) => model.embedWindows(mix16k, {}, signal),
         signal,
       );
@@ -124,7 +144,11 @@ export class HostModelSlots {
   async dispose(): Promise<void> {
     const models = [this.loaded.segmentation?.model, this.loaded.embedding?.model];
     this.loaded.segmentation = this.loaded.embedding = undefined;
-    for (const model of models) await model?.then((m) => m.dispose(), () => undefined);
+    for (const model of models)
+      await model?.then(
+        (m) => m.dispose(),
+        () => undefined,
+      );
   }
 
   /** Loads the slot's model once per URL, runs it, and times both. */
@@ -148,17 +172,29 @@ export class HostModelSlots {
       return await run();
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new HostModelError({ slot, url, permanent: true, message: `the ${SLOT_NAMES[slot]} ${url} failed while running: ${messageOf(error)}` });
+      throw new HostModelError({
+        slot,
+        url,
+        permanent: true,
+        message: `the ${SLOT_NAMES[slot]} ${url} failed while running: ${messageOf(error)}`,
+      });
     }
   }
 
   /** The slot's model for `url`: loaded once, kept until another URL replaces it (then disposed) or loading fails. */
-  private loadOnce<S extends HostModelSlot>(slot: S, url: string, create: (bytes: Uint8Array) => Promise<SlotModels[S]>): Promise<SlotModels[S]> {
+  private loadOnce<S extends HostModelSlot>(
+    slot: S,
+    url: string,
+    create: (bytes: Uint8Array) => Promise<SlotModels[S]>,
+  ): Promise<SlotModels[S]> {
     const current = this.loaded[slot] as Loaded<SlotModels[S]> | undefined;
     if (current?.url === url) return current.model;
     const model = this.load(slot, url, create);
     (this.loaded as Record<HostModelSlot, Loaded<SlotModels[HostModelSlot]> | undefined>)[slot] = { url, model };
-    void current?.model.then((m) => m.dispose(), () => undefined);
+    void current?.model.then(
+      (m) => m.dispose(),
+      () => undefined,
+    );
     model.catch(() => {
       if (this.loaded[slot]?.model === model) this.loaded[slot] = undefined;
     });

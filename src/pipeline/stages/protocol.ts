@@ -99,5 +99,8 @@ export interface VadLaneApi {
    * Silero's speech probabilities of `channel` (16 kHz) on wasm, the model loaded on the first
    * call. The channel is transferred in and back, with the probabilities.
    */
-  probabilities(model: { bytes: Uint8Array; ortWasmPath: string }, channel: Float32Array): Promise<{ channel: Float32Array; probs: Float32Array }>;
+  probabilities(
+    model: { bytes: Uint8Array; ortWasmPath: string },
+    channel: Float32Array,
+  ): Promise<{ channel: Float32Array; probs: Float32Array }>;
 }

@@ -26,7 +26,10 @@ export class StoreSink implements RenderSink {
   }
 
   async write(data: Uint8Array, position: number): Promise<void> {
-    if (position !== this.writer.size) throw new Error(`render output: a write at byte ${position} but ${this.writer.size} bytes are written (the stored output is append-only)`);
+    if (position !== this.writer.size)
+      throw new Error(
+        `render output: a write at byte ${position} but ${this.writer.size} bytes are written (the stored output is append-only)`,
+      );
     await this.writer.write(data);
   }
 
@@ -53,13 +56,22 @@ export class StoreSink implements RenderSink {
 export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers, signal, onProgress }) => {
   const sources: RenderSource[] = [];
   for (const source of job.sources) {
-    if (source.fileId === null) return { ok: false, failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true } };
+    if (source.fileId === null)
+      return {
+        ok: false,
+        failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true },
+      };
     let blob: Blob;
     try {
       blob = await openFileBlob(db, source.fileId);
     } catch (error) {
       // Not permanent: a read error of the store may pass, and retryJob must be able to try again.
-      return { ok: false, failure: { message: `source ${sourceName(job, source)} cannot be read from storage: ${(error as Error).message}` } };
+      return {
+        ok: false,
+        failure: {
+          message: `source ${sourceName(job, source)} cannot be read from storage: ${(error as Error).message}`,
+        },
+      };
     }
     sources.push({
       id: source.id,
@@ -72,13 +84,19 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
   }
   const sink = new StoreSink(db, 'video/mp4', Date.now());
   try {
-    const result = await workers.render().render(
-      { cuts: job.cuts, removedRanges: job.removedRanges ?? [], sources },
-      { sink, onProgress: (p) => onProgress(p.fraction), signal },
-    );
+    const result = await workers
+      .render()
+      .render(
+        { cuts: job.cuts, removedRanges: job.removedRanges ?? [], sources },
+        { sink, onProgress: (p) => onProgress(p.fraction), signal },
+      );
     const fileId = sink.storedFileId;
     if (fileId === null) throw new Error('render output: the render finished without closing its output');
-    return { ok: true, output: { output: { fileId }, type: result.mimeType }, metrics: { bytes: sink.size, frames: result.frames, renderMs: Math.round(result.elapsedMs) } };
+    return {
+      ok: true,
+      output: { output: { fileId }, type: result.mimeType },
+      metrics: { bytes: sink.size, frames: result.frames, renderMs: Math.round(result.elapsedMs) },
+    };
   } catch (error) {
     // Failed or cancelled: the partial output is deleted here (the worker may not reach `abort`).
     await sink.abort().catch(() => undefined);

@@ -21,12 +21,23 @@ export const runSyncing: StageRunner<'syncing'> = async ({ db, job, workers, sig
   const signals: SyncSignal[] = [];
   const media = workers.media();
   for (const [index, source] of job.sources.entries()) {
-    if (source.fileId === null) return { ok: false, failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true } };
+    if (source.fileId === null)
+      return {
+        ok: false,
+        failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true },
+      };
     try {
       const blob = await openFileBlob(db, source.fileId);
       const probe = await media.probe(blob, { label: source.label, signal });
       durationsMs[source.id] = Math.round(probe.durationMs);
-      if (probe.audio === null) return { ok: false, failure: { message: `source ${sourceName(job, source)} has no audio track, so it cannot be synced`, permanent: true } };
+      if (probe.audio === null)
+        return {
+          ok: false,
+          failure: {
+            message: `source ${sourceName(job, source)} has no audio track, so it cannot be synced`,
+            permanent: true,
+          },
+        };
       const audio = await media.decodeAudio(blob, { label: source.label, sampleRate: SYNC_SAMPLE_RATE, signal });
       signals.push({ id: source.id, samples: audio.samples, sampleRate: audio.sampleRate });
     } catch (error) {
@@ -37,10 +48,14 @@ export const runSyncing: StageRunner<'syncing'> = async ({ db, job, workers, sig
   }
   signal.throwIfAborted();
   const aligned = await workers.analysis().align(
-    transfer(signals, signals.map((s) => s.samples.buffer as ArrayBuffer)),
+    transfer(
+      signals,
+      signals.map((s) => s.samples.buffer as ArrayBuffer),
+    ),
   );
   signal.throwIfAborted();
-  if (!aligned.ok) return { ok: false, failure: { message: withLabels(job, aligned.failures.map((f) => f.message).join('; ')) } };
+  if (!aligned.ok)
+    return { ok: false, failure: { message: withLabels(job, aligned.failures.map((f) => f.message).join('; ')) } };
   const output: SyncingOutput = { durationsMs, offsetsMs: {}, driftPpm: {} };
   for (const a of aligned.alignments) {
     output.offsetsMs![a.id] = a.offsetMs;

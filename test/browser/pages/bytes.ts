@@ -52,7 +52,8 @@ export function generateRange(seed: number, start: number, end: number): Uint8Ar
 /** Bytes `[start, end)` as a Blob built 8 MiB at a time (Chromium may page it to disk). */
 export function generateBlob(seed: number, start: number, end: number): Blob {
   const parts: Uint8Array<ArrayBuffer>[] = [];
-  for (let pos = start; pos < end; pos += DIGEST_CHUNK) parts.push(generateRange(seed, pos, Math.min(end, pos + DIGEST_CHUNK)));
+  for (let pos = start; pos < end; pos += DIGEST_CHUNK)
+    parts.push(generateRange(seed, pos, Math.min(end, pos + DIGEST_CHUNK)));
   return new Blob(parts);
 }
 

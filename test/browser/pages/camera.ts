@@ -21,9 +21,16 @@ function vision(): Remote<VisionWorkerApi> {
   return api;
 }
 
-async function motion(url: string, options: VisionSamplingOptions & { jobKey?: string } = {}): Promise<CameraMotionArrays> {
+async function motion(
+  url: string,
+  options: VisionSamplingOptions & { jobKey?: string } = {},
+): Promise<CameraMotionArrays> {
   let progressCalls = 0;
-  const r = await vision().cameraMotion(url, options, proxy(() => void progressCalls++));
+  const r = await vision().cameraMotion(
+    url,
+    options,
+    proxy(() => void progressCalls++),
+  );
   const s = r.samples;
   return {
     t: Array.from(s.t),

@@ -18,8 +18,17 @@ function running(): MulticamInstance {
 
 const engineTest = {
   /** Starts the library with the engine on database `dbName` (and engine `assets` when given); a new account's API key when asked. */
-  async start(dbName: string, createAccount: boolean, assets?: StartMulticamOptions['assets']): Promise<{ apiKey: string | null; baseUrl: string }> {
-    instance = await startMulticam({ basePath: '/api', dbName, engine: true, ...(assets === undefined ? {} : { assets }) });
+  async start(
+    dbName: string,
+    createAccount: boolean,
+    assets?: StartMulticamOptions['assets'],
+  ): Promise<{ apiKey: string | null; baseUrl: string }> {
+    instance = await startMulticam({
+      basePath: '/api',
+      dbName,
+      engine: true,
+      ...(assets === undefined ? {} : { assets }),
+    });
     await instance.engine?.started;
     const apiKey = createAccount ? (await instance.accounts.create()).apiKey : null;
     return { apiKey, baseUrl: instance.baseUrl };
@@ -29,7 +38,10 @@ const engineTest = {
   async api(apiKey: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
     const response = await fetch(`${running().baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();

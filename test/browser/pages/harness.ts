@@ -136,8 +136,10 @@ const harness = {
   async digestUrl(url: string, range?: string): Promise<PageResponse & ChunkedDigest> {
     const response = await fetch(url, range === undefined ? {} : { headers: { range } });
     const headers = headersOf(response);
-    if (!response.body) return { status: response.status, headers, text: '', ...(await digestStream(new Blob([]).stream())) };
-    if (response.status >= 400) return { status: response.status, headers, text: await response.text(), bytes: 0, sha256: '' };
+    if (!response.body)
+      return { status: response.status, headers, text: '', ...(await digestStream(new Blob([]).stream())) };
+    if (response.status >= 400)
+      return { status: response.status, headers, text: await response.text(), bytes: 0, sha256: '' };
     return { status: response.status, headers, text: '', ...(await digestStream(response.body)) };
   },
 
@@ -151,7 +153,13 @@ const harness = {
    * database as Blob records of `chunkSize` bytes, one transaction per record, and returns
    * the time spent writing (generation excluded, as for uploads).
    */
-  async idbWriteGenerated(dbName: string, seed: number, start: number, end: number, chunkSize: number): Promise<{ ms: number }> {
+  async idbWriteGenerated(
+    dbName: string,
+    seed: number,
+    start: number,
+    end: number,
+    chunkSize: number,
+  ): Promise<{ ms: number }> {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const request = indexedDB.open(dbName, 1);
       request.onupgradeneeded = () => request.result.createObjectStore('chunks');

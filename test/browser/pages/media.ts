@@ -18,7 +18,9 @@ async function blobOf(url: string): Promise<File> {
 }
 
 function errorSummary(e: unknown): { error: { name: string; message: string } } {
-  return { error: { name: e instanceof Error ? e.name : 'unknown', message: e instanceof Error ? e.message : String(e) } };
+  return {
+    error: { name: e instanceof Error ? e.name : 'unknown', message: e instanceof Error ? e.message : String(e) },
+  };
 }
 
 /** Strongest frequency (Hz) in a 2¹⁴-sample stretch from the middle of the signal. */
@@ -45,7 +47,10 @@ const api = {
       return errorSummary(e);
     }
   },
-  async decode(url: string, options: { engine?: EnginePreference; sampleRate?: number; abortAfterMs?: number; headSec?: number } = {}) {
+  async decode(
+    url: string,
+    options: { engine?: EnginePreference; sampleRate?: number; abortAfterMs?: number; headSec?: number } = {},
+  ) {
     const rate = options.sampleRate ?? 16000;
     const controller = new AbortController();
     const progress: number[] = [];
@@ -92,7 +97,9 @@ const api = {
     const decoded = [];
     for (const f of files) decoded.push(await media.decodeAudio(f, { label: f.name, sampleRate }));
     const t2 = performance.now();
-    const aligned = alignSources(decoded.map((d, i) => ({ id: files[i]!.name, samples: d.samples, sampleRate: d.sampleRate })));
+    const aligned = alignSources(
+      decoded.map((d, i) => ({ id: files[i]!.name, samples: d.samples, sampleRate: d.sampleRate })),
+    );
     const t3 = performance.now();
     return {
       mediaMs: probes.map((p) => p.durationMs),

@@ -66,7 +66,11 @@ export function createPageTestEngine(db: Database, dbName: string, reporter: Sta
       await take(jobId, stage);
       switch (stage) {
         case 'syncing':
-          await reporter.stageSucceeded(jobId, 'syncing', output.durationsMs === undefined ? {} : { durationsMs: output.durationsMs });
+          await reporter.stageSucceeded(
+            jobId,
+            'syncing',
+            output.durationsMs === undefined ? {} : { durationsMs: output.durationsMs },
+          );
           break;
         case 'diarizing':
           await reporter.stageSucceeded(jobId, 'diarizing', {
@@ -86,7 +90,11 @@ export function createPageTestEngine(db: Database, dbName: string, reporter: Sta
     },
     async failStage(jobId, stage, options) {
       await take(jobId, stage);
-      await reporter.stageFailed(jobId, stage, options.permanent === undefined ? { message: options.message } : options);
+      await reporter.stageFailed(
+        jobId,
+        stage,
+        options.permanent === undefined ? { message: options.message } : options,
+      );
     },
     async events(jobId) {
       return (await listEventsForJob(db, jobId)).map(({ id, type, payload }) => ({ id, type, payload }));

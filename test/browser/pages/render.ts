@@ -4,7 +4,14 @@
  * `<video>` element plays the output, and hands the file back (base64) for Node to probe.
  */
 import { createRenderClient } from '../../../src/render/client.ts';
-import type { RenderOutputOptions, RenderProgress, RenderRequest, RenderResult, RenderSink, RenderSource } from '../../../src/render/protocol.ts';
+import type {
+  RenderOutputOptions,
+  RenderProgress,
+  RenderRequest,
+  RenderResult,
+  RenderSink,
+  RenderSource,
+} from '../../../src/render/protocol.ts';
 import type { Cut, TimeRange } from '../../../src/contract/types.ts';
 
 /** A source as the Node side describes it: a served URL instead of a Blob. */
@@ -123,11 +130,27 @@ const api = {
       const { url, ...rest } = s;
       sources.push({ ...rest, blob: await blobOf(url) });
     }
-    const request: RenderRequest = { cuts: o.cuts, removedRanges: o.removedRanges, sources, ...(o.audioSourceIds ? { audioSourceIds: o.audioSourceIds } : {}), ...(o.output ? { output: o.output } : {}) };
+    const request: RenderRequest = {
+      cuts: o.cuts,
+      removedRanges: o.removedRanges,
+      sources,
+      ...(o.audioSourceIds ? { audioSourceIds: o.audioSourceIds } : {}),
+      ...(o.output ? { output: o.output } : {}),
+    };
     const t0 = performance.now();
     if (o.abortAfterMs !== undefined) setTimeout(() => controller.abort(), o.abortAfterMs);
-    const heapTimer = o.heapEveryMs ? setInterval(() => void renderer.heapBytes().then((h) => h !== null && heap.push(h)), o.heapEveryMs) : null;
-    const summary: PageRenderSummary = { progress, sinkAborted: null, sinkClosed: false, writes: 0, outOfOrderWrites: 0, heap, wallMs: 0 };
+    const heapTimer = o.heapEveryMs
+      ? setInterval(() => void renderer.heapBytes().then((h) => h !== null && heap.push(h)), o.heapEveryMs)
+      : null;
+    const summary: PageRenderSummary = {
+      progress,
+      sinkAborted: null,
+      sinkClosed: false,
+      writes: 0,
+      outOfOrderWrites: 0,
+      heap,
+      wallMs: 0,
+    };
     try {
       summary.result = await renderer.render(request, {
         sink,
@@ -135,7 +158,10 @@ const api = {
         signal: controller.signal,
       });
     } catch (e) {
-      summary.error = { name: e instanceof Error ? e.name : 'unknown', message: e instanceof Error ? e.message : String(e) };
+      summary.error = {
+        name: e instanceof Error ? e.name : 'unknown',
+        message: e instanceof Error ? e.message : String(e),
+      };
     } finally {
       if (heapTimer) clearInterval(heapTimer);
     }

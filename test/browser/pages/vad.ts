@@ -28,7 +28,10 @@ export interface PageDiarizeRun {
  * The engine's analysis worker (a fresh one) diarizing served raw float32 channels, as the
  * diarizing stage calls it. `abortAfterMs` aborts the call that long after it starts.
  */
-async function diarize(inputUrls: string[], options: { vadLanes?: number; abortAfterMs?: number } = {}): Promise<PageDiarizeRun> {
+async function diarize(
+  inputUrls: string[],
+  options: { vadLanes?: number; abortAfterMs?: number } = {},
+): Promise<PageDiarizeRun> {
   const channels = await Promise.all(
     inputUrls.map(async (url) => {
       const response = await fetch(url);
@@ -36,7 +39,9 @@ async function diarize(inputUrls: string[], options: { vadLanes?: number; abortA
       return new Float32Array(await response.arrayBuffer());
     }),
   );
-  const worker = new Worker(new URL('../../../src/pipeline/stages/analysis.worker.ts', import.meta.url), { type: 'module' });
+  const worker = new Worker(new URL('../../../src/pipeline/stages/analysis.worker.ts', import.meta.url), {
+    type: 'module',
+  });
   const analysis = wrap<AnalysisWorkerApi>(worker);
   try {
     const request = {
@@ -47,7 +52,13 @@ async function diarize(inputUrls: string[], options: { vadLanes?: number; abortA
       ...(options.vadLanes !== undefined ? { vadLanes: options.vadLanes } : {}),
     };
     const t0 = performance.now();
-    const call = analysis.diarize(transfer(request, channels.map((c) => c.buffer)), 'page');
+    const call = analysis.diarize(
+      transfer(
+        request,
+        channels.map((c) => c.buffer),
+      ),
+      'page',
+    );
     if (options.abortAfterMs !== undefined) setTimeout(() => void analysis.abort('page'), options.abortAfterMs);
     const outcome = await call;
     return { outcome, ms: performance.now() - t0 };

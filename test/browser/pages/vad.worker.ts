@@ -41,20 +41,34 @@ export interface VadPageRun {
   crossOriginIsolated: boolean;
 }
 
-type AdapterInfo = { info?: { isFallbackAdapter?: boolean; vendor?: string; architecture?: string; description?: string } } | null;
+type AdapterInfo = {
+  info?: { isFallbackAdapter?: boolean; vendor?: string; architecture?: string; description?: string };
+} | null;
 // DOM's lib has no WebGPU types; this is the part used here (it satisfies GpuLike).
-const gpu: { requestAdapter(): Promise<AdapterInfo> } | undefined = (navigator as { gpu?: { requestAdapter(): Promise<AdapterInfo> } }).gpu;
+const gpu: { requestAdapter(): Promise<AdapterInfo> } | undefined = (
+  navigator as { gpu?: { requestAdapter(): Promise<AdapterInfo> } }
+).gpu;
 
 export async function run(inputUrl: string, options: VadPageOptions): Promise<VadPageRun> {
   const threads = options.threads ?? 1;
   let adapter = 'none';
   if (options.provider === 'webgpu') {
     const picked = await pickExecutionProvider(gpu, { allowFallbackAdapter: options.allowFallbackAdapter ?? false });
-    if (picked !== 'webgpu') throw new Error('WebGPU not available here (no adapter, or only a fallback adapter and allowFallbackAdapter is off)');
+    if (picked !== 'webgpu')
+      throw new Error(
+        'WebGPU not available here (no adapter, or only a fallback adapter and allowFallbackAdapter is off)',
+      );
     const info = (await gpu!.requestAdapter())?.info;
-    adapter = `${info?.vendor || '?'} ${info?.architecture || info?.description || ''} fallback=${info?.isFallbackAdapter}`.replace(/\s+/g, ' ');
+    adapter =
+      `${info?.vendor || '?'} ${info?.architecture || info?.description || ''} fallback=${info?.isFallbackAdapter}`.replace(
+        /\s+/g,
+        ' ',
+      );
   }
-  const ort = options.bundle === 'default' ? ((await import('onnxruntime-web')) as unknown as OrtModule) : await loadOrt(options.provider);
+  const ort =
+    options.bundle === 'default'
+      ? ((await import('onnxruntime-web')) as unknown as OrtModule)
+      : await loadOrt(options.provider);
   configureOrtWasm(ort, '/wasm/ort/', threads);
   const [model, input] = await Promise.all([bytesOf('/models/silero_vad_v6.onnx'), bytesOf(inputUrl)]);
   const samples = new Float32Array(input.buffer, input.byteOffset, input.byteLength / 4);
@@ -67,7 +81,15 @@ export async function run(inputUrl: string, options: VadPageOptions): Promise<Va
   const t1 = performance.now();
   try {
     const probs = await vad.speechProbabilities(samples);
-    return { provider: vad.executionProvider, probs: Array.from(probs), loadMs: t1 - t0, ms: performance.now() - t1, adapter, threads, crossOriginIsolated };
+    return {
+      provider: vad.executionProvider,
+      probs: Array.from(probs),
+      loadMs: t1 - t0,
+      ms: performance.now() - t1,
+      adapter,
+      threads,
+      crossOriginIsolated,
+    };
   } finally {
     await vad.dispose();
   }

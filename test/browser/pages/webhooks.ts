@@ -39,7 +39,12 @@ const webhooks = {
    * runs stages through the real reporter, and webhook delivery runs as an app would start
    * it (startWebhookDelivery with the account API's signing secrets).
    */
-  async startApp(options: { basePath: string; dbName: string; schedule: RetrySchedule; pollIntervalMs: number }): Promise<void> {
+  async startApp(options: {
+    basePath: string;
+    dbName: string;
+    schedule: RetrySchedule;
+    pollIntervalMs: number;
+  }): Promise<void> {
     multicam = await startMulticam({ basePath: options.basePath, dbName: options.dbName });
     db = await openDatabase(options.dbName);
     engine = createPageTestEngine(db, options.dbName, multicam.service.reporter);
@@ -63,8 +68,15 @@ const webhooks = {
   },
 
   /** A real fetch from this page (answered by the service worker for the API paths). */
-  async request(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; text: string }> {
-    const response = await fetch(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, ...(init.body === undefined ? {} : { body: init.body }) });
+  async request(
+    url: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<{ status: number; text: string }> {
+    const response = await fetch(url, {
+      method: init.method ?? 'GET',
+      headers: init.headers ?? {},
+      ...(init.body === undefined ? {} : { body: init.body }),
+    });
     return { status: response.status, text: await response.text() };
   },
 
@@ -129,7 +141,8 @@ const webhooks = {
     for (;;) {
       const record = await readEvent(database(), id);
       if (record?.delivery.log.some((entry) => entry.attempt === attempt)) return record;
-      if (performance.now() > end) throw new Error(`event ${id} has no log line for attempt ${attempt}: ${JSON.stringify(record?.delivery)}`);
+      if (performance.now() > end)
+        throw new Error(`event ${id} has no log line for attempt ${attempt}: ${JSON.stringify(record?.delivery)}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   },

@@ -9,13 +9,25 @@ const talk = [
   { speaker: C, talkMs: 500_000 },
 ];
 
-function cam(sourceId: string, kind: CameraMapCamera['kind'], confidence: CameraMapCamera['confidence'], speakers: string[], extra: Partial<CameraMapCamera> = {}): CameraMapCamera {
+function cam(
+  sourceId: string,
+  kind: CameraMapCamera['kind'],
+  confidence: CameraMapCamera['confidence'],
+  speakers: string[],
+  extra: Partial<CameraMapCamera> = {},
+): CameraMapCamera {
   return { sourceId, kind, confidence, speakers: confidence === 'none' ? [] : speakers, ...extra };
 }
 
 function map(cameras: CameraMapCamera[], speakers: string[] = [A, B, C]): CameraMap {
   const sure = new Set(cameras.filter((c) => c.confidence === 'high').flatMap((c) => c.speakers));
-  return { version: 1, speakers, unassignedSpeakers: speakers.filter((s) => !sure.has(s)), droppedSpeakers: [], cameras };
+  return {
+    version: 1,
+    speakers,
+    unassignedSpeakers: speakers.filter((s) => !sure.has(s)),
+    droppedSpeakers: [],
+    cameras,
+  };
 }
 
 const allSure = map([
@@ -28,7 +40,10 @@ const allSure = map([
 
 describe('autoMap off', () => {
   test('always asks, with the proposal, even when sure', () => {
-    expect(decideAutoMap({ mode: 'off', cameraMap: allSure, speakers: talk })).toEqual({ action: 'ask', cameraMap: allSure });
+    expect(decideAutoMap({ mode: 'off', cameraMap: allSure, speakers: talk })).toEqual({
+      action: 'ask',
+      cameraMap: allSure,
+    });
   });
 });
 
@@ -46,12 +61,20 @@ describe('autoMap confident', () => {
   });
 
   test('a low-confidence camera is not a sure answer → ask with the proposal', () => {
-    const m = map([cam('s1', 'closeup', 'high', [A]), cam('s2', 'closeup', 'high', [B]), cam('s3', 'closeup', 'low', [C])]);
+    const m = map([
+      cam('s1', 'closeup', 'high', [A]),
+      cam('s2', 'closeup', 'high', [B]),
+      cam('s3', 'closeup', 'low', [C]),
+    ]);
     expect(decideAutoMap({ mode: 'confident', cameraMap: m, speakers: talk })).toEqual({ action: 'ask', cameraMap: m });
   });
 
-  test('a wide or two-shot never counts as a speaker\'s own camera', () => {
-    const viaWide = map([cam('s1', 'closeup', 'high', [A]), cam('s2', 'closeup', 'high', [B]), cam('s3', 'wide', 'high', [A, B, C])]);
+  test("a wide or two-shot never counts as a speaker's own camera", () => {
+    const viaWide = map([
+      cam('s1', 'closeup', 'high', [A]),
+      cam('s2', 'closeup', 'high', [B]),
+      cam('s3', 'wide', 'high', [A, B, C]),
+    ]);
     expect(decideAutoMap({ mode: 'confident', cameraMap: viaWide, speakers: talk }).action).toBe('ask');
     const viaTwo = map([cam('s1', 'closeup', 'high', [A]), cam('s2', 'twoshot', 'high', [B, C])]);
     expect(decideAutoMap({ mode: 'confident', cameraMap: viaTwo, speakers: talk }).action).toBe('ask');
@@ -68,7 +91,10 @@ describe('autoMap confident', () => {
   });
 
   test('no proposal computable → ask without a camera map', () => {
-    expect(decideAutoMap({ mode: 'confident', cameraMap: null, speakers: talk })).toEqual({ action: 'ask', cameraMap: null });
+    expect(decideAutoMap({ mode: 'confident', cameraMap: null, speakers: talk })).toEqual({
+      action: 'ask',
+      cameraMap: null,
+    });
   });
 });
 
@@ -119,8 +145,14 @@ describe('autoMap always', () => {
   });
 
   test('asks only when no proposal can be computed', () => {
-    expect(decideAutoMap({ mode: 'always', cameraMap: null, speakers: talk })).toEqual({ action: 'ask', cameraMap: null });
+    expect(decideAutoMap({ mode: 'always', cameraMap: null, speakers: talk })).toEqual({
+      action: 'ask',
+      cameraMap: null,
+    });
     const empty = map([cam('s1', 'unknown', 'none', [], { reason: 'no_motion' })], []);
-    expect(decideAutoMap({ mode: 'always', cameraMap: empty, speakers: talk })).toEqual({ action: 'ask', cameraMap: empty });
+    expect(decideAutoMap({ mode: 'always', cameraMap: empty, speakers: talk })).toEqual({
+      action: 'ask',
+      cameraMap: empty,
+    });
   });
 });

@@ -44,8 +44,18 @@ describe('computeCameraMap on synthetic motion', () => {
       { kind: 'wide', left: B, middle: C, right: A },
     ]);
     const [two, wide] = map.cameras;
-    expect(two).toMatchObject({ kind: 'twoshot', confidence: 'high', speakers: [C, A], positions: { left: C, right: A } });
-    expect(wide).toMatchObject({ kind: 'wide', confidence: 'high', speakers: [B, C, A], positions: { left: B, middle: C, right: A } });
+    expect(two).toMatchObject({
+      kind: 'twoshot',
+      confidence: 'high',
+      speakers: [C, A],
+      positions: { left: C, right: A },
+    });
+    expect(wide).toMatchObject({
+      kind: 'wide',
+      confidence: 'high',
+      speakers: [B, C, A],
+      positions: { left: B, middle: C, right: A },
+    });
     // Nobody has a close-up, but all are on high-confidence cameras.
     expect(map.unassignedSpeakers).toEqual([]);
   });
@@ -58,15 +68,21 @@ describe('computeCameraMap on synthetic motion', () => {
 
   test('a frozen camera gets reason no_motion, no speakers, and leaves its speaker unassigned', () => {
     const map = mapOf([{ kind: 'closeup', speaker: A }, { kind: 'static' }]);
-    expect(map.cameras[1]).toEqual({ sourceId: 'cam1', kind: 'unknown', confidence: 'none', speakers: [], reason: 'no_motion' });
+    expect(map.cameras[1]).toEqual({
+      sourceId: 'cam1',
+      kind: 'unknown',
+      confidence: 'none',
+      speakers: [],
+      reason: 'no_motion',
+    });
     expect(map.unassignedSpeakers.sort()).toEqual([B, C].sort());
   });
 
   test('sample arrays of different lengths are refused, naming the camera and field', () => {
     const s = syntheticSamples({ kind: 'static' }, turns, { durationMs: 60_000 });
-    expect(() => computeCameraMap({ cameras: [{ sourceId: 'x', samples: { ...s, left: s.left.slice(1) } }], turns })).toThrow(
-      /cameras\[0\]\.samples\.left/,
-    );
+    expect(() =>
+      computeCameraMap({ cameras: [{ sourceId: 'x', samples: { ...s, left: s.left.slice(1) } }], turns }),
+    ).toThrow(/cameras\[0\]\.samples\.left/);
   });
 
   test('a camera with no samples at all cannot be analysed', () => {
@@ -98,7 +114,11 @@ describe('computeCameraMap on synthetic motion', () => {
       const map = computeCameraMap({
         cameras: [0, 1, 2].map((i) => ({
           sourceId: `c${i}`,
-          samples: syntheticSamples({ kind: 'wide', left: A, middle: B, right: C }, t, { durationMs: 120_000, gain: 0, seed: seed * 10 + i }),
+          samples: syntheticSamples({ kind: 'wide', left: A, middle: B, right: C }, t, {
+            durationMs: 120_000,
+            gain: 0,
+            seed: seed * 10 + i,
+          }),
         })),
         turns: t,
         minSpeechMs: 1000,
@@ -110,7 +130,9 @@ describe('computeCameraMap on synthetic motion', () => {
   test('speakers under the minimum are dropped, most talkative first, and placed on no camera', () => {
     const few = [...turns, { speaker: 'SPEAKER_09', startMs: 1000, endMs: 5000 }];
     const map = computeCameraMap({
-      cameras: [{ sourceId: 'c', samples: syntheticSamples({ kind: 'closeup', speaker: A }, few, { durationMs: DURATION }) }],
+      cameras: [
+        { sourceId: 'c', samples: syntheticSamples({ kind: 'closeup', speaker: A }, few, { durationMs: DURATION }) },
+      ],
       turns: few,
     });
     expect(map.droppedSpeakers).toEqual(['SPEAKER_09']);

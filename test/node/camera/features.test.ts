@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { cameraToReferenceMs, motionFeatures, samplesToReference, type LumaFrame } from '../../../src/analysis/camera/features.ts';
+import {
+  cameraToReferenceMs,
+  motionFeatures,
+  samplesToReference,
+  type LumaFrame,
+} from '../../../src/analysis/camera/features.ts';
 
 const W = 48;
 const H = 27;
@@ -26,7 +31,12 @@ describe('motionFeatures', () => {
     const s = motionFeatures([frame(1033, 40), frame(0, 2), frame(1000, 40), frame(33, 4)]);
     expect(Array.from(s.t)).toEqual([33, 1033]);
     expect(s.right[1]).toBe(0);
-    const cut = motionFeatures([frame(0, null, 60), frame(33, null, 60), frame(1000, null, 200), frame(1033, null, 200)]);
+    const cut = motionFeatures([
+      frame(0, null, 60),
+      frame(33, null, 60),
+      frame(1000, null, 200),
+      frame(1033, null, 200),
+    ]);
     expect(Array.from(cut.t)).toEqual([33, 1000, 1033]);
     expect(Array.from(cut.sceneCut)).toEqual([0, 1, 0]);
   });
@@ -49,7 +59,9 @@ describe('motionFeatures', () => {
   });
 
   test('frames of different sizes are refused, naming the frame', () => {
-    expect(() => motionFeatures([frame(0, 2), { t: 33, luma: new Uint8Array(10), width: 5, height: 2 }])).toThrow(/frames\[1\]/);
+    expect(() => motionFeatures([frame(0, 2), { t: 33, luma: new Uint8Array(10), width: 5, height: 2 }])).toThrow(
+      /frames\[1\]/,
+    );
   });
 });
 

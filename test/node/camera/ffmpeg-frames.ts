@@ -29,13 +29,29 @@ export function ffmpegLumaFrames(file: string, o: FfmpegFrameOptions): LumaFrame
   const decode = (args: string[], t0: number): LumaFrame[] => {
     const res = spawnSync(
       'ffmpeg',
-      ['-v', 'error', '-threads', String(o.threads ?? 1), ...args, '-vf', `scale=${width}:${height},format=gray`, '-f', 'rawvideo', '-'],
+      [
+        '-v',
+        'error',
+        '-threads',
+        String(o.threads ?? 1),
+        ...args,
+        '-vf',
+        `scale=${width}:${height},format=gray`,
+        '-f',
+        'rawvideo',
+        '-',
+      ],
       { maxBuffer: 1 << 30 },
     );
     if (res.status !== 0) throw new Error(`ffmpeg failed on ${file}: ${res.stderr.toString().trim()}`);
     const out: LumaFrame[] = [];
     for (let i = 0; (i + 1) * size <= res.stdout.length; i++) {
-      out.push({ t: t0 + (i * 1000) / o.fps, luma: new Uint8Array(res.stdout.subarray(i * size, (i + 1) * size)), width, height });
+      out.push({
+        t: t0 + (i * 1000) / o.fps,
+        luma: new Uint8Array(res.stdout.subarray(i * size, (i + 1) * size)),
+        width,
+        height,
+      });
     }
     return out;
   };
@@ -46,7 +62,9 @@ export function ffmpegLumaFrames(file: string, o: FfmpegFrameOptions): LumaFrame
   for (const s of o.runStartsS) {
     // Snap to a frame time so the run's timestamps are the frames' own.
     const start = Math.round(s * o.fps) / o.fps;
-    frames.push(...decode(['-ss', start.toFixed(4), '-i', file, '-frames:v', String(o.framesPerRun ?? 15)], start * 1000));
+    frames.push(
+      ...decode(['-ss', start.toFixed(4), '-i', file, '-frames:v', String(o.framesPerRun ?? 15)], start * 1000),
+    );
   }
   return frames;
 }

@@ -15,7 +15,10 @@ import type { CameraMap } from '../../../src/contract/types.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
 import { ffmpegLumaFrames } from './ffmpeg-frames.ts';
 
-async function mapFixture(options: { seconds?: number }, minSpeechMs: number): Promise<{ truth: Truth; map: CameraMap }> {
+async function mapFixture(
+  options: { seconds?: number },
+  minSpeechMs: number,
+): Promise<{ truth: Truth; map: CameraMap }> {
   const { dir, truth } = await ensureFixture('tiny', options);
   const cameras = truth.sources
     .filter((s) => s.kind === 'video')
@@ -45,7 +48,8 @@ describe('camera map on the 90 s tiny fixture', () => {
   test('every close-up is mapped to its speaker with high confidence', () => {
     const closeups = expected(truth, 'closeup');
     expect(closeups.length).toBeGreaterThan(0);
-    for (const e of closeups) expect(cam(e.file), e.file).toMatchObject({ kind: 'closeup', confidence: 'high', speakers: e.speakers });
+    for (const e of closeups)
+      expect(cam(e.file), e.file).toMatchObject({ kind: 'closeup', confidence: 'high', speakers: e.speakers });
   });
 
   test('two-shot and wide: kind, speakers left to right and positions', () => {
@@ -58,14 +62,16 @@ describe('camera map on the 90 s tiny fixture', () => {
   });
 
   test('the frozen camera gets no_motion, the switched feed multi', () => {
-    for (const e of expected(truth, 'unknown')) expect(cam(e.file), e.file).toMatchObject({ kind: 'unknown', reason: 'no_motion', speakers: [] });
+    for (const e of expected(truth, 'unknown'))
+      expect(cam(e.file), e.file).toMatchObject({ kind: 'unknown', reason: 'no_motion', speakers: [] });
     for (const e of expected(truth, 'multi')) expect(cam(e.file).kind, e.file).toBe('multi');
   });
 
   test('everyone is judged and placed; the lag found is the drawing delay, well under the ±1 s search', () => {
     expect(map.speakers.sort()).toEqual(truth.speakers.map((s) => s.id).sort());
     expect(map.unassignedSpeakers).toEqual([]);
-    for (const e of expected(truth, 'closeup')) expect(Math.abs(cam(e.file).lagErrorS![e.speakers[0]!]!)).toBeLessThanOrEqual(0.3);
+    for (const e of expected(truth, 'closeup'))
+      expect(Math.abs(cam(e.file).lagErrorS![e.speakers[0]!]!)).toBeLessThanOrEqual(0.3);
   });
 });
 
@@ -93,7 +99,7 @@ describe('camera map on the 20 s tiny fixture', () => {
     }
   });
 
-  test('with the spec\'s one-minute threshold nobody is judged on 20 s', () => {
+  test("with the spec's one-minute threshold nobody is judged on 20 s", () => {
     const m = computeCameraMap({ cameras: [], turns: truth.turns });
     expect(m.speakers).toEqual([]);
     expect(m.droppedSpeakers.length).toBe(truth.speakers.length);

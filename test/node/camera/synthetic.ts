@@ -68,7 +68,15 @@ export function syntheticSamples(layout: Layout, turns: Turn[], o: SampleOptions
       const before = f === 0 ? prevRunEnd : ts - frameMs;
       if (f === runLen - 1) prevRunEnd = ts;
       // Across the gap between runs only a cut is reported (as motionFeatures does).
-      if (f === 0 && !(before > -Infinity && layout.kind === 'multi' && Math.floor(ts / layout.shotMs) !== Math.floor(before / layout.shotMs))) continue;
+      if (
+        f === 0 &&
+        !(
+          before > -Infinity &&
+          layout.kind === 'multi' &&
+          Math.floor(ts / layout.shotMs) !== Math.floor(before / layout.shotMs)
+        )
+      )
+        continue;
       const noise = (): number => 0.3 + 0.3 * rnd();
       const mouth = (s: string): number => gain * speaking(s, ts) * (0.2 + 0.6 * rnd());
       let l = noise();

@@ -51,7 +51,8 @@ describe('job state machine', () => {
     expect(transition('failed', 'retry', { failedAtStatus: 'mapping' })).toBeNull();
     expect(transition('failed', 'retry', { failedAtStatus: null })).toBeNull();
     expect(transition('failed', 'retry')).toBeNull();
-    for (const from of JOB_STATUSES.filter((s) => s !== 'failed')) expect(transition(from, 'retry', { failedAtStatus: 'syncing' })).toBeNull();
+    for (const from of JOB_STATUSES.filter((s) => s !== 'failed'))
+      expect(transition(from, 'retry', { failedAtStatus: 'syncing' })).toBeNull();
   });
 
   test('helpers: allowedFrom and isRetryableStage', () => {

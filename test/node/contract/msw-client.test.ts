@@ -27,9 +27,15 @@ describe('typed client through msw (setupServer → service.handle)', () => {
     const { apiKey } = await h.service.accounts.create({ name: 'msw' });
     const client = new MulticamClient({ baseUrl: BASE, apiKey });
 
-    const created = await client.createJob({ sources: [{ label: 'Cam A' }, { label: 'Cam B' }], autoMap: 'off' }, { idempotencyKey: 'msw-1' });
+    const created = await client.createJob(
+      { sources: [{ label: 'Cam A' }, { label: 'Cam B' }], autoMap: 'off' },
+      { idempotencyKey: 'msw-1' },
+    );
     expect(created.replayed).toBe(false);
-    const replay = await client.createJob({ sources: [{ label: 'Cam A' }, { label: 'Cam B' }], autoMap: 'off' }, { idempotencyKey: 'msw-1' });
+    const replay = await client.createJob(
+      { sources: [{ label: 'Cam A' }, { label: 'Cam B' }], autoMap: 'off' },
+      { idempotencyKey: 'msw-1' },
+    );
     expect(replay.replayed).toBe(true);
     expect(replay.jobId).toBe(created.jobId);
 
@@ -78,7 +84,9 @@ describe('typed client through msw (setupServer → service.handle)', () => {
     expect((error as ApiError).status).toBe(409);
     expect((error as ApiError).code).toBe('SOURCES_PENDING');
     expect((error as ApiError).body.pendingSourceIds).toHaveLength(2);
-    const unauthorized = await new MulticamClient({ baseUrl: BASE, apiKey: 'mc_live_nope' }).listJobs().catch((e: unknown) => e);
+    const unauthorized = await new MulticamClient({ baseUrl: BASE, apiKey: 'mc_live_nope' })
+      .listJobs()
+      .catch((e: unknown) => e);
     expect((unauthorized as ApiError).status).toBe(401);
     expect((unauthorized as ApiError).code).toBeUndefined();
     const invalid = await client.createJob({ sources: [{ label: 'A', fileSize: -1 }] }).catch((e: unknown) => e);

@@ -20,15 +20,25 @@ async function setup(): Promise<{ apiKey: string; accountId: string }> {
   return h.service.accounts.create({ name: 'test' });
 }
 
-async function call(apiKey: string, method: string, rest: string, json?: unknown): Promise<{ status: number; body: Json; headers: Record<string, string> }> {
-  const r = await h.request(`${h.baseUrl}${rest}`, { method, headers: { authorization: `Bearer ${apiKey}` }, ...(json === undefined ? {} : { json }) });
+async function call(
+  apiKey: string,
+  method: string,
+  rest: string,
+  json?: unknown,
+): Promise<{ status: number; body: Json; headers: Record<string, string> }> {
+  const r = await h.request(`${h.baseUrl}${rest}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}` },
+    ...(json === undefined ? {} : { json }),
+  });
   return { status: r.status, body: r.json as Json, headers: r.headers };
 }
 
 /** A job with two uploaded sources, processing started. */
 async function processing(apiKey: string, extra: Json = {}): Promise<{ jobId: string; ids: string[] }> {
   const created = await call(apiKey, 'POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }], ...extra });
-  for (const up of Object.values(created.body.uploads) as Json[]) expect((await h.request(up.url, { method: 'PUT', body: 'bytes' })).status).toBe(200);
+  for (const up of Object.values(created.body.uploads) as Json[])
+    expect((await h.request(up.url, { method: 'PUT', body: 'bytes' })).status).toBe(200);
   expect((await call(apiKey, 'POST', `/jobs/${created.body.jobId}/process`)).status).toBe(200);
   return { jobId: created.body.jobId, ids: Object.keys(created.body.uploads) };
 }
@@ -47,7 +57,9 @@ describe('accounts', () => {
     expect(keys.every((k) => k.prefix.startsWith('mc_live_') && k.revokedAt === null)).toBe(true);
     await h.service.accounts.revokeApiKey(second.keyId);
     expect((await call(second.apiKey, 'GET', '/jobs')).status).toBe(401);
-    expect((await h.service.accounts.listApiKeys(accountId)).find((k) => k.keyId === second.keyId)?.revokedAt).not.toBeNull();
+    expect(
+      (await h.service.accounts.listApiKeys(accountId)).find((k) => k.keyId === second.keyId)?.revokedAt,
+    ).not.toBeNull();
     expect((await call(apiKey, 'GET', '/jobs')).status).toBe(200);
     await expect(h.service.accounts.revokeApiKey('key_unknown')).rejects.toThrow();
     await expect(h.service.accounts.createApiKey('acc_unknown')).rejects.toThrow();
@@ -83,14 +95,24 @@ describe('idempotency claims', () => {
     const { apiKey, accountId } = await setup();
     const body = { sources: [{ label: 'A' }] };
     // Another request has claimed the key and not finished.
-    expect(await claimIdempotencyKey(h.db, accountId, 'busy', await sha256Hex(canonicalJson(body)), Date.UTC(2026, 0, 1))).toEqual({ kind: 'claimed' });
-    const r = await h.request(`${h.baseUrl}/jobs`, { method: 'POST', json: body, headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'busy' } });
+    expect(
+      await claimIdempotencyKey(h.db, accountId, 'busy', await sha256Hex(canonicalJson(body)), Date.UTC(2026, 0, 1)),
+    ).toEqual({ kind: 'claimed' });
+    const r = await h.request(`${h.baseUrl}/jobs`, {
+      method: 'POST',
+      json: body,
+      headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'busy' },
+    });
     expect(r.status).toBe(409);
     expect((r.json as Json).code).toBe('IDEMPOTENCY_IN_PROGRESS');
     expect(r.headers['retry-after']).toBe('1');
     expect((await call(apiKey, 'GET', '/jobs')).body.jobs).toEqual([]);
     await h.advanceClock(STALE_CLAIM_MS);
-    const later = await h.request(`${h.baseUrl}/jobs`, { method: 'POST', json: body, headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'busy' } });
+    const later = await h.request(`${h.baseUrl}/jobs`, {
+      method: 'POST',
+      json: body,
+      headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'busy' },
+    });
     expect(later.status).toBe(200);
   });
 });
@@ -100,7 +122,8 @@ describe('engine boundary', () => {
     const { apiKey } = await setup();
     h.engine.refuseNext = 'syncing';
     const created = await call(apiKey, 'POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }] });
-    for (const up of Object.values(created.body.uploads) as Json[]) await h.request(up.url, { method: 'PUT', body: 'x' });
+    for (const up of Object.values(created.body.uploads) as Json[])
+      await h.request(up.url, { method: 'PUT', body: 'x' });
     const r = await call(apiKey, 'POST', `/jobs/${created.body.jobId}/process`);
     expect(r.status).toBe(502);
     expect(typeof r.body.error).toBe('string');
@@ -114,10 +137,19 @@ describe('engine boundary', () => {
     const { jobId, ids } = await processing(apiKey, { autoMap: 'off' });
     await h.engine.complete(jobId, 'syncing', { durationsMs: { [ids[0]!]: 60_000, [ids[1]!]: 60_000 } });
     await h.engine.complete(jobId, 'diarizing');
-    expect((await call(apiKey, 'POST', `/jobs/${jobId}/tracks`, { tracks: [{ sourceId: ids[0], speakers: ['SPEAKER_00', 'SPEAKER_01'] }] })).status).toBe(200);
+    expect(
+      (
+        await call(apiKey, 'POST', `/jobs/${jobId}/tracks`, {
+          tracks: [{ sourceId: ids[0], speakers: ['SPEAKER_00', 'SPEAKER_01'] }],
+        })
+      ).status,
+    ).toBe(200);
     h.engine.refuseNext = 'rendering';
     expect((await call(apiKey, 'POST', `/jobs/${jobId}/render`)).status).toBe(502);
-    expect((await call(apiKey, 'GET', `/jobs/${jobId}?view=summary`)).body).toMatchObject({ status: 'failed', failedAtStatus: 'rendering' });
+    expect((await call(apiKey, 'GET', `/jobs/${jobId}?view=summary`)).body).toMatchObject({
+      status: 'failed',
+      failedAtStatus: 'rendering',
+    });
     expect((await call(apiKey, 'POST', `/jobs/${jobId}/retry`)).body).toEqual({ jobId, status: 'rendering' });
   });
 
@@ -141,7 +173,12 @@ describe('engine boundary', () => {
     const { jobId, ids } = await processing(apiKey, { autoMap: 'off' });
     await h.engine.complete(jobId, 'syncing', { durationsMs: { [ids[0]!]: 60_000, [ids[1]!]: 60_000 } });
     await h.engine.complete(jobId, 'diarizing');
-    await call(apiKey, 'POST', `/jobs/${jobId}/tracks`, { tracks: [{ sourceId: ids[0], speakers: ['SPEAKER_00'] }, { sourceId: ids[1], speakers: ['SPEAKER_01'] }] });
+    await call(apiKey, 'POST', `/jobs/${jobId}/tracks`, {
+      tracks: [
+        { sourceId: ids[0], speakers: ['SPEAKER_00'] },
+        { sourceId: ids[1], speakers: ['SPEAKER_01'] },
+      ],
+    });
     await call(apiKey, 'POST', `/jobs/${jobId}/render`);
     await h.service.reporter.setProgress(jobId, 0.42);
     expect((await call(apiKey, 'GET', `/jobs/${jobId}?view=summary`)).body.progress).toBe(0.42);
@@ -161,8 +198,20 @@ describe('events outbox', () => {
     }
     const [a] = await h.db.getAllFromIndex('events', 'by-job', quiet.jobId);
     const [b] = await h.db.getAllFromIndex('events', 'by-job', hooked.jobId);
-    expect(a).toMatchObject({ accountId, jobId: quiet.jobId, type: 'mapping', callbackUrl: null, delivery: { state: 'skipped', attempts: 0, log: [] } });
-    expect(b).toMatchObject({ accountId, jobId: hooked.jobId, type: 'mapping', callbackUrl: 'https://hooks.example.com/in', delivery: { state: 'pending', attempts: 0, log: [] } });
+    expect(a).toMatchObject({
+      accountId,
+      jobId: quiet.jobId,
+      type: 'mapping',
+      callbackUrl: null,
+      delivery: { state: 'skipped', attempts: 0, log: [] },
+    });
+    expect(b).toMatchObject({
+      accountId,
+      jobId: hooked.jobId,
+      type: 'mapping',
+      callbackUrl: 'https://hooks.example.com/in',
+      delivery: { state: 'pending', attempts: 0, log: [] },
+    });
     expect(b!.id).toMatch(/^msg_[0-9a-f-]{36}$/);
     expect(b!.delivery.nextAttemptAt).toBe(b!.createdAt);
   });
@@ -175,7 +224,9 @@ describe('events outbox', () => {
     const [event] = await h.events(jobId);
     const token = new URL(event!.payload['reviewUrl'] as string).searchParams.get('token')!;
     expect(await h.service.verifyReviewToken(token)).toEqual({ jobId });
-    expect(await h.service.verifyReviewToken(token.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).toEqual({ problem: 'invalid' });
+    expect(await h.service.verifyReviewToken(token.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).toEqual({
+      problem: 'invalid',
+    });
     expect(await h.service.verifyReviewToken('')).toEqual({ problem: 'missing' });
     await h.advanceClock(72 * 3600_000 + 1000);
     expect(await h.service.verifyReviewToken(token)).toEqual({ problem: 'expired' });
@@ -202,13 +253,17 @@ describe('chunked storage', () => {
         controller.close();
       },
     });
-    const put = await h.service.handle(new Request(url, { method: 'PUT', body: stream, duplex: 'half' } as RequestInit));
+    const put = await h.service.handle(
+      new Request(url, { method: 'PUT', body: stream, duplex: 'half' } as RequestInit),
+    );
     expect(put.status, await put.clone().text()).toBe(200);
     const chunks = await h.db.getAll('chunks');
     expect(chunks.map((c) => c.blob.size)).toEqual([CHUNK_SIZE, CHUNK_SIZE, 5]);
     const job = (await call(apiKey, 'GET', `/jobs/${created.body.jobId}`)).body;
     const download = job.sourceUrls[a!] as string;
-    const r = await h.service.handle(new Request(download, { headers: { range: `bytes=${CHUNK_SIZE - 2}-${CHUNK_SIZE + 1}` } }));
+    const r = await h.service.handle(
+      new Request(download, { headers: { range: `bytes=${CHUNK_SIZE - 2}-${CHUNK_SIZE + 1}` } }),
+    );
     expect(r.status).toBe(206);
     expect([...new Uint8Array(await r.arrayBuffer())]).toEqual([0, 1, 2, 3].map((i) => (CHUNK_SIZE - 2 + i) % 256));
     const head = await h.service.handle(new Request(download, { method: 'HEAD' }));
@@ -217,7 +272,9 @@ describe('chunked storage', () => {
     const blob = await h.service.openFileBlob(file!.id);
     expect(blob.size).toBe(size);
     expect(blob.type).toBe('video/mp4');
-    expect([...new Uint8Array(await blob.slice(size - 3).arrayBuffer())]).toEqual([size - 3, size - 2, size - 1].map((x) => x % 256));
+    expect([...new Uint8Array(await blob.slice(size - 3).arrayBuffer())]).toEqual(
+      [size - 3, size - 2, size - 1].map((x) => x % 256),
+    );
     await expect(h.service.openFileBlob('missing')).rejects.toThrow('missing');
     expect((await call(apiKey, 'DELETE', `/jobs/${created.body.jobId}`)).status).toBe(200);
     expect(await h.db.count('chunks')).toBe(0);

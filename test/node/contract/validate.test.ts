@@ -3,7 +3,12 @@ import { describe, expect, test } from 'vitest';
 import { ApiError } from '../../../src/contract/errors.ts';
 import { nextAction } from '../../../src/contract/next-action.ts';
 import { JOB_STATUSES } from '../../../src/contract/types.ts';
-import { isValidIdempotencyKey, parseCreateJob, parsePartNumbers, parseSilence } from '../../../src/contract/validate.ts';
+import {
+  isValidIdempotencyKey,
+  parseCreateJob,
+  parsePartNumbers,
+  parseSilence,
+} from '../../../src/contract/validate.ts';
 
 function thrown(fn: () => unknown): ApiError {
   try {
@@ -31,7 +36,9 @@ describe('validation', () => {
   });
 
   test('fileSize errors name the field and carry the spec fields', () => {
-    const negative = thrown(() => parseCreateJob({ sources: [{ label: 'A' }, { label: 'B' }, { label: 'C', fileSize: -5 }] }));
+    const negative = thrown(() =>
+      parseCreateJob({ sources: [{ label: 'A' }, { label: 'B' }, { label: 'C', fileSize: -5 }] }),
+    );
     expect(negative.status).toBe(400);
     expect(negative.body).toEqual({ error: 'sources[2].fileSize must be an integer from 0 to 107374182400' });
     const fraction = thrown(() => parseCreateJob({ sources: [{ label: 'A', fileSize: 0.5 }] }));
@@ -42,8 +49,15 @@ describe('validation', () => {
   });
 
   test('silence ranges are inclusive', () => {
-    expect(parseSilence({ mode: 'tighten', minPauseSec: 0.3, keepPauseSec: 3, paddingSec: 0 })).toEqual({ mode: 'tighten', minPauseSec: 0.3, keepPauseSec: 3, paddingSec: 0 });
-    expect(thrown(() => parseSilence({ mode: 'tighten', minPauseSec: 10.01 })).message).toBe('silence.minPauseSec must be a number from 0.3 to 10');
+    expect(parseSilence({ mode: 'tighten', minPauseSec: 0.3, keepPauseSec: 3, paddingSec: 0 })).toEqual({
+      mode: 'tighten',
+      minPauseSec: 0.3,
+      keepPauseSec: 3,
+      paddingSec: 0,
+    });
+    expect(thrown(() => parseSilence({ mode: 'tighten', minPauseSec: 10.01 })).message).toBe(
+      'silence.minPauseSec must be a number from 0.3 to 10',
+    );
     expect(thrown(() => parseSilence({})).message).toContain('silence.mode');
   });
 
@@ -58,16 +72,35 @@ describe('validation', () => {
 
   test('part numbers: 1 to 16 of them, each within partCount', () => {
     expect(parsePartNumbers([1, 3], 3)).toEqual([1, 3]);
-    expect(thrown(() => parsePartNumbers([4], 3)).message).toBe('partNumbers[0] must be an integer from 1 to 3 (partCount)');
+    expect(thrown(() => parsePartNumbers([4], 3)).message).toBe(
+      'partNumbers[0] must be an integer from 1 to 3 (partCount)',
+    );
     expect(thrown(() => parsePartNumbers([], 3)).status).toBe(400);
-    expect(thrown(() => parsePartNumbers(Array.from({ length: 17 }, () => 1), 30)).status).toBe(400);
+    expect(
+      thrown(() =>
+        parsePartNumbers(
+          Array.from({ length: 17 }, () => 1),
+          30,
+        ),
+      ).status,
+    ).toBe(400);
   });
 });
 
 describe('nextAction', () => {
-  const base = { failedAtStatus: null, failurePermanent: false, reviewUrl: 'https://x/review/?token=t', outputUrl: 'https://x/out' };
+  const base = {
+    failedAtStatus: null,
+    failurePermanent: false,
+    reviewUrl: 'https://x/review/?token=t',
+    outputUrl: 'https://x/out',
+  };
   test('type per status, as the spec table says', () => {
-    const types = Object.fromEntries(JOB_STATUSES.map((status) => [status, nextAction({ ...base, status, failedAtStatus: status === 'failed' ? 'syncing' : null }).type]));
+    const types = Object.fromEntries(
+      JOB_STATUSES.map((status) => [
+        status,
+        nextAction({ ...base, status, failedAtStatus: status === 'failed' ? 'syncing' : null }).type,
+      ]),
+    );
     expect(types).toEqual({
       created: 'upload_files',
       uploading: 'upload_files',
@@ -88,6 +121,8 @@ describe('nextAction', () => {
     const permanent = nextAction({ ...base, status: 'failed', failedAtStatus: 'syncing', failurePermanent: true });
     expect(permanent.type).toBe('contact_support');
     expect(permanent.url).toMatch(/^mailto:/);
-    expect(nextAction({ ...base, status: 'failed', failedAtStatus: 'diarizing' }).message).toContain('diarizeSourceIds');
+    expect(nextAction({ ...base, status: 'failed', failedAtStatus: 'diarizing' }).message).toContain(
+      'diarizeSourceIds',
+    );
   });
 });

@@ -25,7 +25,9 @@ function plusBleed(a: Float32Array, b: Float32Array, gain: number, delay: number
 
 /** Per frame of HOP samples: 1 where `on(t)` holds over the whole frame. */
 function frameMask(seconds: number, on: (t: number) => boolean): Uint8Array {
-  return Uint8Array.from({ length: Math.ceil((seconds * RATE) / HOP) }, (_, m) => (on((m * HOP) / RATE) && on(((m + 1) * HOP - 1) / RATE) ? 1 : 0));
+  return Uint8Array.from({ length: Math.ceil((seconds * RATE) / HOP) }, (_, m) =>
+    on((m * HOP) / RATE) && on(((m + 1) * HOP - 1) / RATE) ? 1 : 0,
+  );
 }
 
 describe('cancelCrosstalk', () => {
@@ -74,7 +76,8 @@ describe('cancelCrosstalk', () => {
     const out = cancelCrosstalk([micA, micB, micA.subarray(0, 3 * RATE)], HOP, [...none, new Uint8Array(10)]);
     expect(out.map((o) => o.length)).toEqual([micA.length, micB.length, 3 * RATE]);
     let worst = 0;
-    for (let i = 0; i < micA.length; i++) worst = Math.max(worst, Math.abs(out[0]![i]! - micA[i]!), Math.abs(out[1]![i]! - micB[i]!));
+    for (let i = 0; i < micA.length; i++)
+      worst = Math.max(worst, Math.abs(out[0]![i]! - micA[i]!), Math.abs(out[1]![i]! - micB[i]!));
     expect(worst).toBeLessThan(1e-6);
   });
 

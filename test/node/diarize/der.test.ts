@@ -7,8 +7,28 @@ const t = (speaker: string, startMs: number, endMs: number) => ({ speaker, start
 describe('assignMinCost', () => {
   test('finds the optimum where greedy would not', () => {
     // Greedy gives row 0 its cheapest column (0) and leaves row 1 the 100; the optimum swaps.
-    expect(assignMinCost([[1, 2], [2, 100]])).toEqual([1, 0]);
-    expect(assignMinCost([[1, 2, 3], [2, 4, 6], [3, 6, 9]]).reduce((s, j, i) => s + [[1, 2, 3], [2, 4, 6], [3, 6, 9]][i]![j]!, 0)).toBe(10);
+    expect(
+      assignMinCost([
+        [1, 2],
+        [2, 100],
+      ]),
+    ).toEqual([1, 0]);
+    expect(
+      assignMinCost([
+        [1, 2, 3],
+        [2, 4, 6],
+        [3, 6, 9],
+      ]).reduce(
+        (s, j, i) =>
+          s +
+          [
+            [1, 2, 3],
+            [2, 4, 6],
+            [3, 6, 9],
+          ][i]![j]!,
+        0,
+      ),
+    ).toBe(10);
   });
   test('leaves extra rows unassigned', () => {
     const a = assignMinCost([[5], [1], [3]]);

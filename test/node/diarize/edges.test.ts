@@ -22,23 +22,31 @@ describe('refineSpeechEdges', () => {
   });
 
   test('moves a late start and an early end out to the word, and a long tail back in', () => {
-    expect(refineSpeechEdges([{ startMs: 1090, endMs: 1930 }], levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
+    expect(refineSpeechEdges([{ startMs: 1090, endMs: 1930 }], levels, floor)).toEqual([
+      { startMs: 1000, endMs: 2000 },
+    ]);
     expect(refineSpeechEdges([{ startMs: 960, endMs: 2120 }], levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
   });
 
   test('by default reaches an onset the VAD missed by 400 ms (Silero lags quiet onsets)', () => {
-    expect(refineSpeechEdges([{ startMs: 1400, endMs: 1600 }], levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
+    expect(refineSpeechEdges([{ startMs: 1400, endMs: 1600 }], levels, floor)).toEqual([
+      { startMs: 1000, endMs: 2000 },
+    ]);
   });
 
   test('moves an edge by at most maxShiftMs', () => {
-    expect(refineSpeechEdges([{ startMs: 1300, endMs: 1700 }], levels, floor, { maxShiftMs: 100 })).toEqual([{ startMs: 1200, endMs: 1800 }]);
+    expect(refineSpeechEdges([{ startMs: 1300, endMs: 1700 }], levels, floor, { maxShiftMs: 100 })).toEqual([
+      { startMs: 1200, endMs: 1800 },
+    ]);
   });
 
   test('a segment on noise alone disappears; frames the mask forbids are not speech', () => {
     expect(refineSpeechEdges([{ startMs: 200, endMs: 500 }], levels, floor)).toEqual([]);
     const allowed = new Uint8Array(levels.length).fill(1);
     allowed.fill(0, 100, 140); // the first 400 ms of the word belong to someone else
-    expect(refineSpeechEdges([{ startMs: 1500, endMs: 1900 }], levels, floor, { maxShiftMs: 1000 }, allowed)).toEqual([{ startMs: 1400, endMs: 2000 }]);
+    expect(refineSpeechEdges([{ startMs: 1500, endMs: 1900 }], levels, floor, { maxShiftMs: 1000 }, allowed)).toEqual([
+      { startMs: 1400, endMs: 2000 },
+    ]);
   });
 });
 
@@ -53,22 +61,29 @@ describe('refineSpeechEdges near local noise', () => {
   const levels = frameLevelsDb(wordThenRoomTone(), 16000);
   const floor = noiseFloorDb(levels);
 
-  test('an end is held to the noise after it, not only to the recording\'s floor', () => {
+  test("an end is held to the noise after it, not only to the recording's floor", () => {
     // The tone is > 20 dB over the recording's floor: held to that floor alone, the end runs
     // into it by the whole maxShiftMs.
     expect(levels[230]! - floor).toBeGreaterThan(20);
-    expect(refineSpeechEdges([{ startMs: 1000, endMs: 2060 }], levels, floor, { localFloorMs: 0, maxShiftMs: 160 })).toEqual([{ startMs: 1000, endMs: 2220 }]);
-    expect(refineSpeechEdges([{ startMs: 1000, endMs: 2060 }], levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
+    expect(
+      refineSpeechEdges([{ startMs: 1000, endMs: 2060 }], levels, floor, { localFloorMs: 0, maxShiftMs: 160 }),
+    ).toEqual([{ startMs: 1000, endMs: 2220 }]);
+    expect(refineSpeechEdges([{ startMs: 1000, endMs: 2060 }], levels, floor)).toEqual([
+      { startMs: 1000, endMs: 2000 },
+    ]);
   });
 
-  test('the start, with quiet before it, still reaches the word\'s onset', () => {
-    expect(refineSpeechEdges([{ startMs: 1090, endMs: 2060 }], levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
+  test("the start, with quiet before it, still reaches the word's onset", () => {
+    expect(refineSpeechEdges([{ startMs: 1090, endMs: 2060 }], levels, floor)).toEqual([
+      { startMs: 1000, endMs: 2000 },
+    ]);
   });
 });
 
 describe('frameLevelsDb', () => {
   test('measures above 80 Hz: a 30 Hz thump as loud as a voice reads 20 dB under it', () => {
-    const tone = (hz: number): Float32Array => Float32Array.from({ length: 16000 }, (_, i) => 0.1 * Math.sin((2 * Math.PI * hz * i) / 16000));
+    const tone = (hz: number): Float32Array =>
+      Float32Array.from({ length: 16000 }, (_, i) => 0.1 * Math.sin((2 * Math.PI * hz * i) / 16000));
     const mean = (l: Float64Array): number => l.slice(20).reduce((a, b) => a + b, 0) / (l.length - 20);
     const voice = mean(frameLevelsDb(tone(200), 16000));
     expect(voice).toBeCloseTo(-23, 0); // 0.1² / 2 → −23 dB
@@ -82,16 +97,23 @@ describe('refineSpeechEdges bridging', () => {
   function twoWords(): Float32Array {
     const rand = seededRandom(3);
     const x = Float32Array.from({ length: 48000 }, () => (rand() - 0.5) * 2e-3);
-    for (const [a, b] of [[16000, 24000], [27200, 35200]] as const) {
-      for (let i = a; i < b; i++) x[i] = x[i]! + 0.3 * Math.min(1, (i - a) / 32, (b - i) / 32) * Math.sin((2 * Math.PI * 1000 * i) / 16000);
+    for (const [a, b] of [
+      [16000, 24000],
+      [27200, 35200],
+    ] as const) {
+      for (let i = a; i < b; i++)
+        x[i] = x[i]! + 0.3 * Math.min(1, (i - a) / 32, (b - i) / 32) * Math.sin((2 * Math.PI * 1000 * i) / 16000);
     }
     return x;
   }
   const levels = frameLevelsDb(twoWords(), 16000);
   const floor = noiseFloorDb(levels);
-  const words = [{ startMs: 1000, endMs: 1500 }, { startMs: 1700, endMs: 2200 }];
+  const words = [
+    { startMs: 1000, endMs: 1500 },
+    { startMs: 1700, endMs: 2200 },
+  ];
 
-  test('one speaker\'s pause shorter than bridgeMs is speech; a longer one is not', () => {
+  test("one speaker's pause shorter than bridgeMs is speech; a longer one is not", () => {
     expect(refineSpeechEdges(words, levels, floor)).toEqual(words);
     expect(refineSpeechEdges(words, levels, floor, { bridgeMs: 250 })).toEqual([{ startMs: 1000, endMs: 2200 }]);
     expect(refineSpeechEdges(words, levels, floor, { bridgeMs: 150 })).toEqual(words);
@@ -108,7 +130,8 @@ describe('refineSpeechEdges across short pauses', () => {
     const x = word();
     for (const [a, b, amp, hz] of extra) {
       const [from, to] = [Math.round(a * 16000), Math.round(b * 16000)];
-      for (let i = from; i < to; i++) x[i] = x[i]! + amp * Math.min(1, (i - from) / 32, (to - i) / 32) * Math.sin((2 * Math.PI * hz * i) / 16000);
+      for (let i = from; i < to; i++)
+        x[i] = x[i]! + amp * Math.min(1, (i - from) / 32, (to - i) / 32) * Math.sin((2 * Math.PI * hz * i) / 16000);
     }
     return frameLevelsDb(x, 16000);
   }
@@ -123,15 +146,22 @@ describe('refineSpeechEdges across short pauses', () => {
   });
 
   test('an edge the VAD put in the pause next to a soft syllable reaches it with reachPastQuietEdge', () => {
-    const levels = wordWith([[0.7, 0.85, murmur, 200], [2.15, 2.3, murmur, 200]]);
+    const levels = wordWith([
+      [0.7, 0.85, murmur, 200],
+      [2.15, 2.3, murmur, 200],
+    ]);
     const floor = noiseFloorDb(levels);
     // Silero's segment starts in the pause after the first murmur and ends in the pause before
     // the second: by default each edge only moves inward, onto the word.
     const inPauses = [{ startMs: 900, endMs: 2080 }];
     expect(refineSpeechEdges(inPauses, levels, floor)).toEqual([{ startMs: 1000, endMs: 2000 }]);
-    expect(refineSpeechEdges(inPauses, levels, floor, { reachPastQuietEdge: true })).toEqual([{ startMs: 700, endMs: 2300 }]);
+    expect(refineSpeechEdges(inPauses, levels, floor, { reachPastQuietEdge: true })).toEqual([
+      { startMs: 700, endMs: 2300 },
+    ]);
     // An edge on speech already reaches outward either way.
-    expect(refineSpeechEdges(vadSaw, levels, floor, { reachPastQuietEdge: true })).toEqual(refineSpeechEdges(vadSaw, levels, floor));
+    expect(refineSpeechEdges(vadSaw, levels, floor, { reachPastQuietEdge: true })).toEqual(
+      refineSpeechEdges(vadSaw, levels, floor),
+    );
   });
 
   test('a pause of 250 ms or more is where the speech ends', () => {

@@ -32,7 +32,13 @@ function fetchTestDouble(files: Record<string, Uint8Array>): { fetcher: typeof f
 }
 
 function request(extra: Partial<DiarizeRequest>): DiarizeRequest {
-  return { channels: [new Float32Array(0)], sampleRate: 16000, modelUrl: `${BASE}vad.onnx`, ortWasmPath: '/unused/', ...extra };
+  return {
+    channels: [new Float32Array(0)],
+    sampleRate: 16000,
+    modelUrl: `${BASE}vad.onnx`,
+    ortWasmPath: '/unused/',
+    ...extra,
+  };
 }
 
 let speech: Float32Array;
@@ -96,30 +102,42 @@ describe('HostModelSlots', () => {
   test('a file that is not segmentation-3.0 in the segmentation slot fails naming its URL', async () => {
     const url = `${BASE}not-segmentation.onnx`;
     const { fetcher } = fetchTestDouble({ [url]: fbankSpreadEmbeddingModel() });
-    const error = await new HostModelSlots(runtime, { fetcher }).run(request({ segmentationModelUrl: url }), speech).catch((e: unknown) => e);
+    const error = await new HostModelSlots(runtime, { fetcher })
+      .run(request({ segmentationModelUrl: url }), speech)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostModelError);
     expect((error as HostModelError).failure).toMatchObject({ slot: 'segmentation', url, permanent: true });
-    expect((error as Error).message).toMatch(new RegExp(`^the segmentation model ${url.replace(/[.]/g, '\\.')} cannot be used: .*expected input "x"`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^the segmentation model ${url.replace(/[.]/g, '\\.')} cannot be used: .*expected input "x"`),
+    );
   });
 
-  test.skipIf(!existsSync(SEGMENTATION_MODEL_PATH))('the real segmentation-3.0 model in its slot gives local speakers and an overlap track over the whole signal', async () => {
-    const url = `${BASE}pyannote-segmentation-3.0.int8.onnx`;
-    const { fetcher } = fetchTestDouble({ [url]: new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)) });
-    const slots = new HostModelSlots(runtime, { fetcher });
-    const out = await slots.run(request({ segmentationModelUrl: url }), speech);
-    expect(out.uses.segmentation).toMatchObject({ state: 'used', url });
-    expect(out.overlap!.values.length * out.overlap!.frameMs).toBeGreaterThanOrEqual((speech.length / 16000) * 1000 - 1);
-    // One reader alone: hardly any overlapped speech.
-    const over = out.overlap!.values.filter((v) => v > 0.5).length / out.overlap!.values.length;
-    expect(over).toBeLessThan(0.05);
-    // Sliding 10 s windows, the last ending with the signal, each with three local speakers.
-    const local = out.localSpeakers!;
-    expect(local.speakers).toBe(3);
-    const last = local.windows[local.windows.length - 1]!;
-    expect(last.startMs + (last.activity.length / 3) * local.frameMs).toBeCloseTo(Math.max(10000, (speech.length / 16000) * 1000), -1);
-    expect(local.windows.every((w, i) => i === 0 || w.startMs > local.windows[i - 1]!.startMs)).toBe(true);
-    await slots.dispose();
-  });
+  test.skipIf(!existsSync(SEGMENTATION_MODEL_PATH))(
+    'the real segmentation-3.0 model in its slot gives local speakers and an overlap track over the whole signal',
+    async () => {
+      const url = `${BASE}pyannote-segmentation-3.0.int8.onnx`;
+      const { fetcher } = fetchTestDouble({ [url]: new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)) });
+      const slots = new HostModelSlots(runtime, { fetcher });
+      const out = await slots.run(request({ segmentationModelUrl: url }), speech);
+      expect(out.uses.segmentation).toMatchObject({ state: 'used', url });
+      expect(out.overlap!.values.length * out.overlap!.frameMs).toBeGreaterThanOrEqual(
+        (speech.length / 16000) * 1000 - 1,
+      );
+      // One reader alone: hardly any overlapped speech.
+      const over = out.overlap!.values.filter((v) => v > 0.5).length / out.overlap!.values.length;
+      expect(over).toBeLessThan(0.05);
+      // Sliding 10 s windows, the last ending with the signal, each with three local speakers.
+      const local = out.localSpeakers!;
+      expect(local.speakers).toBe(3);
+      const last = local.windows[local.windows.length - 1]!;
+      expect(last.startMs + (last.activity.length / 3) * local.frameMs).toBeCloseTo(
+        Math.max(10000, (speech.length / 16000) * 1000),
+        -1,
+      );
+      expect(local.windows.every((w, i) => i === 0 || w.startMs > local.windows[i - 1]!.startMs)).toBe(true);
+      await slots.dispose();
+    },
+  );
 
   test('a per-mic call records supplied models as skipped', () => {
     expect(HostModelSlots.skippedPerMic(request({ segmentationModelUrl: `${BASE}seg.onnx` }))).toEqual({

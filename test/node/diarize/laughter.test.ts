@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { isLaughter, isLaughterSegment, laughterDescriptor, LAUGHTER_MAX_MS } from '../../../src/analysis/diarize/laughter.ts';
+import {
+  isLaughter,
+  isLaughterSegment,
+  laughterDescriptor,
+  LAUGHTER_MAX_MS,
+} from '../../../src/analysis/diarize/laughter.ts';
 import { diarizeMix } from '../../../src/analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../../src/analysis/diarize/result.ts';
@@ -90,7 +95,9 @@ describe('laughter', () => {
     const laugh = syllables([A, A, A, A, A], [200, 200, 200, 200, 200], 260, 3);
     expect(isLaughterSegment(laugh, RATE, { startMs: 0, endMs: 500 })).toBe(false);
     expect(isLaughterSegment(laugh, RATE, { startMs: 0, endMs: 500 }, { minPulses: 2 })).toBe(true);
-    expect(laughterDescriptor(syllables([A, A, A, A], [120, 350, 150, 400], 260, 4), RATE).periodCv).toBeGreaterThan(0.25);
+    expect(laughterDescriptor(syllables([A, A, A, A], [120, 350, 150, 400], 260, 4), RATE).periodCv).toBeGreaterThan(
+      0.25,
+    );
     expect(isLaughter(syllables([A, A, A, A], [120, 350, 150, 400], 260, 4), RATE)).toBe(false);
     expect(isLaughter(syllables([A, A, A, A], [500, 500, 500, 500], 260, 5), RATE)).toBe(false);
   });
@@ -120,7 +127,12 @@ describe('laughter', () => {
     const ms = (laugh.length / RATE) * 1000;
     expect(isLaughterSegment(padded, RATE, { startMs: 1000, endMs: 1000 + ms })).toBe(true);
     expect(isLaughterSegment(padded, RATE, { startMs: 0, endMs: 900 })).toBe(false);
-    const long = syllables(Array.from({ length: 22 }, () => A), Array.from({ length: 22 }, () => 200), 260, 7);
+    const long = syllables(
+      Array.from({ length: 22 }, () => A),
+      Array.from({ length: 22 }, () => 200),
+      260,
+      7,
+    );
     expect((long.length / RATE) * 1000).toBeGreaterThan(LAUGHTER_MAX_MS);
     expect(isLaughter(long, RATE)).toBe(true);
     expect(isLaughterSegment(long, RATE, { startMs: 0, endMs: (long.length / RATE) * 1000 })).toBe(false);
@@ -143,7 +155,10 @@ describe('the diarizers give laughter no turn', () => {
   );
   const onLaugh = (r: DiarizationResult): number => {
     if (r.kind !== 'speakers') throw new Error('expected speakers');
-    return r.turns.reduce((ms, t) => ms + Math.max(0, Math.min(t.endMs, laughEndMs) - Math.max(t.startMs, laughStartMs)), 0);
+    return r.turns.reduce(
+      (ms, t) => ms + Math.max(0, Math.min(t.endMs, laughEndMs) - Math.max(t.startMs, laughStartMs)),
+      0,
+    );
   };
 
   test('per-mic: the laugh on a mic is no turn of its speaker', () => {
@@ -151,7 +166,7 @@ describe('the diarizers give laughter no turn', () => {
     expect(onLaugh(diarizePerMic([signal], RATE, [vadDouble], { dropLaughter: false }))).toBeGreaterThan(500);
   });
 
-  test('single-mix: the laugh is clustered but reported as no one\'s turn', () => {
+  test("single-mix: the laugh is clustered but reported as no one's turn", () => {
     expect(onLaugh(diarizeMix(signal, RATE, vadDouble))).toBe(0);
     expect(onLaugh(diarizeMix(signal, RATE, vadDouble, { dropLaughter: false }))).toBeGreaterThan(500);
   });

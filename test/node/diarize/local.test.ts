@@ -3,19 +3,30 @@
  * by hand: 10 ms speech rows, model frames of 20 ms, three local speakers per window.
  */
 import { describe, expect, test } from 'vitest';
-import { localRows, localSpeakerFloor, localVotes, speakersWithOverlap, type LocalSpeakerWindows } from '../../../src/analysis/diarize/local.ts';
+import {
+  localRows,
+  localSpeakerFloor,
+  localVotes,
+  speakersWithOverlap,
+  type LocalSpeakerWindows,
+} from '../../../src/analysis/diarize/local.ts';
 
 const FRAME_MS = 10;
 
 /** A window of `lengthMs` starting at `startMs` in which local speaker s talks over `talk[s]` ([startMs, endMs) runs, absolute). */
-function windowOf(startMs: number, lengthMs: number, talk: Array<Array<[number, number]>>): { startMs: number; activity: Float32Array } {
+function windowOf(
+  startMs: number,
+  lengthMs: number,
+  talk: Array<Array<[number, number]>>,
+): { startMs: number; activity: Float32Array } {
   const frames = lengthMs / 20;
   const activity = new Float32Array(frames * 3);
   talk.forEach((runs, s) => {
-    for (const [a, b] of runs) for (let f = 0; f < frames; f++) {
-      const ms = startMs + (f + 0.5) * 20;
-      if (ms >= a && ms < b) activity[f * 3 + s] = 0.9;
-    }
+    for (const [a, b] of runs)
+      for (let f = 0; f < frames; f++) {
+        const ms = startMs + (f + 0.5) * 20;
+        if (ms >= a && ms < b) activity[f * 3 + s] = 0.9;
+      }
   });
   return { startMs, activity };
 }
@@ -48,7 +59,10 @@ describe('local speakers of a segmentation model', () => {
     const local: LocalSpeakerWindows = {
       frameMs: 20,
       speakers: 3,
-      windows: [windowOf(0, 10000, [[[0, 4000]], [[4000, 10000]], []]), windowOf(0, 10000, [[[4000, 10000]], [[0, 4000]], []])],
+      windows: [
+        windowOf(0, 10000, [[[0, 4000]], [[4000, 10000]], []]),
+        windowOf(0, 10000, [[[4000, 10000]], [[0, 4000]], []]),
+      ],
     };
     const rows = allSpeech(10000);
     // The models get 3.5–4 s wrong (they say global 1); the local speaker covering 0–4 s is
@@ -66,17 +80,33 @@ describe('local speakers of a segmentation model', () => {
 
   test('a voice the models split in two is never two local speakers of one window', () => {
     // One person talks throughout; the models split the time between globals 0 and 1.
-    const local: LocalSpeakerWindows = { frameMs: 20, speakers: 3, windows: [windowOf(0, 10000, [[[0, 10000]], [], []])] };
+    const local: LocalSpeakerWindows = {
+      frameMs: 20,
+      speakers: 3,
+      windows: [windowOf(0, 10000, [[[0, 10000]], [], []])],
+    };
     const rows = allSpeech(10000);
-    const votes = localVotes(localRows(local, rows, FRAME_MS), FRAME_MS, scoresFor(rows.length, 2, (r) => (r < 600 ? 0 : 1)));
+    const votes = localVotes(
+      localRows(local, rows, FRAME_MS),
+      FRAME_MS,
+      scoresFor(rows.length, 2, (r) => (r < 600 ? 0 : 1)),
+    );
     expect(votes.together[0 * 2 + 1]).toBe(0);
     expect(votes.share[0]![900]).toBe(1); // the whole local speaker went to the better-scoring global 0
   });
 
   test('where two local speakers talk at once, the other voted speaker is marked too', () => {
-    const local: LocalSpeakerWindows = { frameMs: 20, speakers: 3, windows: [windowOf(0, 10000, [[[0, 6000]], [[5000, 10000]], []])] };
+    const local: LocalSpeakerWindows = {
+      frameMs: 20,
+      speakers: 3,
+      windows: [windowOf(0, 10000, [[[0, 6000]], [[5000, 10000]], []])],
+    };
     const rows = allSpeech(10000);
-    const votes = localVotes(localRows(local, rows, FRAME_MS), FRAME_MS, scoresFor(rows.length, 2, (r) => (r < 550 ? 0 : 1)));
+    const votes = localVotes(
+      localRows(local, rows, FRAME_MS),
+      FRAME_MS,
+      scoresFor(rows.length, 2, (r) => (r < 550 ? 0 : 1)),
+    );
     const path = Int32Array.from(rows, (r) => (r < 550 ? 0 : 1));
     const active = speakersWithOverlap(votes, path);
     const both = (r: number): boolean => active[0]![r] === 1 && active[1]![r] === 1;

@@ -37,7 +37,8 @@ describe('diarizeMix with host speaker embeddings', () => {
     const readers = librispeechReaders();
     const parts: Array<{ samples: Float32Array; speaker: string }> = [];
     for (let k = 0; k < 3; k++) {
-      for (const id of ['1998', '2033']) parts.push({ samples: decodeWithFfmpeg(readers.get(id)![k]!).samples, speaker: id });
+      for (const id of ['1998', '2033'])
+        parts.push({ samples: decodeWithFfmpeg(readers.get(id)![k]!).samples, speaker: id });
     }
     const gap = 8000;
     mix = new Float32Array(parts.reduce((n, p) => n + p.samples.length + gap, 0));
@@ -60,12 +61,17 @@ describe('diarizeMix with host speaker embeddings', () => {
     const withModel = diarizeMix(mix, 16000, probs, { embeddings: grid });
     if (withModel.kind !== 'speakers') throw new Error(`expected speakers, got ${withModel.kind}`);
     const score = diarizationErrorRate(truth, withModel.turns);
-    console.log(`[mix-embeddings] speakers ${withModel.speakers.length}, DER ${score.der.toFixed(3)}, confusion ${(score.confusion / score.scored).toFixed(3)}`);
+    console.log(
+      `[mix-embeddings] speakers ${withModel.speakers.length}, DER ${score.der.toFixed(3)}, confusion ${(score.confusion / score.scored).toFixed(3)}`,
+    );
     expect(withModel.speakers.length).toBe(2);
     expect(score.confusion / score.scored).toBeLessThan(0.2);
 
     // TEST DOUBLE grid: every window the same vector, so nothing separates the pieces.
-    const flat: EmbeddingGrid = { ...grid, vectors: grid.vectors.map(() => new Float32Array(grid.vectors[0]!.length).fill(1)) };
+    const flat: EmbeddingGrid = {
+      ...grid,
+      vectors: grid.vectors.map(() => new Float32Array(grid.vectors[0]!.length).fill(1)),
+    };
     const flatResult = diarizeMix(mix, 16000, probs, { embeddings: flat });
     if (flatResult.kind !== 'speakers') throw new Error(`expected speakers, got ${flatResult.kind}`);
     expect(flatResult.speakers.length).toBe(1);

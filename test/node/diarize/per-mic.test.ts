@@ -5,14 +5,25 @@ import type { DiarizationResult } from '../../../src/analysis/diarize/result.ts'
 import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
-import { assembleConversation, roomImpulse, withBleed, withRoomBleed, type Conversation } from '../../../tools/diarization/assemble.ts';
+import {
+  assembleConversation,
+  roomImpulse,
+  withBleed,
+  withRoomBleed,
+  type Conversation,
+} from '../../../tools/diarization/assemble.ts';
 import { channelProbabilities, createNodeVad } from '../../../tools/diarization/vad-node.ts';
 
 /**
  * One mic at 16 kHz: tones at `hz` over uniform hiss of rms −50 dBFS (seeded), each tone
  * [from s, to s, rms dBFS].
  */
-function tonesOverHiss(seconds: number, hz: number, seed: number, tones: ReadonlyArray<readonly [number, number, number]>): Float32Array {
+function tonesOverHiss(
+  seconds: number,
+  hz: number,
+  seed: number,
+  tones: ReadonlyArray<readonly [number, number, number]>,
+): Float32Array {
   const rate = 16000;
   const rand = seededRandom(seed);
   const mic = new Float32Array(seconds * rate);
@@ -28,7 +39,9 @@ function tonesOverHiss(seconds: number, hz: number, seed: number, tones: Readonl
 
 /** A VAD test double for a 16 kHz signal of `samples`: speech (0.9) on Silero's 32 ms frames inside `rangesMs`, 0.1 elsewhere. */
 function vadDouble(samples: number, rangesMs: ReadonlyArray<readonly [number, number]>): Float32Array {
-  return Float32Array.from({ length: Math.floor(samples / 512) }, (_, k) => (rangesMs.some(([from, to]) => k * 32 >= from && k * 32 < to) ? 0.9 : 0.1));
+  return Float32Array.from({ length: Math.floor(samples / 512) }, (_, k) =>
+    rangesMs.some(([from, to]) => k * 32 >= from && k * 32 < to) ? 0.9 : 0.1,
+  );
 }
 
 /**
@@ -46,7 +59,9 @@ function twoMicsWithBleed(
   const rate = 16000;
   const rand = seededRandom(seed);
   const noise = (db: number, on: (t: number) => boolean): Float32Array =>
-    Float32Array.from({ length: seconds * rate }, (_, i) => (on(i / rate) ? 10 ** (db / 20) * Math.sqrt(3) * (2 * rand() - 1) : 0));
+    Float32Array.from({ length: seconds * rate }, (_, i) =>
+      on(i / rate) ? 10 ** (db / 20) * Math.sqrt(3) * (2 * rand() - 1) : 0,
+    );
   const a = noise(voiceA[2], (t) => t >= voiceA[0] && t < voiceA[1]);
   const b = noise(voiceB[2], (t) => t >= voiceB[0] && t < voiceB[1]);
   const hiss = [noise(-60, () => true), noise(-60, () => true)];
@@ -66,13 +81,17 @@ function labelOfChannel(r: DiarizationResult, channel: number): string | undefin
  * from `fromMs` to `toMs`, 0.1 elsewhere; the voice floor and the minimum turn are off.
  */
 function oneMicTurns(mic: Float32Array, fromMs: number, toMs: number, options: PerMicOptions): Turn[] {
-  const r = diarizePerMic([mic], 16000, [vadDouble(mic.length, [[fromMs, toMs]])], { voiceFloorQuantile: 0, minTurnMs: 0, ...options });
+  const r = diarizePerMic([mic], 16000, [vadDouble(mic.length, [[fromMs, toMs]])], {
+    voiceFloorQuantile: 0,
+    minTurnMs: 0,
+    ...options,
+  });
   if (r.kind !== 'speakers') throw new Error('expected speakers');
   return r.turns;
 }
 
 describe('diarizePerMic with crosstalk cancellation', () => {
-  test('the quieter voice of an overlap, under its neighbour\'s bleed, is found in what cancelling leaves', () => {
+  test("the quieter voice of an overlap, under its neighbour's bleed, is found in what cancelling leaves", () => {
     // Two mics, each hearing the other 10 dB down over hiss at −60 dBFS. A (−20 dBFS) talks
     // 1–7 s; B (−28 dBFS) talks 5–9 s. In the overlap B's mic reads B plus A's bleed (−30):
     // 4 dB over the bleed alone, under the 6 dB margin of the plain test. (Within 3 dB of
@@ -94,7 +113,7 @@ describe('diarizePerMic with crosstalk cancellation', () => {
 });
 
 describe('diarizePerMic when every mic is at its floor', () => {
-  test('a neighbour at its noise floor explains nothing: a short word keeps the VAD\'s hangover and its turn', () => {
+  test("a neighbour at its noise floor explains nothing: a short word keeps the VAD's hangover and its turn", () => {
     // Two mics close together: A hears B 3 dB down, B hears A 16 dB down, hiss at −60 dBFS.
     // B talks 1–4 s; A says a 200 ms word at 6 s, which the VAD (a test double) hears for
     // 320 ms, its hangover running on over the floor. Were B's floor read as bleed (−60 − 3
@@ -102,7 +121,18 @@ describe('diarizePerMic when every mic is at its floor', () => {
     // 250 ms shortest turn, and lose it.
     const mics = twoMicsWithBleed(8, 5, [6, 6.2, -20], [1, 4, -20], 3, 16);
     const n = mics[0]!.length;
-    const r = diarizePerMic(mics, 16000, [vadDouble(n, [[1000, 4000], [6000, 6320]]), vadDouble(n, [[1000, 4000]])], { voiceFloorQuantile: 0 });
+    const r = diarizePerMic(
+      mics,
+      16000,
+      [
+        vadDouble(n, [
+          [1000, 4000],
+          [6000, 6320],
+        ]),
+        vadDouble(n, [[1000, 4000]]),
+      ],
+      { voiceFloorQuantile: 0 },
+    );
     const labelOfA = labelOfChannel(r, 0);
     if (r.kind !== 'speakers') throw new Error('expected speakers');
     const word = r.turns.filter((t) => t.speaker === labelOfA);
@@ -131,7 +161,8 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     cleanReference = [];
     for (const [k, track] of conv.tracks.entries()) {
       const alone = diarizePerMic([track], 16000, [await vad.speechProbabilities(track)]);
-      if (alone.kind === 'speakers') for (const t of alone.turns) cleanReference.push({ ...t, speaker: conv.speakerIds[k]! });
+      if (alone.kind === 'speakers')
+        for (const t of alone.turns) cleanReference.push({ ...t, speaker: conv.speakerIds[k]! });
     }
   }, 60_000);
   afterAll(async () => {
@@ -157,7 +188,8 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
       expect(r.channelOfSpeaker?.[label]).toBe(conv.speakerIds.indexOf(reader));
     }
     // Labels by talk time: SPEAKER_00 talks most.
-    const talk = (s: string): number => r.turns.filter((t) => t.speaker === s).reduce((a, t) => a + t.endMs - t.startMs, 0);
+    const talk = (s: string): number =>
+      r.turns.filter((t) => t.speaker === s).reduce((a, t) => a + t.endMs - t.startMs, 0);
     expect(talk('SPEAKER_00')).toBeGreaterThanOrEqual(talk('SPEAKER_01'));
   });
 
@@ -214,7 +246,12 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     const plainMics = withBleed(plain.tracks, 0.15);
     // A turn of at least 2 s that someone takes alone after the first few seconds; its
     // speaker's mic and one other start recording 1 s into it.
-    const turn = plain.truth.find((t) => t.startMs > 3000 && t.endMs - t.startMs > 2000 && plain.truth.every((o) => o === t || o.endMs <= t.startMs || o.startMs >= t.startMs + 1000))!;
+    const turn = plain.truth.find(
+      (t) =>
+        t.startMs > 3000 &&
+        t.endMs - t.startMs > 2000 &&
+        plain.truth.every((o) => o === t || o.endMs <= t.startMs || o.startMs >= t.startMs + 1000),
+    )!;
     expect(turn).toBeDefined();
     const k = plain.speakerIds.indexOf(turn.speaker);
     const j = (k + 1) % 3;
@@ -225,7 +262,9 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     if (r.kind !== 'speakers') throw new Error('expected speakers');
     const credited = (channel: number): number => {
       let ms = 0;
-      for (const x of r.turns) if (r.channelOfSpeaker?.[x.speaker] === channel) ms += Math.max(0, Math.min(x.endMs, turn.startMs + 1000) - Math.max(x.startMs, turn.startMs));
+      for (const x of r.turns)
+        if (r.channelOfSpeaker?.[x.speaker] === channel)
+          ms += Math.max(0, Math.min(x.endMs, turn.startMs + 1000) - Math.max(x.startMs, turn.startMs));
       return ms;
     };
     // Measured: 830 ms to the speaker and none to the other absent mic. Choosing by level
@@ -265,8 +304,12 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     // (−50 dBFS), so 6.4 dB over it with the hiss added. The test double's VAD covers the
     // loud part only (2 s of speech at least, or there is no speech); the edge may move out
     // into the tail by level alone.
-    const mic = tonesOverHiss(5, 220, 5, [[1, 3.5, -30], [3.5, 3.9, -44.8]]);
-    const endOf = (options: PerMicOptions): number => Math.max(...oneMicTurns(mic, 1000, 3500, options).map((t) => t.endMs));
+    const mic = tonesOverHiss(5, 220, 5, [
+      [1, 3.5, -30],
+      [3.5, 3.9, -44.8],
+    ]);
+    const endOf = (options: PerMicOptions): number =>
+      Math.max(...oneMicTurns(mic, 1000, 3500, options).map((t) => t.endMs));
     // Measured: the turn ends at 3510 ms by default, at 3890 ms with a 6 dB margin.
     expect(endOf({})).toBeLessThan(3600);
     // Judged as voice plus hiss 6 dB over the hiss, most of the tail passed for speech.
@@ -276,20 +319,30 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   test('a turn the VAD starts in the pause after a soft syllable takes the syllable', () => {
     // A soft syllable at −42 dBFS (0.80–0.95 s), a pause, then a word at −30 dBFS (1.10–3.50 s),
     // over a hiss of −50 dBFS. The test double's VAD starts at 1.024 s, inside the pause.
-    const mic = tonesOverHiss(4.5, 180, 6, [[0.8, 0.95, -42], [1.1, 3.5, -30]]);
-    const startOf = (options: PerMicOptions): number => Math.min(...oneMicTurns(mic, 1000, 3500, options).map((t) => t.startMs));
+    const mic = tonesOverHiss(4.5, 180, 6, [
+      [0.8, 0.95, -42],
+      [1.1, 3.5, -30],
+    ]);
+    const startOf = (options: PerMicOptions): number =>
+      Math.min(...oneMicTurns(mic, 1000, 3500, options).map((t) => t.startMs));
     // Measured: 800 ms by default, 1100 ms without reachPastQuietEdge.
     expect(startOf({})).toBeLessThan(850);
     // Only moved inward from a quiet first frame, the start stops at the word.
     expect(startOf({ edges: { reachPastQuietEdge: false } })).toBeGreaterThanOrEqual(1100);
   });
 
-  test('an onset Silero sleeps through 600 ms before the word is still the turn\'s, up to a long pause', () => {
+  test("an onset Silero sleeps through 600 ms before the word is still the turn's, up to a long pause", () => {
     // Over a hiss of −50 dBFS: a knock at −42 dBFS (1.00–1.10 s), 300 ms of quiet, two soft
     // syllables at −42 dBFS (1.40–1.50 s and 1.70–1.85 s) with short pauses, then the word at
     // −30 dBFS (1.95–4.00 s). The test double's VAD starts at 2.016 s, on the word.
-    const mic = tonesOverHiss(5, 200, 8, [[1.0, 1.1, -42], [1.4, 1.5, -42], [1.7, 1.85, -42], [1.95, 4.0, -30]]);
-    const startOf = (options: PerMicOptions): number => Math.min(...oneMicTurns(mic, 2016, 4000, options).map((t) => t.startMs));
+    const mic = tonesOverHiss(5, 200, 8, [
+      [1.0, 1.1, -42],
+      [1.4, 1.5, -42],
+      [1.7, 1.85, -42],
+      [1.95, 4.0, -30],
+    ]);
+    const startOf = (options: PerMicOptions): number =>
+      Math.min(...oneMicTurns(mic, 2016, 4000, options).map((t) => t.startMs));
     // Measured: 1400 ms by default (the knock beyond the 300 ms pause is left out); 1700 ms
     // with the 500 ms reach of single-mix, which stops short of the first syllable.
     expect(startOf({})).toBeGreaterThanOrEqual(1390);
@@ -343,9 +396,13 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   });
 
   test('overlapping speech on two mics keeps both speakers', () => {
-    const overlaps = conv.truth.flatMap((a) =>
-      conv.truth.filter((b) => b.speaker < a.speaker && b.startMs < a.endMs && a.startMs < b.endMs).map((b) => [Math.max(a.startMs, b.startMs), Math.min(a.endMs, b.endMs)] as const),
-    ).filter(([s, e]) => e - s >= 400);
+    const overlaps = conv.truth
+      .flatMap((a) =>
+        conv.truth
+          .filter((b) => b.speaker < a.speaker && b.startMs < a.endMs && a.startMs < b.endMs)
+          .map((b) => [Math.max(a.startMs, b.startMs), Math.min(a.endMs, b.endMs)] as const),
+      )
+      .filter(([s, e]) => e - s >= 400);
     expect(overlaps.length).toBeGreaterThan(0);
     const r = diarizePerMic(mics, 16000, probs);
     if (r.kind !== 'speakers') throw new Error('expected speakers');

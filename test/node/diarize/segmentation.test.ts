@@ -18,7 +18,10 @@ import { createNodeSegmentation, createNodeVad, SEGMENTATION_MODEL_PATH } from '
 const SAMPLE_WAV = '/work/shared/data/pyannote/sample.wav';
 const SAMPLE_RTTM = '/work/shared/data/pyannote/sample.rttm';
 const missing = [SEGMENTATION_MODEL_PATH, SAMPLE_WAV, SAMPLE_RTTM].filter((p) => !existsSync(p));
-if (missing.length > 0) console.warn(`[segmentation] skipped: ${missing.join(', ')} not found (the host-supplied model and pyannote's sample live outside the repository)`);
+if (missing.length > 0)
+  console.warn(
+    `[segmentation] skipped: ${missing.join(', ')} not found (the host-supplied model and pyannote's sample live outside the repository)`,
+  );
 
 /** ms (on a 10 ms grid) where two or more of `turns` are active, as [start, end) runs. */
 function overlapMask(turns: readonly Turn[], lengthMs: number): Uint8Array {
@@ -70,7 +73,9 @@ describe.skipIf(missing.length > 0)('pyannote segmentation-3.0 in the segmentati
       hitMs += found[i]! & truth[i]! ? 10 : 0;
       truthMs += truth[i]! * 10;
     }
-    console.log(`[segmentation] overlap found ${foundMs} ms, ${hitMs} ms of it in the truth's ${truthMs} ms of overlap`);
+    console.log(
+      `[segmentation] overlap found ${foundMs} ms, ${hitMs} ms of it in the truth's ${truthMs} ms of overlap`,
+    );
     expect(foundMs).toBeGreaterThan(300);
     // Most of what it marks is real overlap.
     expect(hitMs / foundMs).toBeGreaterThan(0.4);
@@ -87,7 +92,9 @@ describe.skipIf(missing.length > 0)('pyannote segmentation-3.0 in the segmentati
       counts.push(r.speakers.length);
       ders.push(diarizationErrorRate(truth, r.turns).der);
     }
-    console.log(`[segmentation] sample.wav with local speakers, seeds 1–8: DER ${ders.map((d) => (100 * d).toFixed(1)).join(' ')} %`);
+    console.log(
+      `[segmentation] sample.wav with local speakers, seeds 1–8: DER ${ders.map((d) => (100 * d).toFixed(1)).join(' ')} %`,
+    );
     expect(counts).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
     // Without the model 1 seed of 8 gets ≤ 15 % and 4 of 8 count two speakers.
     expect(ders.filter((d) => d <= 0.15).length).toBeGreaterThanOrEqual(6);

@@ -26,7 +26,10 @@ beforeAll(() => {
 
 describe('SpeakerEmbedding with a test-double model', () => {
   test('reads the input and output names and the embedding size from the model', async () => {
-    const model = await SpeakerEmbedding.create(runtime, fbankSpreadEmbeddingModel({ inputName: 'feature', outputName: 'embedding' }));
+    const model = await SpeakerEmbedding.create(
+      runtime,
+      fbankSpreadEmbeddingModel({ inputName: 'feature', outputName: 'embedding' }),
+    );
     expect(model.inputName).toBe('feature');
     expect(model.outputName).toBe('embedding');
     expect(model.dim).toBe(80);
@@ -35,7 +38,11 @@ describe('SpeakerEmbedding with a test-double model', () => {
 
   test('slides 1.5 s windows every 0.75 s over the signal, in batches', async () => {
     const model = await SpeakerEmbedding.create(runtime, fbankSpreadEmbeddingModel(), { batchSize: 4 });
-    const noise = (seconds: number): Float32Array => Float32Array.from({ length: seconds * 16000 }, (_, i) => Math.sin(i * 0.37) * 0.1 + Math.sin(i * 1.91 + (i % 97)) * 0.05);
+    const noise = (seconds: number): Float32Array =>
+      Float32Array.from(
+        { length: seconds * 16000 },
+        (_, i) => Math.sin(i * 0.37) * 0.1 + Math.sin(i * 1.91 + (i % 97)) * 0.05,
+      );
     // 10 s → 998 fbank frames → windows at 0, 75, …, 825 frames: 12 (3 batches of 4).
     const grid = await model.embedWindows(noise(10));
     expect(grid.windowMs).toBe(1500);
@@ -89,7 +96,17 @@ describe('SpeakerEmbedding with a test-double model', () => {
       name: 'keepdims-test-double',
       inputs: [{ name: 'feats', elemType: OnnxType.FLOAT, shape: ['B', 'T', 80] }],
       outputs: [{ name: 'embs', elemType: OnnxType.FLOAT, shape: ['B', 1, 80] }],
-      nodes: [{ opType: 'ReduceMean', inputs: ['feats'], outputs: ['embs'], attributes: [{ name: 'axes', ints: [1] }, { name: 'keepdims', int: 1 }] }],
+      nodes: [
+        {
+          opType: 'ReduceMean',
+          inputs: ['feats'],
+          outputs: ['embs'],
+          attributes: [
+            { name: 'axes', ints: [1] },
+            { name: 'keepdims', int: 1 },
+          ],
+        },
+      ],
     });
     const error = await SpeakerEmbedding.create(runtime, keepdims, { label }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingModelError);
@@ -100,13 +117,25 @@ describe('SpeakerEmbedding with a test-double model', () => {
       name: 'undeclared-test-double',
       inputs: [{ name: 'feats', elemType: OnnxType.FLOAT, shape: ['B', 'T', 80] }],
       outputs: [{ name: 'embs', elemType: OnnxType.FLOAT }],
-      nodes: [{ opType: 'ReduceMean', inputs: ['feats'], outputs: ['embs'], attributes: [{ name: 'axes', ints: [2] }, { name: 'keepdims', int: 0 }] }],
+      nodes: [
+        {
+          opType: 'ReduceMean',
+          inputs: ['feats'],
+          outputs: ['embs'],
+          attributes: [
+            { name: 'axes', ints: [2] },
+            { name: 'keepdims', int: 0 },
+          ],
+        },
+      ],
     });
-    await expect(SpeakerEmbedding.create(runtime, undeclared, { label })).rejects.toThrow(/a \[2, 100, 80\] input gave output \[2, 100\]/);
-    // Not ONNX at all.
-    await expect(SpeakerEmbedding.create(runtime, new TextEncoder().encode('<html>404</html>'), { label })).rejects.toThrow(
-      new RegExp(`${label.replace(/[.]/g, '\\.')}: not a loadable ONNX model`),
+    await expect(SpeakerEmbedding.create(runtime, undeclared, { label })).rejects.toThrow(
+      /a \[2, 100, 80\] input gave output \[2, 100\]/,
     );
+    // Not ONNX at all.
+    await expect(
+      SpeakerEmbedding.create(runtime, new TextEncoder().encode('<html>404</html>'), { label }),
+    ).rejects.toThrow(new RegExp(`${label.replace(/[.]/g, '\\.')}: not a loadable ONNX model`));
   });
 });
 
@@ -115,7 +144,9 @@ describe('SpeakerEmbedding on real speech (LibriSpeech readers)', () => {
     const model = await SpeakerEmbedding.create(runtime, fbankSpreadEmbeddingModel());
     const readers = [...librispeechReaders().entries()];
     expect(readers.length).toBeGreaterThanOrEqual(2);
-    const audio = new Map(readers.map(([id, files]) => [id, files.slice(0, 2).map((f) => decodeWithFfmpeg(f).samples)]));
+    const audio = new Map(
+      readers.map(([id, files]) => [id, files.slice(0, 2).map((f) => decodeWithFfmpeg(f).samples)]),
+    );
     const margins: string[] = [];
     for (let a = 0; a < readers.length; a++) {
       for (let b = a + 1; b < readers.length; b++) {
@@ -143,8 +174,8 @@ describe('SpeakerEmbedding on real speech (LibriSpeech readers)', () => {
         for (let i = 0; i < pieces.length; i++) {
           for (let j = i + 1; j < pieces.length; j++) {
             const s = sim[i * pieces.length + j]!;
-            if (reader[i] === reader[j]) (within += s), withinN++;
-            else (across += s), acrossN++;
+            if (reader[i] === reader[j]) ((within += s), withinN++);
+            else ((across += s), acrossN++);
           }
         }
         within /= withinN;

@@ -118,11 +118,20 @@ export function randomConversation(rand: () => number, options: ConversationOpti
           droppedSpeakers: unmapped ? [unmapped] : [],
           cameras: tracks.map((tr) => ({
             sourceId: tr.sourceId,
-            kind: tr.speakers.length === 1 ? 'closeup' : tr.speakers.length === 2 ? 'twoshot' : tr.speakers.length === 0 ? 'unknown' : 'wide',
+            kind:
+              tr.speakers.length === 1
+                ? 'closeup'
+                : tr.speakers.length === 2
+                  ? 'twoshot'
+                  : tr.speakers.length === 0
+                    ? 'unknown'
+                    : 'wide',
             confidence: tr.speakers.length === 0 ? 'none' : 'high',
             speakers: tr.speakers,
           })),
         };
-  const fullCoverage = sources.filter((s) => s.kind === 'video').every((s) => (s.offsetMs ?? 0) === 0 && s.durationMs === endMs);
+  const fullCoverage = sources
+    .filter((s) => s.kind === 'video')
+    .every((s) => (s.offsetMs ?? 0) === 0 && s.durationMs === endMs);
   return { turns, laughs, quietRanges, sources, tracks, cameraMap, speakers, fullCoverage, hasWide };
 }

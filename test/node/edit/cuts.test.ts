@@ -17,7 +17,13 @@ const video = (id: string, durationMs?: number, offsetMs?: number): JobSource =>
 const turn = (speaker: string, a: number, b: number): Turn => ({ speaker, startMs: a, endMs: b });
 const off = resolveSilence(null);
 
-function plan(turns: Turn[], tracks: Track[], sources: JobSource[], cameraMap: CameraMap | null = null, presetId: 'relaxed' | 'balanced' | 'dynamic' = 'balanced') {
+function plan(
+  turns: Turn[],
+  tracks: Track[],
+  sources: JobSource[],
+  cameraMap: CameraMap | null = null,
+  presetId: 'relaxed' | 'balanced' | 'dynamic' = 'balanced',
+) {
   const result = planEdit({ turns, tracks, sources, cameraMap, presetId, silence: off });
   expect(checkCutList(result.cuts, { sources, removedRanges: result.removedRanges })).toBeNull();
   return result;
@@ -25,12 +31,26 @@ function plan(turns: Turn[], tracks: Track[], sources: JobSource[], cameraMap: C
 
 describe('planEdit edge cases', () => {
   test('no video source: no cuts', () => {
-    const r = planEdit({ turns: [turn(A, 0, 1000)], tracks: [], sources: [{ id: 'm', label: 'm', kind: 'audio', ext: 'wav', durationMs: 5000 }], cameraMap: null, presetId: 'balanced', silence: off });
+    const r = planEdit({
+      turns: [turn(A, 0, 1000)],
+      tracks: [],
+      sources: [{ id: 'm', label: 'm', kind: 'audio', ext: 'wav', durationMs: 5000 }],
+      cameraMap: null,
+      presetId: 'balanced',
+      silence: off,
+    });
     expect(r).toEqual({ cuts: [], removedRanges: [], savedMs: 0 });
   });
 
   test('durations not known yet: the edit ends at the last turn', () => {
-    const r = plan([turn(A, 0, 6000), turn(B, 6000, 12_000)], [{ sourceId: 'a', speakers: [A] }, { sourceId: 'b', speakers: [B] }], [video('a'), video('b')]);
+    const r = plan(
+      [turn(A, 0, 6000), turn(B, 6000, 12_000)],
+      [
+        { sourceId: 'a', speakers: [A] },
+        { sourceId: 'b', speakers: [B] },
+      ],
+      [video('a'), video('b')],
+    );
     expect(r.cuts.map((c) => [c.startMs, c.endMs, c.sourceId])).toEqual([
       [0, 6000, 'a'],
       [6000, 12_000, 'b'],
@@ -39,20 +59,48 @@ describe('planEdit edge cases', () => {
 
   test('nobody speaks: the wide, or the first camera showing someone', () => {
     const sources = [video('a', 10_000), video('w', 10_000), video('empty', 10_000)];
-    const withWide = plan([], [{ sourceId: 'empty', speakers: [] }, { sourceId: 'a', speakers: [A] }, { sourceId: 'w', speakers: [A, B] }], sources);
+    const withWide = plan(
+      [],
+      [
+        { sourceId: 'empty', speakers: [] },
+        { sourceId: 'a', speakers: [A] },
+        { sourceId: 'w', speakers: [A, B] },
+      ],
+      sources,
+    );
     expect(withWide.cuts).toEqual([{ startMs: 0, endMs: 10_000, sourceId: 'w', reason: 'nobody speaks (two-shot)' }]);
-    const noWide = plan([], [{ sourceId: 'empty', speakers: [] }, { sourceId: 'a', speakers: [A] }], sources);
+    const noWide = plan(
+      [],
+      [
+        { sourceId: 'empty', speakers: [] },
+        { sourceId: 'a', speakers: [A] },
+      ],
+      sources,
+    );
     expect(noWide.cuts).toEqual([{ startMs: 0, endMs: 10_000, sourceId: 'a', reason: 'nobody speaks (close-up)' }]);
   });
 
   test('nobody on any camera: the first video source rather than nothing', () => {
     const r = plan([turn(A, 0, 5000)], [{ sourceId: 'b', speakers: [] }], [video('a', 8000), video('b', 8000)]);
-    expect(r.cuts).toEqual([{ startMs: 0, endMs: 8000, sourceId: 'a', reason: 'no camera shows a speaker (first video source)' }]);
+    expect(r.cuts).toEqual([
+      { startMs: 0, endMs: 8000, sourceId: 'a', reason: 'no camera shows a speaker (first video source)' },
+    ]);
   });
 
   test('tracks naming an audio or unknown source are ignored', () => {
-    const sources = [video('a', 8000), { id: 'mic', label: 'mic', kind: 'audio' as const, ext: 'wav', durationMs: 8000 }];
-    const r = plan([turn(B, 0, 8000)], [{ sourceId: 'mic', speakers: [B] }, { sourceId: 'zz', speakers: [B] }, { sourceId: 'a', speakers: [A] }], sources);
+    const sources = [
+      video('a', 8000),
+      { id: 'mic', label: 'mic', kind: 'audio' as const, ext: 'wav', durationMs: 8000 },
+    ];
+    const r = plan(
+      [turn(B, 0, 8000)],
+      [
+        { sourceId: 'mic', speakers: [B] },
+        { sourceId: 'zz', speakers: [B] },
+        { sourceId: 'a', speakers: [A] },
+      ],
+      sources,
+    );
     expect(r.cuts.map((c) => c.sourceId)).toEqual(['a']);
   });
 
@@ -90,7 +138,14 @@ describe('planEdit edge cases', () => {
       { sourceId: 'b', speakers: [B] },
       { sourceId: 'w', speakers: [A, B] },
     ];
-    const turns = [turn(A, 0, 10_000), turn(B, 10_000, 11_000), turn(A, 11_000, 12_000), turn(B, 12_000, 13_000), turn(A, 13_000, 14_000), turn(B, 14_000, 30_000)];
+    const turns = [
+      turn(A, 0, 10_000),
+      turn(B, 10_000, 11_000),
+      turn(A, 11_000, 12_000),
+      turn(B, 12_000, 13_000),
+      turn(A, 13_000, 14_000),
+      turn(B, 14_000, 30_000),
+    ];
     const r = plan(turns, tracks, sources);
     expect(r.cuts.map((c) => [c.startMs, c.endMs, c.sourceId, c.reason])).toEqual([
       [0, 10_000, 'a', 'SPEAKER_00 speaks (close-up)'],
@@ -183,7 +238,11 @@ describe('planEdit edge cases', () => {
       { sourceId: 'w', speakers: [A, B, C] },
     ];
     const r = plan([turn(A, 0, 40_000)], tracks, sources, null, 'dynamic');
-    expect(r.cuts.filter((c) => c.sourceId !== 'a').every((c) => c.sourceId === 'w' && c.reason === 'monologue relief (wide)')).toBe(true);
+    expect(
+      r.cuts
+        .filter((c) => c.sourceId !== 'a')
+        .every((c) => c.sourceId === 'w' && c.reason === 'monologue relief (wide)'),
+    ).toBe(true);
     // 40 s at a 12 s maximum: three close-up pieces of at most 12 s, so the cut-aways take
     // exactly the 4 s left (no more: every second on the wide costs), each at least the minimum.
     const reliefs = r.cuts.filter((c) => c.sourceId === 'w');
@@ -227,7 +286,15 @@ describe('planEdit edge cases', () => {
     const turns = [turn(A, 0, 10_000), turn(B, 10_000, 11_000), turn(A, 21_000, 30_000)];
     const kept = planEdit({ turns, tracks, sources, cameraMap: null, presetId: 'balanced', silence: off });
     expect(kept.cuts.map((c) => c.sourceId)).toEqual(['a', 'b', 'a']);
-    const removed = planEdit({ turns, tracks, sources, cameraMap: null, presetId: 'balanced', silence: resolveSilence({ mode: 'remove' }), quietRanges: [{ startMs: 11_000, endMs: 21_000 }] });
+    const removed = planEdit({
+      turns,
+      tracks,
+      sources,
+      cameraMap: null,
+      presetId: 'balanced',
+      silence: resolveSilence({ mode: 'remove' }),
+      quietRanges: [{ startMs: 11_000, endMs: 21_000 }],
+    });
     expect(removed.removedRanges).toEqual([{ startMs: 11_250, endMs: 20_750 }]);
     expect(removed.cuts.map((c) => c.sourceId)).toEqual(['a']);
   });

@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { ENVELOPE_FLOOR_DB, adaptiveQuietThresholdDb, envelopeDb, findQuietRanges } from '../../../src/analysis/energy.ts';
+import {
+  ENVELOPE_FLOOR_DB,
+  adaptiveQuietThresholdDb,
+  envelopeDb,
+  findQuietRanges,
+} from '../../../src/analysis/energy.ts';
 
 describe('envelopeDb', () => {
   test('a full-scale sine is about −3 dBFS, digital silence is the floor', () => {
@@ -14,7 +19,8 @@ describe('envelopeDb', () => {
 });
 
 describe('findQuietRanges', () => {
-  const env = (parts: Array<[number, number]>): Float32Array => Float32Array.from(parts.flatMap(([db, frames]) => Array<number>(frames).fill(db)));
+  const env = (parts: Array<[number, number]>): Float32Array =>
+    Float32Array.from(parts.flatMap(([db, frames]) => Array<number>(frames).fill(db)));
 
   test('quiet frames become ranges in ms, shifted by offsetMs', () => {
     const e = env([

@@ -40,7 +40,13 @@ beforeAll(async () => {
     const diarize = audioSources.length > 0 ? audioSources : truth.sources.slice(0, 1);
     const lengthMs = Math.max(...truth.sources.map((s) => s.endRefMs));
     const channels = diarize.map((s) =>
-      toReferenceTimeline(decodeAudio(join(dir, s.file), DIARIZE_SAMPLE_RATE), DIARIZE_SAMPLE_RATE, s.offsetMs, s.driftPpm, lengthMs),
+      toReferenceTimeline(
+        decodeAudio(join(dir, s.file), DIARIZE_SAMPLE_RATE),
+        DIARIZE_SAMPLE_RATE,
+        s.offsetMs,
+        s.driftPpm,
+        lengthMs,
+      ),
     );
     const mix = new Float32Array(channels[0]?.length ?? 0);
     for (const c of channels) for (let i = 0; i < c.length; i++) mix[i]! += c[i]! / channels.length;
@@ -69,13 +75,25 @@ describe('silence removal on the tiny fixture audio', () => {
       test(`${variant.name}, ${JSON.stringify(settings)}`, () => {
         const { truth, sources, tracks, cameraMap, quietRanges } = prepared.get(variant.name)!;
         const silence = resolveSilence(settings);
-        const plan = planEdit({ turns: truth.turns, tracks, sources, cameraMap, presetId: 'balanced', silence, quietRanges });
+        const plan = planEdit({
+          turns: truth.turns,
+          tracks,
+          sources,
+          cameraMap,
+          presetId: 'balanced',
+          silence,
+          quietRanges,
+        });
         expect(checkCutList(plan.cuts, { sources, removedRanges: plan.removedRanges })).toBeNull();
-        expect(plan.savedMs).toBeCloseTo(plan.removedRanges.reduce((s, r) => s + (r.endMs - r.startMs), 0), 6);
+        expect(plan.savedMs).toBeCloseTo(
+          plan.removedRanges.reduce((s, r) => s + (r.endMs - r.startMs), 0),
+          6,
+        );
 
         // No removed range touches speech.
         for (const r of plan.removedRanges) {
-          for (const t of truth.turns) expect(overlaps(r, t), `removed ${JSON.stringify(r)} overlaps turn ${JSON.stringify(t)}`).toBe(false);
+          for (const t of truth.turns)
+            expect(overlaps(r, t), `removed ${JSON.stringify(r)} overlaps turn ${JSON.stringify(t)}`).toBe(false);
         }
         // Non-speech in a pause survives, with paddingSec around it (less 50 ms: the energy
         // envelope is 10 ms frames and a soft attack stays under the threshold briefly).
@@ -83,24 +101,36 @@ describe('silence removal on the tiny fixture audio', () => {
         for (const r of plan.removedRanges) {
           for (const n of truth.nonSpeech) {
             const margin = { startMs: n.startMs - (paddingMs - 50), endMs: n.endMs + (paddingMs - 50) };
-            expect(overlaps(r, margin), `removed ${JSON.stringify(r)} cuts into ${n.kind} ${n.startMs}–${n.endMs}`).toBe(false);
+            expect(
+              overlaps(r, margin),
+              `removed ${JSON.stringify(r)} cuts into ${n.kind} ${n.startMs}–${n.endMs}`,
+            ).toBe(false);
           }
         }
 
         // Every long pause that the truth says is silent keeps the beat, ± 50 ms.
-        const beatMs = silence.mode === 'tighten' ? Math.max(silence.keepPauseSec * 1000, 2 * paddingMs) : 2 * paddingMs;
+        const beatMs =
+          silence.mode === 'tighten' ? Math.max(silence.keepPauseSec * 1000, 2 * paddingMs) : 2 * paddingMs;
         const minPauseMs = silence.minPauseSec * 1000;
         const pauses = pausesAfterRemoval(truth.turns, plan.removedRanges);
-        const silent = pauses.filter((p) => p.pause.endMs - p.pause.startMs > minPauseMs && !sounds(truth).some((s) => overlaps(s, p.pause)));
+        const silent = pauses.filter(
+          (p) => p.pause.endMs - p.pause.startMs > minPauseMs && !sounds(truth).some((s) => overlaps(s, p.pause)),
+        );
         for (const p of silent) {
           const lengthMs = p.pause.endMs - p.pause.startMs;
-          expect(Math.abs(p.leftMs - Math.min(lengthMs, beatMs)), `pause ${p.pause.startMs}–${p.pause.endMs} kept ${p.leftMs} ms`).toBeLessThanOrEqual(50);
+          expect(
+            Math.abs(p.leftMs - Math.min(lengthMs, beatMs)),
+            `pause ${p.pause.startMs}–${p.pause.endMs} kept ${p.leftMs} ms`,
+          ).toBeLessThanOrEqual(50);
         }
         // Pauses at or under minPauseSec are untouched.
-        for (const p of pauses.filter((x) => x.pause.endMs - x.pause.startMs <= minPauseMs)) expect(p.leftMs).toBe(p.pause.endMs - p.pause.startMs);
+        for (const p of pauses.filter((x) => x.pause.endMs - x.pause.startMs <= minPauseMs))
+          expect(p.leftMs).toBe(p.pause.endMs - p.pause.startMs);
         // A pause holding non-speech keeps at least the event and the beat around it.
         for (const p of pauses.filter((x) => truth.nonSpeech.some((n) => overlaps(n, x.pause)))) {
-          const inside = truth.nonSpeech.filter((n) => overlaps(n, p.pause)).reduce((s, n) => s + (n.endMs - n.startMs), 0);
+          const inside = truth.nonSpeech
+            .filter((n) => overlaps(n, p.pause))
+            .reduce((s, n) => s + (n.endMs - n.startMs), 0);
           expect(p.leftMs).toBeGreaterThanOrEqual(inside + beatMs - 50);
         }
 
@@ -118,22 +148,34 @@ describe('silence removal on the tiny fixture audio', () => {
     const { truth, quietRanges } = prepared.get('tiny 20 s')!;
     const laugh = truth.nonSpeech[0]!;
     const quietMsIn = (range: TimeRange): number =>
-      quietRanges.reduce((s, q) => s + Math.max(0, Math.min(q.endMs, range.endMs) - Math.max(q.startMs, range.startMs)), 0);
+      quietRanges.reduce(
+        (s, q) => s + Math.max(0, Math.min(q.endMs, range.endMs) - Math.max(q.startMs, range.startMs)),
+        0,
+      );
     // The laughter decays: its last ~80 ms fall under the threshold (the padding covers them).
     const quietShare = quietMsIn(laugh) / (laugh.endMs - laugh.startMs);
     console.log(`laughter ${laugh.startMs}–${laugh.endMs}: ${(quietShare * 100).toFixed(1)} % reported quiet`);
     expect(quietShare).toBeLessThan(0.2);
-    for (const p of truth.pauses.filter((x) => !overlaps(x, laugh))) expect(quietMsIn(p) / (p.endMs - p.startMs), JSON.stringify(p)).toBeGreaterThan(0.9);
+    for (const p of truth.pauses.filter((x) => !overlaps(x, laugh)))
+      expect(quietMsIn(p) / (p.endMs - p.startMs), JSON.stringify(p)).toBeGreaterThan(0.9);
   });
 
   test('digital silence before a late source starts does not drag the threshold to the floor', () => {
     // 3.6 s not recorded, then room tone at −60 dB and speech at −20 dB: the 20 s fixture's cam1.
-    const env = Float32Array.from([...Array<number>(360).fill(ENVELOPE_FLOOR_DB), ...Array<number>(400).fill(-60), ...Array<number>(1400).fill(-20)]);
+    const env = Float32Array.from([
+      ...Array<number>(360).fill(ENVELOPE_FLOOR_DB),
+      ...Array<number>(400).fill(-60),
+      ...Array<number>(1400).fill(-20),
+    ]);
     const th = adaptiveQuietThresholdDb(env);
     expect(th).toBeGreaterThan(-60);
     expect(th).toBeLessThan(-20);
     // Digital silence inside the recording (a gated mic) still sets the floor.
-    const gated = Float32Array.from([...Array<number>(100).fill(-20), ...Array<number>(300).fill(ENVELOPE_FLOOR_DB), ...Array<number>(600).fill(-20)]);
+    const gated = Float32Array.from([
+      ...Array<number>(100).fill(-20),
+      ...Array<number>(300).fill(ENVELOPE_FLOOR_DB),
+      ...Array<number>(600).fill(-20),
+    ]);
     expect(adaptiveQuietThresholdDb(gated)).toBe(ENVELOPE_FLOOR_DB + 12);
   });
 });

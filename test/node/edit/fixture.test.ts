@@ -21,10 +21,17 @@ beforeAll(async () => {
   for (const v of VARIANTS) truths.set(v.name, (await ensureFixture('tiny', v.options)).truth);
 }, FIXTURE_TIMEOUT_MS);
 
-
 /** Share of single-speaker speech, while that speaker's close-up records, shown on that close-up. */
-function closeupShare(truth: Truth, sources: readonly JobSource[], cameraMap: CameraMap, cuts: readonly Cut[], removed: Parameters<typeof singleSpeakerSpans>[1]): { share: number; totalMs: number } {
-  const closeupOf = new Map(cameraMap.cameras.filter((c) => c.kind === 'closeup').map((c) => [c.speakers[0]!, c.sourceId]));
+function closeupShare(
+  truth: Truth,
+  sources: readonly JobSource[],
+  cameraMap: CameraMap,
+  cuts: readonly Cut[],
+  removed: Parameters<typeof singleSpeakerSpans>[1],
+): { share: number; totalMs: number } {
+  const closeupOf = new Map(
+    cameraMap.cameras.filter((c) => c.kind === 'closeup').map((c) => [c.speakers[0]!, c.sourceId]),
+  );
   let total = 0;
   let onCloseup = 0;
   for (const span of singleSpeakerSpans(truth.turns, removed)) {
@@ -45,7 +52,12 @@ function closeupShare(truth: Truth, sources: readonly JobSource[], cameraMap: Ca
  * docs/decisions/004-cut-list-rules.md: a single-cut edit, or a switch forced by footage (the
  * cut starts where the camera before stops recording, or ends where its own camera stops).
  */
-function shortCuts(cuts: readonly Cut[], sources: readonly JobSource[], removed: Parameters<typeof keptMs>[2], minMs: number): Cut[] {
+function shortCuts(
+  cuts: readonly Cut[],
+  sources: readonly JobSource[],
+  removed: Parameters<typeof keptMs>[2],
+  minMs: number,
+): Cut[] {
   if (cuts.length <= 1) return [];
   const endOf = (id: string): number => {
     const s = sources.find((x) => x.id === id)!;
@@ -66,10 +78,19 @@ describe('planEdit on the tiny fixture truth', () => {
       test(`${variant.name}, ${presetId}: close-up share and shot lengths`, () => {
         const truth = truths.get(variant.name)!;
         const { sources, tracks, cameraMap } = jobOfTruth(truth);
-        const plan = planEdit({ turns: truth.turns, tracks, sources, cameraMap, presetId, silence: resolveSilence(null) });
+        const plan = planEdit({
+          turns: truth.turns,
+          tracks,
+          sources,
+          cameraMap,
+          presetId,
+          silence: resolveSilence(null),
+        });
         expect(checkCutList(plan.cuts, { sources, removedRanges: plan.removedRanges })).toBeNull();
         const { share, totalMs } = closeupShare(truth, sources, cameraMap, plan.cuts, plan.removedRanges);
-        console.log(`${variant.name} ${presetId}: ${plan.cuts.length} cuts, close-up share ${(share * 100).toFixed(1)} % of ${(totalMs / 1000).toFixed(1)} s`);
+        console.log(
+          `${variant.name} ${presetId}: ${plan.cuts.length} cuts, close-up share ${(share * 100).toFixed(1)} % of ${(totalMs / 1000).toFixed(1)} s`,
+        );
         // The best share the hard constraints allow: the same planner scoring nothing but the
         // close-up share (every miss of a speaker with a close-up costs 1, nothing else counts).
         const timeline = referenceTimeline(sources);
@@ -110,7 +131,15 @@ describe('planEdit on the tiny fixture truth', () => {
       t = Math.max(t, b.endMs);
     }
     quietRanges.push({ startMs: t, endMs: truth.durationMs });
-    const plan = planEdit({ turns: truth.turns, tracks, sources, cameraMap, presetId: 'balanced', silence: resolveSilence({ mode: 'tighten' }), quietRanges });
+    const plan = planEdit({
+      turns: truth.turns,
+      tracks,
+      sources,
+      cameraMap,
+      presetId: 'balanced',
+      silence: resolveSilence({ mode: 'tighten' }),
+      quietRanges,
+    });
     expect(checkCutList(plan.cuts, { sources, removedRanges: plan.removedRanges })).toBeNull();
     expect(plan.removedRanges.length).toBeGreaterThan(0);
     for (const r of plan.removedRanges) expect(r.endMs <= laugh.startMs || r.startMs >= laugh.endMs).toBe(true);

@@ -3,8 +3,13 @@
 import type { Cut, TimeRange, Turn } from '../../../src/contract/types.ts';
 
 /** Spans where exactly one speaker talks, with who it is, minus the removed ranges. */
-export function singleSpeakerSpans(turns: readonly Turn[], removed: readonly TimeRange[]): Array<TimeRange & { speaker: string }> {
-  const times = [...new Set(turns.flatMap((t) => [t.startMs, t.endMs]).concat(removed.flatMap((r) => [r.startMs, r.endMs])))].sort((a, b) => a - b);
+export function singleSpeakerSpans(
+  turns: readonly Turn[],
+  removed: readonly TimeRange[],
+): Array<TimeRange & { speaker: string }> {
+  const times = [
+    ...new Set(turns.flatMap((t) => [t.startMs, t.endMs]).concat(removed.flatMap((r) => [r.startMs, r.endMs]))),
+  ].sort((a, b) => a - b);
   const out: Array<TimeRange & { speaker: string }> = [];
   for (let i = 1; i < times.length; i++) {
     const a = times[i - 1]!;
@@ -33,7 +38,12 @@ export function shownMs(cuts: readonly Cut[], sourceId: string, range: TimeRange
  * The share of single-speaker speech time (kept by silence removal) that shows that speaker's
  * close-up. Speakers without a close-up are left out.
  */
-export function closeupShare(turns: readonly Turn[], cuts: readonly Cut[], removed: readonly TimeRange[], closeupOf: ReadonlyMap<string, string>): number {
+export function closeupShare(
+  turns: readonly Turn[],
+  cuts: readonly Cut[],
+  removed: readonly TimeRange[],
+  closeupOf: ReadonlyMap<string, string>,
+): number {
   let total = 0;
   let onCloseup = 0;
   for (const span of singleSpeakerSpans(turns, removed)) {
@@ -46,7 +56,10 @@ export function closeupShare(turns: readonly Turn[], cuts: readonly Cut[], remov
 }
 
 /** Lengths of the pauses between turns (of anyone) after the removed ranges are taken out. */
-export function pausesAfterRemoval(turns: readonly Turn[], removed: readonly TimeRange[]): Array<{ pause: TimeRange; leftMs: number }> {
+export function pausesAfterRemoval(
+  turns: readonly Turn[],
+  removed: readonly TimeRange[],
+): Array<{ pause: TimeRange; leftMs: number }> {
   const speech = turns.toSorted((a, b) => a.startMs - b.startMs);
   const merged: TimeRange[] = [];
   for (const t of speech) {

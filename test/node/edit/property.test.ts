@@ -24,7 +24,9 @@ describe('planEdit over random conversations', () => {
         for (let n = 0; n < CASES; n++) {
           const conv = randomConversation(rand);
           const silence = resolveSilence(
-            mode === 'off' ? { mode } : { mode, minPauseSec: 0.3 + rand() * 3, keepPauseSec: rand() * 1.5, paddingSec: rand() * 0.5 },
+            mode === 'off'
+              ? { mode }
+              : { mode, minPauseSec: 0.3 + rand() * 3, keepPauseSec: rand() * 1.5, paddingSec: rand() * 0.5 },
           );
           const plan = planEdit({ ...conv, presetId, silence, quietRanges: conv.quietRanges });
           const bad = (what: string): void => {
@@ -41,18 +43,22 @@ describe('planEdit over random conversations', () => {
           for (const [i, cut] of plan.cuts.entries()) if (!cut.reason) bad(`cut ${i} has no reason`);
 
           // savedMs is the total of the removed ranges; nothing removed when off.
-          if (Math.abs(plan.savedMs - totalMs(plan.removedRanges)) > 1e-6) bad(`savedMs ${plan.savedMs} is not the total of removedRanges`);
+          if (Math.abs(plan.savedMs - totalMs(plan.removedRanges)) > 1e-6)
+            bad(`savedMs ${plan.savedMs} is not the total of removedRanges`);
           if (mode === 'off' && plan.removedRanges.length > 0) bad('ranges removed with silence off');
 
           // Removed only where nobody speaks and the audio is quiet.
           for (const r of plan.removedRanges) {
-            if (conv.turns.some((t) => r.startMs < t.endMs && r.endMs > t.startMs)) bad(`removed ${JSON.stringify(r)} cuts into a turn`);
+            if (conv.turns.some((t) => r.startMs < t.endMs && r.endMs > t.startMs))
+              bad(`removed ${JSON.stringify(r)} cuts into a turn`);
             if (!inside(r, conv.quietRanges)) bad(`removed ${JSON.stringify(r)} is not quiet`);
           }
 
           // Never a camera that shows nobody (while some camera showing somebody is recording).
           const shown = new Set(conv.tracks.filter((t) => t.speakers.length > 0).map((t) => t.sourceId));
-          if (conv.fullCoverage) for (const cut of plan.cuts) if (!shown.has(cut.sourceId)) bad(`cut on ${cut.sourceId}, which shows nobody`);
+          if (conv.fullCoverage)
+            for (const cut of plan.cuts)
+              if (!shown.has(cut.sourceId)) bad(`cut on ${cut.sourceId}, which shows nobody`);
 
           // Minimum shot length, in output time: every shot at least minShotMs, unless the
           // whole edit is one shot. Forced switches (a camera not recording) are the documented
@@ -70,7 +76,8 @@ describe('planEdit over random conversations', () => {
             const closeups = new Set(conv.tracks.filter((t) => t.speakers.length === 1).map((t) => t.sourceId));
             for (const [i, cut] of plan.cuts.entries()) {
               const kept = keptMs(cut.startMs, cut.endMs, plan.removedRanges);
-              if (closeups.has(cut.sourceId) && kept > preset.maxShotMs + 1e-6) bad(`close-up cut ${i} ${JSON.stringify(cut)} lasts ${kept} ms`);
+              if (closeups.has(cut.sourceId) && kept > preset.maxShotMs + 1e-6)
+                bad(`close-up cut ${i} ${JSON.stringify(cut)} lasts ${kept} ms`);
             }
           }
         }
@@ -84,7 +91,12 @@ describe('planEdit over random conversations', () => {
 
   test('a cut list is the same for the same input (deterministic)', () => {
     const conv = randomConversation(prng(42), { turnCount: 30 });
-    const input = { ...conv, presetId: 'balanced' as const, silence: resolveSilence({ mode: 'tighten' }), quietRanges: conv.quietRanges };
+    const input = {
+      ...conv,
+      presetId: 'balanced' as const,
+      silence: resolveSilence({ mode: 'tighten' }),
+      quietRanges: conv.quietRanges,
+    };
     const a: Cut[] = planEdit(input).cuts;
     const b: Cut[] = planEdit(input).cuts;
     expect(a).toEqual(b);

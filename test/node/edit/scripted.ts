@@ -66,7 +66,8 @@ export function synthAudio(): Float32Array {
   for (let i = 0; i < out.length; i++) {
     const ms = (i / rate) * 1000;
     let v = 0.001 * noise() * Math.SQRT2; // −60 dBFS RMS
-    if (turns.some((t) => t.startMs <= ms && ms < t.endMs)) v += 0.1 * (0.5 + 0.5 * Math.abs(Math.sin((2 * Math.PI * 4 * ms) / 1000))) * noise();
+    if (turns.some((t) => t.startMs <= ms && ms < t.endMs))
+      v += 0.1 * (0.5 + 0.5 * Math.abs(Math.sin((2 * Math.PI * 4 * ms) / 1000))) * noise();
     if (laughs.some((l) => l.startMs <= ms && ms < l.endMs)) v += 0.2 * noise();
     out[i] = v;
   }
@@ -74,4 +75,3 @@ export function synthAudio(): Float32Array {
 }
 
 export const quietRanges = findQuietRanges(envelopeDb(synthAudio(), 8000));
-

@@ -23,6 +23,12 @@ export function jobOfTruth(truth: Truth): { sources: JobSource[]; tracks: Track[
     confidence: c.speakers.length > 0 ? ('high' as const) : ('none' as const),
     speakers: c.speakers,
   }));
-  const cameraMap: CameraMap = { version: 1, speakers: truth.expectedCameraMap.speakers, unassignedSpeakers: [], droppedSpeakers: [], cameras };
+  const cameraMap: CameraMap = {
+    version: 1,
+    speakers: truth.expectedCameraMap.speakers,
+    unassignedSpeakers: [],
+    droppedSpeakers: [],
+    cameras,
+  };
   return { sources, tracks: cameras.map((c) => ({ sourceId: c.sourceId, speakers: c.speakers })), cameraMap };
 }

@@ -24,7 +24,24 @@ interface EditorModel {
   zoomView: Fn;
 }
 const MODEL_PATH = '../../../src/dom/editor/model.ts';
-const { boundaryNear, cutIndexAt, editedDurationMs, formatTime, listPauses, moveBoundary, msToX, pickCameraAt, referenceTimeMs, removeRange, restoreRange, setCutCamera, sourceTimeMs, stepMs, xToMs, zoomView } = (await import(/* @vite-ignore */ MODEL_PATH)) as EditorModel;
+const {
+  boundaryNear,
+  cutIndexAt,
+  editedDurationMs,
+  formatTime,
+  listPauses,
+  moveBoundary,
+  msToX,
+  pickCameraAt,
+  referenceTimeMs,
+  removeRange,
+  restoreRange,
+  setCutCamera,
+  sourceTimeMs,
+  stepMs,
+  xToMs,
+  zoomView,
+} = (await import(/* @vite-ignore */ MODEL_PATH)) as EditorModel;
 
 const cuts: Cut[] = [
   { startMs: 0, endMs: 10_000, sourceId: 'a', reason: 'SPEAKER_00 speaks' },
@@ -44,7 +61,11 @@ describe('view', () => {
     expect(zoomed).toEqual({ startMs: 15_000, endMs: 45_000, widthPx: 600 });
     expect(msToX(zoomed, 30_000)).toBe(msToX(view, 30_000));
     expect(zoomView(view, 4, 1_000, 60_000).startMs).toBe(750);
-    expect(zoomView({ startMs: 45_000, endMs: 60_000, widthPx: 600 }, 0.5, 59_000, 60_000)).toEqual({ startMs: 30_000, endMs: 60_000, widthPx: 600 });
+    expect(zoomView({ startMs: 45_000, endMs: 60_000, widthPx: 600 }, 0.5, 59_000, 60_000)).toEqual({
+      startMs: 30_000,
+      endMs: 60_000,
+      widthPx: 600,
+    });
     expect(zoomView(view, 1000, 30_000, 60_000).endMs - zoomView(view, 1000, 30_000, 60_000).startMs).toBe(1000);
     expect(zoomView(zoomed, 0.1, 30_000, 60_000)).toEqual({ startMs: 0, endMs: 60_000, widthPx: 600 });
   });
@@ -121,7 +142,12 @@ describe('pauses', () => {
     ]);
   });
   test('edited duration subtracts removed time inside the cuts', () => {
-    expect(editedDurationMs(cuts, [{ startMs: 9_000, endMs: 11_000 }, { startMs: 40_000, endMs: 41_000 }])).toBe(28_000);
+    expect(
+      editedDurationMs(cuts, [
+        { startMs: 9_000, endMs: 11_000 },
+        { startMs: 40_000, endMs: 41_000 },
+      ]),
+    ).toBe(28_000);
   });
 });
 

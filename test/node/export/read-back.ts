@@ -34,7 +34,8 @@ const fileOf = (url: string): string => decodeURIComponent(url.trim().split('/')
 
 function children(node: Element, name: string): Element[] {
   const out: Element[] = [];
-  for (let c = node.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && (c as Element).tagName === name) out.push(c as Element);
+  for (let c = node.firstChild; c; c = c.nextSibling)
+    if (c.nodeType === 1 && (c as Element).tagName === name) out.push(c as Element);
   return out;
 }
 function child(node: Element, name: string): Element {
@@ -46,7 +47,9 @@ const text = (node: Element, name: string): string => child(node, name).textCont
 
 function parseXml(xml: string): Element {
   const errors: string[] = [];
-  const doc = new DOMParser({ onError: (level, message) => void (level !== 'warning' && errors.push(message)) }).parseFromString(xml, 'text/xml');
+  const doc = new DOMParser({
+    onError: (level, message) => void (level !== 'warning' && errors.push(message)),
+  }).parseFromString(xml, 'text/xml');
   if (errors.length > 0) throw new Error(`XML does not parse: ${errors.join('; ')}`);
   return doc.documentElement!;
 }
@@ -64,7 +67,9 @@ export function fcpFrames(value: string, num: number, den: number): number {
 }
 
 /** Reads an FCPXML multicam export: mc-clips through their angles to the files. */
-export function readFcpxml(xml: string): ReadTimeline & { version: string; frameDuration: string; angleFrame: (file: string, t: number) => number | null } {
+export function readFcpxml(
+  xml: string,
+): ReadTimeline & { version: string; frameDuration: string; angleFrame: (file: string, t: number) => number | null } {
   const root = parseXml(xml);
   const resources = child(root, 'resources');
   const format = child(resources, 'format');
@@ -74,13 +79,23 @@ export function readFcpxml(xml: string): ReadTimeline & { version: string; frame
   const num = Number(fd[2] ?? '1');
   const den = Number(fd[1]);
   const f = (v: string | null): number => fcpFrames(v ?? '', num, den);
-  const files = new Map(children(resources, 'asset').map((a) => [a.getAttribute('id')!, fileOf(child(a, 'media-rep').getAttribute('src')!)]));
+  const files = new Map(
+    children(resources, 'asset').map((a) => [
+      a.getAttribute('id')!,
+      fileOf(child(a, 'media-rep').getAttribute('src')!),
+    ]),
+  );
   const multicam = child(child(resources, 'media'), 'multicam');
   const angles = new Map<string, Array<{ file: string; offset: number; start: number; duration: number }>>();
   for (const angle of children(multicam, 'mc-angle')) {
     angles.set(
       angle.getAttribute('angleID')!,
-      children(angle, 'asset-clip').map((c) => ({ file: files.get(c.getAttribute('ref')!)!, offset: f(c.getAttribute('offset')), start: f(c.getAttribute('start')), duration: f(c.getAttribute('duration')) })),
+      children(angle, 'asset-clip').map((c) => ({
+        file: files.get(c.getAttribute('ref')!)!,
+        offset: f(c.getAttribute('offset')),
+        start: f(c.getAttribute('start')),
+        duration: f(c.getAttribute('duration')),
+      })),
     );
   }
   const resolve = (angleId: string, t: number, length: number, recordIn: number): ReadClip => {
@@ -137,8 +152,12 @@ export function readXmeml(xml: string): ReadTimeline & { timebase: number; ntsc:
     };
   };
   const media = child(sequence, 'media');
-  const angles = children(child(media, 'video'), 'track').flatMap((tr, i) => children(tr, 'clipitem').map((c) => read(c, i + 1)));
-  const audio = children(child(media, 'audio'), 'track').flatMap((tr, i) => children(tr, 'clipitem').map((c) => read(c, i + 1)));
+  const angles = children(child(media, 'video'), 'track').flatMap((tr, i) =>
+    children(tr, 'clipitem').map((c) => read(c, i + 1)),
+  );
+  const audio = children(child(media, 'audio'), 'track').flatMap((tr, i) =>
+    children(tr, 'clipitem').map((c) => read(c, i + 1)),
+  );
   const video = angles.filter((c) => c.enabled).sort((a, b) => a.recordIn - b.recordIn);
   return { video, audio, angles, timebase: Number(text(rate, 'timebase')), ntsc: text(rate, 'ntsc') === 'TRUE' };
 }
@@ -150,7 +169,13 @@ interface OtioTime {
 
 /** Reads an OTIO export: clips and gaps of each track laid end to end. */
 export function readOtio(json: string): ReadTimeline & { rate: number; schema: string; videoTracks: number } {
-  const doc = JSON.parse(json) as { OTIO_SCHEMA: string; tracks: { OTIO_SCHEMA: string; children: Array<{ OTIO_SCHEMA: string; kind: string; children: Array<Record<string, unknown>> }> } };
+  const doc = JSON.parse(json) as {
+    OTIO_SCHEMA: string;
+    tracks: {
+      OTIO_SCHEMA: string;
+      children: Array<{ OTIO_SCHEMA: string; kind: string; children: Array<Record<string, unknown>> }>;
+    };
+  };
   if (doc.tracks.OTIO_SCHEMA !== 'Stack.1') throw new Error(`tracks is ${doc.tracks.OTIO_SCHEMA}, not Stack.1`);
   const video: ReadClip[] = [];
   const audio: ReadClip[] = [];
@@ -224,14 +249,26 @@ export function parseEdl(edl: string): { title: string; fcm: string; events: Edl
     else if (/^\d{3}/.test(line)) {
       const p = line.trim().split(/\s+/);
       if (p.length !== 8 || p[3] !== 'C') throw new Error(`not a cut event: ${line}`);
-      events.push({ num: Number(p[0]), reel: p[1]!, channel: p[2]!, sourceIn: p[4]!, sourceOut: p[5]!, recordIn: p[6]!, recordOut: p[7]!, clipName: null });
+      events.push({
+        num: Number(p[0]),
+        reel: p[1]!,
+        channel: p[2]!,
+        sourceIn: p[4]!,
+        sourceOut: p[5]!,
+        recordIn: p[6]!,
+        recordOut: p[7]!,
+        clipName: null,
+      });
     } else if (line.trim() !== '') throw new Error(`unexpected EDL line: ${line}`);
   }
   return { title, fcm, events };
 }
 
 /** Reads an EDL export into clips: record frames counted from 01:00:00:00. */
-export function readEdl(edl: string, timebase: number): ReadTimeline & { title: string; fcm: string; events: EdlEvent[] } {
+export function readEdl(
+  edl: string,
+  timebase: number,
+): ReadTimeline & { title: string; fcm: string; events: EdlEvent[] } {
   const parsed = parseEdl(edl);
   const dropFrame = parsed.fcm === 'DROP FRAME';
   const start = timecodeFrames(dropFrame ? '01:00:00;00' : '01:00:00:00', timebase);

@@ -62,7 +62,9 @@ interface Expected extends ReadClip {
 /** The source frame shown at a reference frame: offset and drift applied (toSourceTime), rounded. */
 function sourceFrame(sourceId: string, referenceFrame: number, frameMs: number): number {
   const s = byId.get(sourceId)!;
-  return Math.round(toSourceTime(referenceFrame * frameMs, { offsetMs: s.offsetMs ?? 0, driftPpm: s.driftPpm ?? 0 }) / frameMs);
+  return Math.round(
+    toSourceTime(referenceFrame * frameMs, { offsetMs: s.offsetMs ?? 0, driftPpm: s.driftPpm ?? 0 }) / frameMs,
+  );
 }
 
 /** What the edit must be on the frame grid: cuts minus removed ranges, each boundary on the nearest reference frame. */
@@ -95,17 +97,38 @@ function expectedEdit(num: number, den: number): Expected[] {
       last.endMs = p.endMs;
     } else {
       const sourceIn = sourceFrame(p.sourceId, refIn, frameMs);
-      out.push({ sourceId: p.sourceId, file: fileName.get(p.sourceId)!, recordIn: record, recordOut: record + refOut - refIn, sourceIn, sourceOut: sourceIn + refOut - refIn, referenceIn: refIn, startMs: p.startMs, endMs: p.endMs });
+      out.push({
+        sourceId: p.sourceId,
+        file: fileName.get(p.sourceId)!,
+        recordIn: record,
+        recordOut: record + refOut - refIn,
+        sourceIn,
+        sourceOut: sourceIn + refOut - refIn,
+        referenceIn: refIn,
+        startMs: p.startMs,
+        endMs: p.endMs,
+      });
     }
     record += refOut - refIn;
   }
   return out;
 }
 
-const strip = (c: ReadClip): ReadClip => ({ file: c.file, recordIn: c.recordIn, recordOut: c.recordOut, sourceIn: c.sourceIn, sourceOut: c.sourceOut });
+const strip = (c: ReadClip): ReadClip => ({
+  file: c.file,
+  recordIn: c.recordIn,
+  recordOut: c.recordOut,
+  sourceIn: c.sourceIn,
+  sourceOut: c.sourceOut,
+});
 
 /** Each audio clip starts at the audio source's synced frame and the clips cover the whole edit. */
-function checkAudio(audio: readonly ReadClip[], expected: readonly Expected[], frameMs: number, audioId = 'src_m'): void {
+function checkAudio(
+  audio: readonly ReadClip[],
+  expected: readonly Expected[],
+  frameMs: number,
+  audioId = 'src_m',
+): void {
   const total = expected[expected.length - 1]!.recordOut;
   let covered = 0;
   for (const a of [...audio].sort((x, y) => x.recordIn - y.recordIn)) {
@@ -120,19 +143,24 @@ function checkAudio(audio: readonly ReadClip[], expected: readonly Expected[], f
 }
 
 describe('the expected edit itself', () => {
-  test.each(RATES)('at $fps fps it lies within a frame of the cut list in ms (offset and drift applied) and runs over ten minutes', ({ num, den }) => {
-    const frameMs = (1000 * den) / num;
-    const edit = expectedEdit(num, den);
-    expect(edit.length).toBeGreaterThan(40); // the removed ranges split cuts
-    expect((edit[edit.length - 1]!.recordOut * frameMs) / 60_000).toBeGreaterThan(10);
-    for (const e of edit) {
-      const s = byId.get(e.sourceId)!;
-      const clock = { offsetMs: s.offsetMs ?? 0, driftPpm: s.driftPpm ?? 0 };
-      const driftSlack = Math.abs(clock.driftPpm) * 1e-6 * (e.endMs - e.startMs);
-      expect(Math.abs(e.sourceIn * frameMs - toSourceTime(e.startMs, clock))).toBeLessThanOrEqual(frameMs + 1e-6);
-      expect(Math.abs(e.sourceOut * frameMs - toSourceTime(e.endMs, clock))).toBeLessThanOrEqual(frameMs + driftSlack + 1e-6);
-    }
-  });
+  test.each(RATES)(
+    'at $fps fps it lies within a frame of the cut list in ms (offset and drift applied) and runs over ten minutes',
+    ({ num, den }) => {
+      const frameMs = (1000 * den) / num;
+      const edit = expectedEdit(num, den);
+      expect(edit.length).toBeGreaterThan(40); // the removed ranges split cuts
+      expect((edit[edit.length - 1]!.recordOut * frameMs) / 60_000).toBeGreaterThan(10);
+      for (const e of edit) {
+        const s = byId.get(e.sourceId)!;
+        const clock = { offsetMs: s.offsetMs ?? 0, driftPpm: s.driftPpm ?? 0 };
+        const driftSlack = Math.abs(clock.driftPpm) * 1e-6 * (e.endMs - e.startMs);
+        expect(Math.abs(e.sourceIn * frameMs - toSourceTime(e.startMs, clock))).toBeLessThanOrEqual(frameMs + 1e-6);
+        expect(Math.abs(e.sourceOut * frameMs - toSourceTime(e.endMs, clock))).toBeLessThanOrEqual(
+          frameMs + driftSlack + 1e-6,
+        );
+      }
+    },
+  );
 });
 
 describe.each(RATES)('at $fps fps', ({ fps, num, den }) => {
@@ -152,7 +180,8 @@ describe.each(RATES)('at $fps fps', ({ fps, num, den }) => {
     for (const e of expected) {
       for (const cam of ['src_a', 'src_b', 'src_c']) {
         const shown = read.angleFrame(fileName.get(cam)!, e.referenceIn);
-        if (sourceFrame(cam, e.referenceIn, frameMs) >= 0) expect(shown, `${cam} at reference frame ${e.referenceIn}`).toBe(sourceFrame(cam, e.referenceIn, frameMs));
+        if (sourceFrame(cam, e.referenceIn, frameMs) >= 0)
+          expect(shown, `${cam} at reference frame ${e.referenceIn}`).toBe(sourceFrame(cam, e.referenceIn, frameMs));
         else expect(shown).toBeNull(); // the camera had not started yet
       }
     }
@@ -183,7 +212,8 @@ describe.each(RATES)('at $fps fps', ({ fps, num, den }) => {
     expect(read.videoTracks).toBe(3);
     expect(read.rate).toBe(num / den);
     expect(read.video.map(strip)).toEqual(want);
-    for (const clip of read.video) expect(clip.track).toBe(['Cam A.mp4', 'Cam B.mov', 'Wide #2.mp4'].indexOf(clip.file) + 1);
+    for (const clip of read.video)
+      expect(clip.track).toBe(['Cam A.mp4', 'Cam B.mov', 'Wide #2.mp4'].indexOf(clip.file) + 1);
     checkAudio(read.audio, expected, frameMs);
   });
 
@@ -198,7 +228,9 @@ describe.each(RATES)('at $fps fps', ({ fps, num, den }) => {
       expect(e.reel).toMatch(/^[A-Z0-9_]{1,8}$/);
       expect(e.recordIn.includes(';')).toBe(dropFrame);
     }
-    expect(new Set(read.events.filter((e) => e.channel === 'V').map((e) => e.reel))).toEqual(new Set(['CAM_A', 'CAM_B', 'WIDE_2']));
+    expect(new Set(read.events.filter((e) => e.channel === 'V').map((e) => e.reel))).toEqual(
+      new Set(['CAM_A', 'CAM_B', 'WIDE_2']),
+    );
     expect(read.events.filter((e) => e.channel === 'A').every((e) => e.reel === 'HOST_MIC')).toBe(true);
     checkAudio(read.audio, expected, frameMs);
   });
@@ -219,7 +251,22 @@ const FCPXML_DTD: Record<string, { children: string[]; attrs: string[]; required
   fcpxml: { children: ['resources', 'library'], attrs: ['version'], required: ['version'] },
   resources: { children: ['asset', 'format', 'media'], attrs: [] },
   format: { children: [], attrs: ['id', 'name', 'frameDuration', 'width', 'height'], required: ['id'] },
-  asset: { children: ['media-rep'], attrs: ['id', 'name', 'start', 'duration', 'hasVideo', 'format', 'hasAudio', 'audioSources', 'audioChannels', 'audioRate'], required: ['id'] },
+  asset: {
+    children: ['media-rep'],
+    attrs: [
+      'id',
+      'name',
+      'start',
+      'duration',
+      'hasVideo',
+      'format',
+      'hasAudio',
+      'audioSources',
+      'audioChannels',
+      'audioRate',
+    ],
+    required: ['id'],
+  },
   'media-rep': { children: [], attrs: ['kind', 'src'], required: ['src'] },
   media: { children: ['multicam'], attrs: ['id', 'name'], required: ['id'] },
   multicam: { children: ['mc-angle'], attrs: ['format', 'duration', 'tcStart', 'tcFormat'], required: ['format'] },
@@ -229,9 +276,17 @@ const FCPXML_DTD: Record<string, { children: string[]; attrs: string[]; required
   library: { children: ['event'], attrs: [] },
   event: { children: ['project'], attrs: ['name'] },
   project: { children: ['sequence'], attrs: ['name'] },
-  sequence: { children: ['spine'], attrs: ['format', 'duration', 'tcStart', 'tcFormat', 'audioLayout', 'audioRate'], required: ['format'] },
+  sequence: {
+    children: ['spine'],
+    attrs: ['format', 'duration', 'tcStart', 'tcFormat', 'audioLayout', 'audioRate'],
+    required: ['format'],
+  },
   spine: { children: ['mc-clip'], attrs: [] },
-  'mc-clip': { children: ['mc-source'], attrs: ['ref', 'offset', 'name', 'start', 'duration'], required: ['ref', 'duration'] },
+  'mc-clip': {
+    children: ['mc-source'],
+    attrs: ['ref', 'offset', 'name', 'start', 'duration'],
+    required: ['ref', 'duration'],
+  },
   'mc-source': { children: [], attrs: ['angleID', 'srcEnable'], required: ['angleID'] },
 };
 
@@ -272,7 +327,11 @@ describe('drop-frame timecode', () => {
       const df = readEdl(exportEdit(job, 'edl', { fps, dropFrame: true }).body, base);
       const ndf = readEdl(exportEdit(job, 'edl', { fps, dropFrame: false }).body, base);
       expect(df.video).toEqual(ndf.video);
-      const late = df.events.filter((e, i) => timecodeFrames(e.recordIn, base) - timecodeFrames('01:00:00;00', base) > 10 * 60 * fps && e.recordIn.replace(';', ':') !== ndf.events[i]!.recordIn);
+      const late = df.events.filter(
+        (e, i) =>
+          timecodeFrames(e.recordIn, base) - timecodeFrames('01:00:00;00', base) > 10 * 60 * fps &&
+          e.recordIn.replace(';', ':') !== ndf.events[i]!.recordIn,
+      );
       expect(late.length).toBeGreaterThan(0);
     }
   });
@@ -289,7 +348,10 @@ describe('drop-frame timecode', () => {
     expect(toTimecode(3_600, ntsc60, true)).toBe('00:01:00;04');
     expect(toTimecode(17_982, ntsc30, false)).toBe('00:09:59:12');
     // Every frame of 21 minutes round-trips through the independent parser, and no dropped label appears.
-    for (const [rate, base] of [[ntsc30, 30], [ntsc60, 60]] as const) {
+    for (const [rate, base] of [
+      [ntsc30, 30],
+      [ntsc60, 60],
+    ] as const) {
       for (let f = 0; f < 21 * 60 * base; f++) {
         const tc = toTimecode(f, rate, true);
         if (timecodeFrames(tc, base) !== f) throw new Error(`${f} → ${tc} → ${timecodeFrames(tc, base)}`);
@@ -300,8 +362,14 @@ describe('drop-frame timecode', () => {
 
 describe('inputs', () => {
   test('the frame rate is the main camera’s probed rate, else 30, unless fps is given', () => {
-    const probed: ExportableJob = { ...job, sources: sources.map((s) => (s.id === 'src_a' ? { ...s, frameRate: 25 } : s.id === 'src_b' ? { ...s, frameRate: 29.97 } : s)) };
-    const live = (id: string): number => cuts.filter((c) => c.sourceId === id).reduce((sum, c) => sum + c.endMs - c.startMs, 0);
+    const probed: ExportableJob = {
+      ...job,
+      sources: sources.map((s) =>
+        s.id === 'src_a' ? { ...s, frameRate: 25 } : s.id === 'src_b' ? { ...s, frameRate: 29.97 } : s,
+      ),
+    };
+    const live = (id: string): number =>
+      cuts.filter((c) => c.sourceId === id).reduce((sum, c) => sum + c.endMs - c.startMs, 0);
     const main = live('src_a') >= live('src_b') ? 25 : 29.97;
     expect(exportEdit(probed, 'otio').rate).toEqual(main === 25 ? { num: 25, den: 1 } : { num: 30000, den: 1001 });
     expect(exportEdit(job, 'otio').rate).toEqual({ num: 30, den: 1 });
@@ -322,8 +390,12 @@ describe('inputs', () => {
     expect(field(() => exportEdit(job, 'otio', { fps: 33.3 }))).toBe('fps');
     expect(field(() => exportEdit(job, 'edl', { track: 4 }))).toBe('track');
     expect(field(() => exportEdit({ ...job, cuts: [] }, 'edl'))).toBe('cuts');
-    expect(field(() => exportEdit({ ...job, cuts: [{ sourceId: 'nope', startMs: 0, endMs: 1000 }] }, 'fcpxml'))).toBe('cuts[0].sourceId');
-    expect(field(() => exportEdit({ ...job, cuts: [{ sourceId: 'src_m', startMs: 0, endMs: 1000 }] }, 'fcpxml'))).toBe('cuts[0].sourceId');
+    expect(field(() => exportEdit({ ...job, cuts: [{ sourceId: 'nope', startMs: 0, endMs: 1000 }] }, 'fcpxml'))).toBe(
+      'cuts[0].sourceId',
+    );
+    expect(field(() => exportEdit({ ...job, cuts: [{ sourceId: 'src_m', startMs: 0, endMs: 1000 }] }, 'fcpxml'))).toBe(
+      'cuts[0].sourceId',
+    );
   });
 
   test('no audio sources: the live camera carries the sound (EDL B events, FCPXML srcEnable all)', () => {
@@ -369,7 +441,11 @@ describe('inputs', () => {
   });
 
   test('media URLs are percent-encoded file names, under mediaRoot when given; XML special characters are escaped', () => {
-    const odd: ExportableJob = { ...job, title: 'Q&A <live> "ep"', sources: sources.map((s) => (s.id === 'src_a' ? { ...s, label: 'Cam A & B' } : s)) };
+    const odd: ExportableJob = {
+      ...job,
+      title: 'Q&A <live> "ep"',
+      sources: sources.map((s) => (s.id === 'src_a' ? { ...s, label: 'Cam A & B' } : s)),
+    };
     const fcp = exportEdit(odd, 'fcpxml', { mediaRoot: 'file:///Volumes/Pod/ep12/' });
     expect(fcp.body).toContain('src="file:///Volumes/Pod/ep12/Cam%20A%20%26%20B.mp4"');
     expect(readFcpxml(fcp.body).video[0]!.file).toBe('Cam A & B.mp4');

@@ -23,21 +23,41 @@ afterEach(async () => {
   await h.dispose();
 });
 
-async function call(method: string, rest: string, json?: unknown, apiKey = key): Promise<{ status: number; headers: Record<string, string>; text: string; json: Json }> {
-  const r = await h.request(h.baseUrl + rest, { method, headers: { authorization: `Bearer ${apiKey}` }, ...(json === undefined ? {} : { json }) });
+async function call(
+  method: string,
+  rest: string,
+  json?: unknown,
+  apiKey = key,
+): Promise<{ status: number; headers: Record<string, string>; text: string; json: Json }> {
+  const r = await h.request(h.baseUrl + rest, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}` },
+    ...(json === undefined ? {} : { json }),
+  });
   return { status: r.status, headers: r.headers, text: r.text, json: r.json as Json };
 }
 
 /** A job with two cameras and a mic, synced (offsets, drift), in mapping. */
 async function mappingJob(): Promise<{ jobId: string; a: string; b: string; m: string }> {
-  const created = (await call('POST', '/jobs', { title: 'Ep 7: Q&A', autoMap: 'off', sources: [{ label: 'Cam A' }, { label: 'Cam B', ext: 'mov' }, { label: 'Host mic', kind: 'audio', ext: 'wav' }] })).json;
-  for (const info of Object.values(created.uploads) as Json[]) expect((await h.request(info.url, { method: 'PUT', body: 'bytes '.repeat(20) })).status).toBe(200);
-  for (const info of Object.values(created.audioUploads) as Json[]) expect((await h.request(info.url, { method: 'PUT', body: 'audio '.repeat(20) })).status).toBe(200);
+  const created = (
+    await call('POST', '/jobs', {
+      title: 'Ep 7: Q&A',
+      autoMap: 'off',
+      sources: [{ label: 'Cam A' }, { label: 'Cam B', ext: 'mov' }, { label: 'Host mic', kind: 'audio', ext: 'wav' }],
+    })
+  ).json;
+  for (const info of Object.values(created.uploads) as Json[])
+    expect((await h.request(info.url, { method: 'PUT', body: 'bytes '.repeat(20) })).status).toBe(200);
+  for (const info of Object.values(created.audioUploads) as Json[])
+    expect((await h.request(info.url, { method: 'PUT', body: 'audio '.repeat(20) })).status).toBe(200);
   const [a, b] = Object.keys(created.uploads) as [string, string];
   const [m] = Object.keys(created.audioUploads) as [string];
   expect((await call('POST', `/jobs/${created.jobId}/process`)).status).toBe(200);
   // Sync with offsets and drift: the test engine only passes durations, so report through the real reporter.
-  h.engine.pending.splice(h.engine.pending.findIndex((w) => w.jobId === created.jobId && w.stage === 'syncing'), 1);
+  h.engine.pending.splice(
+    h.engine.pending.findIndex((w) => w.jobId === created.jobId && w.stage === 'syncing'),
+    1,
+  );
   await h.service.reporter.stageSucceeded(created.jobId, 'syncing', {
     durationsMs: { [a]: 150_000, [b]: 150_000, [m]: 150_000 },
     offsetsMs: { [a]: 0, [b]: 1_480, [m]: 250 },
@@ -55,7 +75,12 @@ async function mappingJob(): Promise<{ jobId: string; a: string; b: string; m: s
 
 async function readyJob(): Promise<{ jobId: string; a: string; b: string; m: string }> {
   const job = await mappingJob();
-  const r = await call('POST', `/jobs/${job.jobId}/tracks`, { tracks: [{ sourceId: job.a, speakers: ['SPEAKER_00'] }, { sourceId: job.b, speakers: ['SPEAKER_01'] }] });
+  const r = await call('POST', `/jobs/${job.jobId}/tracks`, {
+    tracks: [
+      { sourceId: job.a, speakers: ['SPEAKER_00'] },
+      { sourceId: job.b, speakers: ['SPEAKER_01'] },
+    ],
+  });
   expect(r.status, r.text).toBe(200);
   const cuts = [
     { sourceId: job.a, startMs: 0, endMs: 40_010.7 },
@@ -90,7 +115,14 @@ describe('GET /jobs/{id}/export', () => {
       expect(r.headers['content-disposition']).toContain(`filename="${filename}"`);
       // The same document the library makes from the job as getJob shows it.
       expect(r.text).toBe(exportEdit(job, format, { fps: 25 }).body);
-      const read = format === 'fcpxml' ? readFcpxml(r.text) : format === 'xmeml' ? readXmeml(r.text) : format === 'otio' ? readOtio(r.text) : readEdl(r.text, 25);
+      const read =
+        format === 'fcpxml'
+          ? readFcpxml(r.text)
+          : format === 'xmeml'
+            ? readXmeml(r.text)
+            : format === 'otio'
+              ? readOtio(r.text)
+              : readEdl(r.text, 25);
       // At 25 fps (40 ms frames): Cam B's cut starts at reference 40 010.7 ms → frame 1000; its own time (40 000 − 1 480)·(1 + 45e-6) = 38 521.7 ms → frame 963.
       expect(read.video.map((c) => [c.file, c.recordIn, c.recordOut, c.sourceIn])).toEqual([
         ['Cam A.mp4', 0, 950, 50],
@@ -114,7 +146,10 @@ describe('GET /jobs/{id}/export', () => {
     expect(edl.events.map((e) => e.reel)).toEqual(['CAM_B', 'CAM_B', 'CAM_B']);
     const df = await call('GET', `/jobs/${jobId}/export?format=edl&fps=29.97`);
     expect(readEdl(df.text, 30).fcm).toBe('DROP FRAME');
-    const rooted = await call('GET', `/jobs/${jobId}/export?format=xmeml&mediaRoot=${encodeURIComponent('file:///Volumes/Pod/ep 7/')}`);
+    const rooted = await call(
+      'GET',
+      `/jobs/${jobId}/export?format=xmeml&mediaRoot=${encodeURIComponent('file:///Volumes/Pod/ep 7/')}`,
+    );
     expect(rooted.text).toContain('<pathurl>file:///Volumes/Pod/ep%207/Cam%20B.mov</pathurl>');
   });
 
@@ -159,14 +194,23 @@ describe('GET /jobs/{id}/export', () => {
     const { jobId } = await readyJob();
     const reviewUrl = (await h.events(jobId)).find((e) => e.type === 'mapping')!.payload.reviewUrl as string;
     const token = new URL(reviewUrl).searchParams.get('token')!;
-    const r = await h.request(`${h.baseUrl}/jobs/${jobId}/export?format=otio`, { headers: { authorization: `Review ${token}` } });
+    const r = await h.request(`${h.baseUrl}/jobs/${jobId}/export?format=otio`, {
+      headers: { authorization: `Review ${token}` },
+    });
     expect(r.status, r.text).toBe(200);
     expect(readOtio(r.text).videoTracks).toBe(2);
   });
 
   test('the typed client: exportEdit returns the document and file name; errors throw ApiError', async () => {
     const { jobId } = await readyJob();
-    const client = new MulticamClient({ baseUrl: h.baseUrl, apiKey: key, fetch: (input, init) => h.service.handle(toRequest(String(input), { method: init?.method ?? 'GET', headers: init?.headers as Record<string, string> })) });
+    const client = new MulticamClient({
+      baseUrl: h.baseUrl,
+      apiKey: key,
+      fetch: (input, init) =>
+        h.service.handle(
+          toRequest(String(input), { method: init?.method ?? 'GET', headers: init?.headers as Record<string, string> }),
+        ),
+    });
     const file = await client.exportEdit(jobId, 'otio', { fps: 24 });
     expect(file.filename).toBe('Ep 7_ Q&A.otio');
     expect(readOtio(file.body).rate).toBe(24);

@@ -19,7 +19,10 @@ describe('keptPieces', () => {
         { sourceId: 'b', startMs: 4000, endMs: 9000 },
         { sourceId: 'a', startMs: 0, endMs: 4500 },
       ],
-      [{ startMs: 1000, endMs: 1500 }, { startMs: 8000, endMs: 12000 }],
+      [
+        { startMs: 1000, endMs: 1500 },
+        { startMs: 8000, endMs: 12000 },
+      ],
     );
     expect(pieces).toEqual([
       { sourceId: 'a', startMs: 0, endMs: 1000 },
@@ -41,7 +44,10 @@ describe('planRender', () => {
     { sourceId: 'c', startMs: 7010, endMs: 10_000 },
     { sourceId: 'a', startMs: 10_000, endMs: 14_321 },
   ];
-  const removed = [{ startMs: 5000, endMs: 5777 }, { startMs: 11_000, endMs: 12_500 }];
+  const removed = [
+    { startMs: 5000, endMs: 5777 },
+    { startMs: 11_000, endMs: 12_500 },
+  ];
 
   test('segments tile the output on frame boundaries and last the kept timeline ± 1 frame', () => {
     for (const fps of [24, 25, 29.97, 30, 60]) {
@@ -114,13 +120,15 @@ describe('planRender', () => {
     let worstPower = 0;
     // Every sample (48 kHz) within 30 ms of each join, and every millisecond elsewhere.
     const times: number[] = [];
-    for (const r of plan.audio.slice(1)) for (let t = r.outStartMs - 30; t < r.outStartMs + 30; t += 1000 / 48_000) times.push(t);
+    for (const r of plan.audio.slice(1))
+      for (let t = r.outStartMs - 30; t < r.outStartMs + 30; t += 1000 / 48_000) times.push(t);
     for (let t = 0; t < plan.keptMs; t += 1) times.push(t);
     let prev: { t: number; g: number[] } | null = null;
     for (const t of times) {
       const g = plan.audio.map((r) => rangeGain(r, t));
       worstPower = Math.max(worstPower, Math.abs(g.reduce((s, x) => s + x * x, 0) - 1));
-      if (prev && t > prev.t && t - prev.t < 1e-3 * 21) for (let k = 0; k < g.length; k++) maxStep = Math.max(maxStep, Math.abs(g[k]! - prev.g[k]!));
+      if (prev && t > prev.t && t - prev.t < 1e-3 * 21)
+        for (let k = 0; k < g.length; k++) maxStep = Math.max(maxStep, Math.abs(g[k]! - prev.g[k]!));
       prev = { t, g };
     }
     expect(worstPower).toBeLessThan(1e-9);
@@ -131,6 +139,8 @@ describe('planRender', () => {
   test('errors name the field', () => {
     expect(() => planRender(cuts, [], { fps: 0, clocks })).toThrow(RenderPlanError);
     expect(() => planRender(cuts, [], { fps: 0, clocks })).toThrow('output.fps');
-    expect(() => planRender([{ sourceId: 'zz', startMs: 0, endMs: 1 }], [], { fps: 30, clocks })).toThrow('cuts[0].sourceId');
+    expect(() => planRender([{ sourceId: 'zz', startMs: 0, endMs: 1 }], [], { fps: 30, clocks })).toThrow(
+      'cuts[0].sourceId',
+    );
   });
 });

@@ -33,7 +33,10 @@ async function writeUnevenly(write: (piece: Uint8Array) => Promise<void>, data: 
   const random = seededRandom(99);
   let pieces = 0;
   for (let pos = 0; pos < data.length; pieces++) {
-    const n = Math.min(data.length - pos, pieces % 5 === 0 ? 1 + Math.floor(random() * 1000) : 1 + Math.floor(random() * 3 * MiB));
+    const n = Math.min(
+      data.length - pos,
+      pieces % 5 === 0 ? 1 + Math.floor(random() * 1000) : 1 + Math.floor(random() * 3 * MiB),
+    );
     await write(data.subarray(pos, pos + n));
     pos += n;
   }
@@ -54,7 +57,9 @@ test(`${TOTAL} bytes written in uneven pieces are stored as 8 MiB, 8 MiB and the
   expect(file!.segments).toHaveLength(1);
   expect(file!.segments[0]!.chunkSizes).toEqual([8 * MiB, 8 * MiB, TOTAL - 16 * MiB]);
   const chunks = await db.getAll('chunks');
-  expect(chunks.map((c) => [c.fileId, c.index, c.blob.size])).toEqual([0, 1, 2].map((i) => [file!.segments[0]!.chunkFileId, i, file!.segments[0]!.chunkSizes[i]]));
+  expect(chunks.map((c) => [c.fileId, c.index, c.blob.size])).toEqual(
+    [0, 1, 2].map((i) => [file!.segments[0]!.chunkFileId, i, file!.segments[0]!.chunkSizes[i]]),
+  );
 
   const blob = await openFileBlob(db, fileId);
   expect(blob.size).toBe(TOTAL);

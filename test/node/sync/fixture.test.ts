@@ -22,7 +22,11 @@ beforeAll(async () => {
 }, FIXTURE_TIMEOUT_MS);
 
 function decode(file: string): Float32Array {
-  const buf = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-vn', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'], { maxBuffer: 1 << 28 });
+  const buf = execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-vn', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'],
+    { maxBuffer: 1 << 28 },
+  );
   return new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
 }
 

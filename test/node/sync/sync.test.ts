@@ -38,7 +38,11 @@ describe('alignSources on speech-like recordings', () => {
       { startSec: 3.21737, durationSec: 70, driftPpm: 80, gain: 0.3, noise: 0.003, seed: 12 },
       { startSec: 17.5, durationSec: 75, driftPpm: -95, gain: 2.5, noise: 0.01, seed: 13 },
     ];
-    const signals: SyncSignal[] = mics.map((m, i) => ({ id: `src_${i}`, samples: record(room, RATE, m), sampleRate: RATE }));
+    const signals: SyncSignal[] = mics.map((m, i) => ({
+      id: `src_${i}`,
+      samples: record(room, RATE, m),
+      sampleRate: RATE,
+    }));
     const out = alignSources(signals, { origin: 'reference' });
     expect(out.map((o) => o.id)).toEqual(['src_0', 'src_1', 'src_2']);
     expect(out[0]).toMatchObject({ offsetMs: 0, driftPpm: 0, isReference: true });
@@ -55,7 +59,14 @@ describe('alignSources on speech-like recordings', () => {
     const errors: number[] = [];
     for (let trial = 0; trial < 12; trial++) {
       const room = speechLike(30, RATE, 100 + trial);
-      const ref: MicSpec = { startSec: 5 + 5 * r(), durationSec: 18, driftPpm: 0, gain: 1, noise: 0.003, seed: 200 + trial };
+      const ref: MicSpec = {
+        startSec: 5 + 5 * r(),
+        durationSec: 18,
+        driftPpm: 0,
+        gain: 1,
+        noise: 0.003,
+        seed: 200 + trial,
+      };
       const mic: MicSpec = {
         startSec: 10 * r(),
         durationSec: 18,
@@ -134,46 +145,67 @@ describe('alignSources failures name the source', () => {
 
   test('a silent source is reported as silent', () => {
     const silent = new Float32Array(RATE * 20);
-    const failures = failuresOf(() => alignSources([
-      { id: 'cam1', samples: cam1, sampleRate: RATE },
-      { id: 'cam2', samples: silent, sampleRate: RATE },
-    ]));
+    const failures = failuresOf(() =>
+      alignSources([
+        { id: 'cam1', samples: cam1, sampleRate: RATE },
+        { id: 'cam2', samples: silent, sampleRate: RATE },
+      ]),
+    );
     expect(failures).toEqual([expect.objectContaining({ id: 'cam2', code: 'silent' })]);
     expect(failures[0]!.message).toContain('cam2');
   });
 
   test('a silent reference fails every source through the reference', () => {
-    const failures = failuresOf(() => alignSources([
-      { id: 'cam1', samples: new Float32Array(RATE * 20), sampleRate: RATE },
-      { id: 'cam2', samples: cam1, sampleRate: RATE },
-    ]));
+    const failures = failuresOf(() =>
+      alignSources([
+        { id: 'cam1', samples: new Float32Array(RATE * 20), sampleRate: RATE },
+        { id: 'cam2', samples: cam1, sampleRate: RATE },
+      ]),
+    );
     expect(failures.map((f) => [f.id, f.code])).toEqual([['cam1', 'silent']]);
   });
 
   test('a recording of another room is reported as no overlap', () => {
-    const other = record(speechLike(30, RATE, 99), RATE, { startSec: 0, durationSec: 25, driftPpm: 0, gain: 1, noise: 0.002, seed: 4 });
-    const failures = failuresOf(() => alignSources([
-      { id: 'cam1', samples: cam1, sampleRate: RATE },
-      { id: 'cam2', samples: other, sampleRate: RATE },
-    ]));
+    const other = record(speechLike(30, RATE, 99), RATE, {
+      startSec: 0,
+      durationSec: 25,
+      driftPpm: 0,
+      gain: 1,
+      noise: 0.002,
+      seed: 4,
+    });
+    const failures = failuresOf(() =>
+      alignSources([
+        { id: 'cam1', samples: cam1, sampleRate: RATE },
+        { id: 'cam2', samples: other, sampleRate: RATE },
+      ]),
+    );
     expect(failures).toEqual([expect.objectContaining({ id: 'cam2', code: 'no_overlap' })]);
   });
 
   test('the same room at a time that does not overlap is reported as no overlap', () => {
     const later = record(room, RATE, { startSec: 30, durationSec: 25, driftPpm: 0, gain: 1, noise: 0.002, seed: 5 });
-    const failures = failuresOf(() => alignSources([
-      { id: 'cam1', samples: cam1, sampleRate: RATE },
-      { id: 'cam2', samples: later, sampleRate: RATE },
-    ]));
+    const failures = failuresOf(() =>
+      alignSources([
+        { id: 'cam1', samples: cam1, sampleRate: RATE },
+        { id: 'cam2', samples: later, sampleRate: RATE },
+      ]),
+    );
     expect(failures).toEqual([expect.objectContaining({ id: 'cam2', code: 'no_overlap' })]);
   });
 
   test('duplicate ids and an unknown reference are invalid input', () => {
-    expect(failuresOf(() => alignSources([
-      { id: 'a', samples: cam1, sampleRate: RATE },
-      { id: 'a', samples: cam1, sampleRate: RATE },
-    ]))[0]).toMatchObject({ code: 'invalid_input' });
-    expect(failuresOf(() => alignSources([{ id: 'a', samples: cam1, sampleRate: RATE }], { referenceId: 'zz' }))[0]).toMatchObject({
+    expect(
+      failuresOf(() =>
+        alignSources([
+          { id: 'a', samples: cam1, sampleRate: RATE },
+          { id: 'a', samples: cam1, sampleRate: RATE },
+        ]),
+      )[0],
+    ).toMatchObject({ code: 'invalid_input' });
+    expect(
+      failuresOf(() => alignSources([{ id: 'a', samples: cam1, sampleRate: RATE }], { referenceId: 'zz' }))[0],
+    ).toMatchObject({
       code: 'invalid_input',
       id: 'zz',
     });

@@ -64,7 +64,8 @@ export function record(room: Float32Array, rate: number, mic: MicSpec): Float32A
   const start = Math.round(mic.startSec * rate);
   const need = Math.ceil(mic.durationSec * rate * 1.001) + 64;
   const piece = room.subarray(Math.max(0, start), Math.min(room.length, start + need));
-  const drifted = mic.driftPpm === 0 ? piece.slice() : resample(piece, rate, rate * (1 + mic.driftPpm * 1e-6), { zeroCrossings: 16 });
+  const drifted =
+    mic.driftPpm === 0 ? piece.slice() : resample(piece, rate, rate * (1 + mic.driftPpm * 1e-6), { zeroCrossings: 16 });
   const out = new Float32Array(Math.round(mic.durationSec * rate));
   const r = rng(mic.seed);
   let prev = 0;

@@ -3,7 +3,12 @@ import { Webhook } from 'standardwebhooks';
 import { WebhookDispatcher } from '../../../src/webhooks/dispatcher.ts';
 import { readEvent, type OutboxDatabase, type OutboxEvent } from '../../../src/webhooks/outbox.ts';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../../../src/webhooks/schedule.ts';
-import { failFirst, startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/webhook-receiver.ts';
+import {
+  failFirst,
+  startWebhookReceiver,
+  type ReceivedRequest,
+  type WebhookReceiver,
+} from '../../support/webhook-receiver.ts';
 import { completeEvent, newSigningSecret, openTestOutbox, reopenTestOutbox } from './outbox-fixture.ts';
 
 // Short waits so the suite stays fast; the default schedule's arithmetic is tested in schedule.test.ts.
@@ -21,8 +26,18 @@ async function receiver(options: Parameters<typeof startWebhookReceiver>[0] = {}
   return r;
 }
 
-function dispatcher(db: OutboxDatabase, options: Partial<ConstructorParameters<typeof WebhookDispatcher>[0]> = {}): WebhookDispatcher {
-  const d = new WebhookDispatcher({ db, signingSecrets: async () => [SECRET], schedule: FAST, locks: null, listen: false, ...options });
+function dispatcher(
+  db: OutboxDatabase,
+  options: Partial<ConstructorParameters<typeof WebhookDispatcher>[0]> = {},
+): WebhookDispatcher {
+  const d = new WebhookDispatcher({
+    db,
+    signingSecrets: async () => [SECRET],
+    schedule: FAST,
+    locks: null,
+    listen: false,
+    ...options,
+  });
   cleanups.push(() => d.stop());
   return d;
 }
@@ -33,7 +48,12 @@ async function record(db: OutboxDatabase, event: OutboxEvent): Promise<OutboxEve
 }
 
 /** Polls the stored record until `done` holds (the dispatcher writes it after the receiver answered). */
-async function waitForRecord(db: OutboxDatabase, id: string, done: (r: OutboxEvent) => boolean, timeoutMs = 5_000): Promise<OutboxEvent> {
+async function waitForRecord(
+  db: OutboxDatabase,
+  id: string,
+  done: (r: OutboxEvent) => boolean,
+  timeoutMs = 5_000,
+): Promise<OutboxEvent> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const r = await readEvent(db, id);
@@ -100,7 +120,9 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
     dispatcher(db, { schedule: { attempts: 2, attemptTimeoutMs: 300, backoffMs: [1_100] } }).start();
     const posts = await r.waitForPosts(2, 5_000);
     await waitForRecord(db, event.id, (x) => x.delivery.state === 'delivered');
-    expect(Number(posts[1]!.headers['webhook-timestamp'])).toBeGreaterThan(Number(posts[0]!.headers['webhook-timestamp']));
+    expect(Number(posts[1]!.headers['webhook-timestamp'])).toBeGreaterThan(
+      Number(posts[0]!.headers['webhook-timestamp']),
+    );
     expect(posts[1]!.headers['webhook-id']).toBe(posts[0]!.headers['webhook-id']);
   });
 
@@ -193,7 +215,12 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
     const events = await Promise.all([1, 2, 3].map(() => record(db, completeEvent(r.url))));
     const sent = await Promise.all([dispatcher(db).deliverDue(), dispatcher(db).deliverDue()]);
     expect(sent[0]! + sent[1]!).toBe(3);
-    expect(r.posts().map((p) => p.headers['webhook-id']).sort()).toEqual(events.map((e) => e.id).sort());
+    expect(
+      r
+        .posts()
+        .map((p) => p.headers['webhook-id'])
+        .sort(),
+    ).toEqual(events.map((e) => e.id).sort());
   });
 
   test('no callbackUrl: never sent; a rotation signs with both secrets', async () => {
@@ -223,14 +250,22 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
       if (init?.method === 'POST' && String(input).startsWith(r.origin)) throw new TypeError('Failed to fetch');
       return fetch(input, init);
     };
-    await dispatcher(db, { origin: 'http://app.test', fetch: corsBlockingFetch, schedule: { ...FAST, attempts: 1 } }).deliverDue();
+    await dispatcher(db, {
+      origin: 'http://app.test',
+      fetch: corsBlockingFetch,
+      schedule: { ...FAST, attempts: 1 },
+    }).deliverDue();
     const a = await readEvent(db, unreachable.id);
     expect(a?.delivery.state).toBe('failed');
-    expect(a?.delivery.log[0]?.error).toMatch(new RegExp(`^blocked by CORS or network: the receiver at ${down.origin} must allow`));
+    expect(a?.delivery.log[0]?.error).toMatch(
+      new RegExp(`^blocked by CORS or network: the receiver at ${down.origin} must allow`),
+    );
     expect(a?.delivery.log[0]?.error).toContain('Access-Control-Allow-Origin: http://app.test');
     const b = await readEvent(db, blocked.id);
     expect(b?.delivery.log[0]?.error).toMatch(/^blocked by CORS: the host is up/);
-    expect(b?.delivery.log[0]?.error).toContain('Access-Control-Allow-Headers: content-type, webhook-id, webhook-timestamp, webhook-signature');
+    expect(b?.delivery.log[0]?.error).toContain(
+      'Access-Control-Allow-Headers: content-type, webhook-id, webhook-timestamp, webhook-signature',
+    );
     expect(r.requests.map((x) => x.method)).toEqual(['HEAD']);
   });
 
@@ -246,6 +281,8 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
     expect(r.posts()[0]?.headers['webhook-signature']).toBeUndefined();
     const stored = await readEvent(db, event.id);
     expect(stored?.delivery.state).toBe('delivered');
-    expect(stored?.delivery.log[0]?.error).toMatch(/not signed: the signing secrets of account acc_test could not be read/);
+    expect(stored?.delivery.log[0]?.error).toMatch(
+      /not signed: the signing secrets of account acc_test could not be read/,
+    );
   });
 });

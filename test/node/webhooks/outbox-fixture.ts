@@ -39,7 +39,11 @@ export function completeEvent(callbackUrl: string | null, overrides: Partial<Out
     accountId: 'acc_test',
     jobId,
     type: 'complete',
-    payload: { jobId, status: 'complete', outputUrl: `http://127.0.0.1/api/signed/files/${jobId}/output.mp4?exp=1&sig=x` },
+    payload: {
+      jobId,
+      status: 'complete',
+      outputUrl: `http://127.0.0.1/api/signed/files/${jobId}/output.mp4?exp=1&sig=x`,
+    },
     callbackUrl,
     createdAt,
     seq: 1,

@@ -56,7 +56,9 @@ describe('the default retry schedule', () => {
   test('any 2xx acknowledges; 1xx, 3xx and 4xx do not', () => {
     const s = DEFAULT_RETRY_SCHEDULE;
     for (const status of [200, 202, 204, 299]) {
-      expect(recordOutcome(claimAttempt(fresh(), T0, s)!, { at: T0, durationMs: 1, status }, s).state).toBe('delivered');
+      expect(recordOutcome(claimAttempt(fresh(), T0, s)!, { at: T0, durationMs: 1, status }, s).state).toBe(
+        'delivered',
+      );
     }
     for (const status of [199, 301, 400, 410, 500]) {
       expect(recordOutcome(claimAttempt(fresh(), T0, s)!, { at: T0, durationMs: 1, status }, s).state).toBe('pending');
@@ -68,7 +70,9 @@ describe('the default retry schedule', () => {
     let d = claimAttempt(fresh(), T0, s)!; // the tab dies during attempt 1
     d = claimAttempt(d, d.nextAttemptAt, s)!;
     expect(d.attempts).toBe(2);
-    expect(d.log).toEqual([{ attempt: 1, at: T0 + 15_000, durationMs: 0, error: expect.stringMatching(/never reported back/) }]);
+    expect(d.log).toEqual([
+      { attempt: 1, at: T0 + 15_000, durationMs: 0, error: expect.stringMatching(/never reported back/) },
+    ]);
     d = recordOutcome(d, { at: T0 + 15_000, durationMs: 5, status: 500 }, s);
     d = claimAttempt(d, d.nextAttemptAt, s)!; // dies during attempt 3
     expect(claimAttempt(d, d.nextAttemptAt, s)).toBeNull();
@@ -79,8 +83,12 @@ describe('the default retry schedule', () => {
 
   test('a schedule with bad numbers is refused, naming the field', () => {
     expect(() => checkRetrySchedule({ attempts: 0, attemptTimeoutMs: 1, backoffMs: [] })).toThrow(/schedule.attempts/);
-    expect(() => checkRetrySchedule({ attempts: 3, attemptTimeoutMs: 0, backoffMs: [] })).toThrow(/schedule.attemptTimeoutMs/);
-    expect(() => checkRetrySchedule({ attempts: 3, attemptTimeoutMs: 1, backoffMs: [1, -1] })).toThrow(/schedule.backoffMs\[1\]/);
+    expect(() => checkRetrySchedule({ attempts: 3, attemptTimeoutMs: 0, backoffMs: [] })).toThrow(
+      /schedule.attemptTimeoutMs/,
+    );
+    expect(() => checkRetrySchedule({ attempts: 3, attemptTimeoutMs: 1, backoffMs: [1, -1] })).toThrow(
+      /schedule.backoffMs\[1\]/,
+    );
     // A short backoff list repeats its last entry.
     expect(backoffAfter(5, { attempts: 9, attemptTimeoutMs: 1, backoffMs: [10, 20] })).toBe(20);
   });

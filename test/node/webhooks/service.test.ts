@@ -35,14 +35,26 @@ afterEach(async () => {
   await h.dispose();
 });
 
-async function call(method: string, rest: string, json?: unknown): Promise<{ status: number; json: any; text: string }> {
-  const r = await h.request(h.baseUrl + rest, { method, headers: { authorization: `Bearer ${apiKey}` }, ...(json === undefined ? {} : { json }) });
+async function call(
+  method: string,
+  rest: string,
+  json?: unknown,
+): Promise<{ status: number; json: any; text: string }> {
+  const r = await h.request(h.baseUrl + rest, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}` },
+    ...(json === undefined ? {} : { json }),
+  });
   return { status: r.status, json: r.json, text: r.text };
 }
 
 /** A job with two uploaded videos, through syncing and diarizing: with autoMap off it stops in mapping. */
 async function jobInMapping(callbackUrl?: string): Promise<{ jobId: string; a: string; b: string }> {
-  const created = await call('POST', '/jobs', { sources: [{ label: 'Cam A' }, { label: 'Cam B' }], autoMap: 'off', ...(callbackUrl ? { callbackUrl } : {}) });
+  const created = await call('POST', '/jobs', {
+    sources: [{ label: 'Cam A' }, { label: 'Cam B' }],
+    autoMap: 'off',
+    ...(callbackUrl ? { callbackUrl } : {}),
+  });
   expect(created.status, created.text).toBe(200);
   for (const info of Object.values(created.json.uploads) as Array<{ url: string }>) {
     expect((await h.request(info.url, { method: 'PUT', body: 'bytes of a source file' })).status).toBe(200);
@@ -60,7 +72,10 @@ test('a mapping event from a real transition is delivered, signed with the accou
   expect(await dispatcher.deliverDue()).toBe(1);
   const [post] = receiver.posts();
   const [secret] = await h.service.accounts.signingSecrets(accountId);
-  const body = new Webhook(secret!).verify(post!.body, post!.headers as Record<string, string>) as Record<string, unknown>;
+  const body = new Webhook(secret!).verify(post!.body, post!.headers as Record<string, string>) as Record<
+    string,
+    unknown
+  >;
   expect(body).toMatchObject({ jobId, status: 'mapping', reviewUrl: expect.any(String), speakers: expect.any(Array) });
   const [event] = await h.events(jobId);
   expect(post!.headers['webhook-id']).toBe(event!.id);
@@ -72,13 +87,21 @@ test('after a secret rotation the next event carries two signatures; each secret
   await dispatcher.deliverDue();
   const [oldSecret] = await h.service.accounts.signingSecrets(accountId);
   const newSecret = await h.service.accounts.rotateSigningSecret(accountId);
-  const mapped = await call('POST', `/jobs/${jobId}/tracks`, { tracks: [{ sourceId: a, speakers: ['SPEAKER_00'] }, { sourceId: b, speakers: ['SPEAKER_01'] }] });
+  const mapped = await call('POST', `/jobs/${jobId}/tracks`, {
+    tracks: [
+      { sourceId: a, speakers: ['SPEAKER_00'] },
+      { sourceId: b, speakers: ['SPEAKER_01'] },
+    ],
+  });
   expect(mapped.status, mapped.text).toBe(200);
   expect(await dispatcher.deliverDue()).toBe(1);
   const ready = receiver.posts()[1]!;
   expect(String(ready.headers['webhook-signature']).split(' ')).toHaveLength(2);
   for (const secret of [oldSecret!, newSecret]) {
-    expect(new Webhook(secret).verify(ready.body, ready.headers as Record<string, string>)).toMatchObject({ jobId, status: 'ready' });
+    expect(new Webhook(secret).verify(ready.body, ready.headers as Record<string, string>)).toMatchObject({
+      jobId,
+      status: 'ready',
+    });
   }
 });
 

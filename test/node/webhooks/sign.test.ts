@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { decodeSigningSecret, signatureHeader, signatureV1, signWebhook, SigningSecretError } from '../../../src/webhooks/sign.ts';
+import {
+  decodeSigningSecret,
+  signatureHeader,
+  signatureV1,
+  signWebhook,
+  SigningSecretError,
+} from '../../../src/webhooks/sign.ts';
 import { newSigningSecret } from './outbox-fixture.ts';
 
 // Known vectors of the standard-webhooks reference library (libraries/javascript/src/webhook.test.ts,
@@ -16,7 +22,9 @@ const VECTOR = {
 describe('Standard Webhooks signing (WebCrypto)', () => {
   test('reproduces the reference library test vector, with and without the whsec_ prefix', async () => {
     expect(await signatureV1(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
-    expect(await signatureV1(VECTOR.secret.slice('whsec_'.length), VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+    expect(await signatureV1(VECTOR.secret.slice('whsec_'.length), VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(
+      VECTOR.signature,
+    );
     // The official library agrees on the same input.
     const reference = new Webhook(VECTOR.secret).sign(VECTOR.id, new Date(VECTOR.timestamp * 1000), VECTOR.body);
     expect(reference).toBe(VECTOR.signature);
@@ -32,14 +40,21 @@ describe('Standard Webhooks signing (WebCrypto)', () => {
   test('headers of a fresh delivery pass the official verifier and return the body', async () => {
     const secret = newSigningSecret();
     const body = JSON.stringify({ jobId: 'j1', status: 'ready', reviewUrl: 'http://127.0.0.1/review/?token=t' });
-    const headers = await signWebhook({ id: 'msg_abc', timestamp: Math.floor(Date.now() / 1000), body, secrets: [secret] });
+    const headers = await signWebhook({
+      id: 'msg_abc',
+      timestamp: Math.floor(Date.now() / 1000),
+      body,
+      secrets: [secret],
+    });
     expect(headers['webhook-id']).toBe('msg_abc');
     expect(new Webhook(secret).verify(body, { ...headers } as Record<string, string>)).toEqual(JSON.parse(body));
-    expect(() => new Webhook(newSigningSecret()).verify(body, { ...headers } as Record<string, string>)).toThrow(WebhookVerificationError);
-    // Verification is over the raw body: re-serialised JSON with other spacing fails.
-    expect(() => new Webhook(secret).verify(JSON.stringify(JSON.parse(body), null, 1), { ...headers } as Record<string, string>)).toThrow(
+    expect(() => new Webhook(newSigningSecret()).verify(body, { ...headers } as Record<string, string>)).toThrow(
       WebhookVerificationError,
     );
+    // Verification is over the raw body: re-serialised JSON with other spacing fails.
+    expect(() =>
+      new Webhook(secret).verify(JSON.stringify(JSON.parse(body), null, 1), { ...headers } as Record<string, string>),
+    ).toThrow(WebhookVerificationError);
   });
 
   test('during a rotation the header carries two signatures and either secret verifies', async () => {
@@ -49,7 +64,11 @@ describe('Standard Webhooks signing (WebCrypto)', () => {
     const header = await signatureHeader({ id: 'msg_rot', timestamp, body, secrets: [oldSecret, newSecret] });
     expect(header?.split(' ')).toHaveLength(2);
     expect(header?.split(' ').every((part) => part.startsWith('v1,'))).toBe(true);
-    const headers = { 'webhook-id': 'msg_rot', 'webhook-timestamp': String(timestamp), 'webhook-signature': header ?? '' };
+    const headers = {
+      'webhook-id': 'msg_rot',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': header ?? '',
+    };
     expect(new Webhook(oldSecret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(new Webhook(newSecret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow(WebhookVerificationError);

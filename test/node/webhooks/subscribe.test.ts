@@ -19,7 +19,11 @@ describe('in-page event subscription', () => {
   test('replays unhandled events oldest first, hands each to a name once across reloads, then follows new ones', async () => {
     let db = await openTestOutbox();
     const t = Date.now();
-    const events = [completeEvent(null, { createdAt: t + 2 }), completeEvent('http://127.0.0.1:9/x', { createdAt: t + 1 }), completeEvent(null, { createdAt: t + 3 })];
+    const events = [
+      completeEvent(null, { createdAt: t + 2 }),
+      completeEvent('http://127.0.0.1:9/x', { createdAt: t + 1 }),
+      completeEvent(null, { createdAt: t + 3 }),
+    ];
     for (const e of events) await db.put('events', e);
     const seen: SubscribedEvent[] = [];
     const first = subscribe((e) => void seen.push(e), { db, name: 'editor', locks: null, pollIntervalMs: 0 });
@@ -34,7 +38,11 @@ describe('in-page event subscription', () => {
       createdAt: t + 1,
     });
     // Handling is recorded in the outbox; the webhook bookkeeping is untouched.
-    expect((await readEvent(db, events[1]!.id))?.delivery).toMatchObject({ state: 'pending', attempts: 0, seenBy: ['editor'] });
+    expect((await readEvent(db, events[1]!.id))?.delivery).toMatchObject({
+      state: 'pending',
+      attempts: 0,
+      seenBy: ['editor'],
+    });
     await first.close();
 
     // A reload: nothing is replayed to the same name; another name gets everything.
@@ -91,7 +99,8 @@ describe('in-page event subscription', () => {
     await db.put('events', completeEvent(null, { accountId: 'acc_a' }));
     await db.put('events', completeEvent(null, { accountId: 'acc_b' }));
     const got: string[] = [];
-    await subscribe((e) => void got.push(e.accountId), { db, accountId: 'acc_b', locks: null, pollIntervalMs: 0 }).ready;
+    await subscribe((e) => void got.push(e.accountId), { db, accountId: 'acc_b', locks: null, pollIntervalMs: 0 })
+      .ready;
     expect(got).toEqual(['acc_b']);
     db.close();
   });
