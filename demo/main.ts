@@ -256,7 +256,7 @@ try {
     async acceptProposal() {
       const jobId = requireJob();
       const { job } = await client.getJob(jobId);
-      const proposal = proposedTracks(job as typeof job & { speakers?: string[] });
+      const proposal = proposedTracks(job);
       await client.submitSpeakerMapping(jobId, { tracks: proposal.tracks });
       await poll();
       return { from: proposal.from, tracks: proposal.tracks.length };
@@ -324,7 +324,7 @@ try {
   const newKey = $<HTMLButtonElement>('new-key');
   refresh.disabled = false;
   newKey.disabled = false;
-  refresh.addEventListener('click', () => listJobs(session).catch(report));
+  refresh.addEventListener('click', () => void listJobs(session).catch(report));
   newKey.addEventListener('click', () => {
     session
       .createApiKey()

@@ -11,7 +11,7 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import type { CreateJobResponse, GetJobResponse, MultipartUpload } from '../../src/contract/types.ts';
+import type { CreateJobResponse, GetJobResponse, MultipartUpload, UploadInfo } from '../../src/contract/types.ts';
 import { startBrowserRun } from '../../test/contract/browser-harness.ts';
 import { samplePeakMemory } from './proc-memory.ts';
 
@@ -45,8 +45,9 @@ try {
       { label: 'other', fileSize: 1 },
     ],
   });
-  const [sourceId, upload] = Object.entries(created.uploads)[0] as [string, MultipartUpload];
-  if (upload.method !== 'multipart') throw new Error(`expected a multipart upload, got ${upload.method}`);
+  const [sourceId, anyUpload] = Object.entries(created.uploads)[0] as [string, UploadInfo];
+  if (anyUpload.method !== 'multipart') throw new Error(`expected a multipart upload, got ${anyUpload.method}`);
+  const upload: MultipartUpload = anyUpload;
   console.log(
     `upload: ${mib(totalBytes)} in ${upload.partCount} parts of ${mib(upload.partSize)} through the service worker`,
   );

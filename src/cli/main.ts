@@ -122,10 +122,10 @@ export async function runEdit(args: EditArgs, out: (line: string) => void = (l) 
       page.evaluate(
         ([n, p]) =>
           (
-            (window as unknown as { multicamDemo: Record<string, (...a: unknown[]) => unknown> }).multicamDemo[
-              n as string
-            ] as (...a: unknown[]) => unknown
-          )(...(p as unknown[])),
+            (window as unknown as { multicamDemo: Record<string, (...a: unknown[]) => unknown> }).multicamDemo[n] as (
+              ...a: unknown[]
+            ) => unknown
+          )(...p),
         [name, params] as const,
       ) as Promise<R>;
     const jobId = await demo<string>('start', {

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { ApiError } from '../contract/errors.ts';
 import type {
   CreateJobRequest,
   CreateJobResponse,
@@ -65,7 +64,7 @@ export interface CreateJobResult extends CreateJobResponse {
 }
 
 /**
- * A client of the multicam REST contract. Error responses throw {@link ApiError} with the
+ * A client of the multicam REST contract. Error responses throw `ApiError` (contract/errors.ts) with the
  * HTTP `status`, the Error `body` (and `code`) and the response `headers`.
  *
  * @example

@@ -93,6 +93,7 @@ export function exportRate(job: ExportableJob, options: Pick<ExportOptions, 'fps
 function safeFileName(name: string): string {
   return (
     name
+      // eslint-disable-next-line no-control-regex -- control characters are what it removes
       .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_')
       .trim()
       .slice(0, 120) || 'multicam'

@@ -133,7 +133,7 @@ export class FfmpegRunner {
     return this.withInput(blob, label, signal, async (ff, path, log, info) => {
       const out = `/probe${this.seq}.json`;
       await ff.ffprobe(['-v', 'error', '-show_format', '-show_streams', '-of', 'json', path, '-o', out]);
-      let json: FfprobeJson | null = null;
+      let json: FfprobeJson | null;
       try {
         const text = await ff.readFile(out, 'utf8');
         json = JSON.parse(typeof text === 'string' ? text : new TextDecoder().decode(text)) as FfprobeJson;

@@ -36,7 +36,7 @@ export function loadOrt(provider: ExecutionProviderName): Promise<OrtModule> {
   let module = loaded.get(provider);
   if (!module) {
     // Literal specifiers, so the bundler splits each build into its own chunk.
-    module = (provider === 'webgpu' ? import('onnxruntime-web') : import('onnxruntime-web/wasm')) as Promise<OrtModule>;
+    module = (provider === 'webgpu' ? import('onnxruntime-web') : import('onnxruntime-web/wasm'));
     module.catch(() => loaded.delete(provider));
     loaded.set(provider, module);
   }

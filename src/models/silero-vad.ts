@@ -96,7 +96,7 @@ export class SileroVad {
         // Lane 0 starts at frame 0: it idles (zero input, state reset below) during warmup.
         const data = probs.data as Float32Array;
         state.dispose();
-        state = next as Ort.Tensor;
+        state = next;
         if (lanes > 1 && step === this.warmupFrames - 1) {
           const s = new Float32Array(state.data as Float32Array);
           for (let k = 0; k < 2; k++) s.fill(0, k * lanes * 128, k * lanes * 128 + 128);

@@ -5,7 +5,7 @@
  * @module
  */
 import { decideAutoMap } from '../analysis/automap.ts';
-import type { CameraMap, PipelineStage, TimeRange, Turn } from '../contract/types.ts';
+import type { CameraMap, TimeRange, Turn } from '../contract/types.ts';
 import type { ServiceContext } from '../routes/context.ts';
 import { eventOutputUrl, reviewUrl } from '../routes/links.ts';
 import { updateAccount } from '../store/accounts.ts';
@@ -281,14 +281,7 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
           job.updatedAt = ctx.now();
           return { job, result: true };
         }
-        const event = failInPlace(
-          job,
-          'stageFailed',
-          stage as PipelineStage,
-          failure.message,
-          failure.permanent === true,
-          ctx.now(),
-        );
+        const event = failInPlace(job, 'stageFailed', stage, failure.message, failure.permanent === true, ctx.now());
         return { job, events: event ? [event] : [], result: false };
       });
       if (retry) await enqueueOrFail(ctx, jobId, stage);

@@ -96,7 +96,7 @@ export async function enqueueOrFail(ctx: ServiceContext, jobId: string, stage: E
     await updateJob(ctx.db, jobId, (job) => {
       if (job.status !== stage || stage === 'mapping') return { job: null, result: undefined };
       const trigger = stage === 'syncing' || stage === 'rendering' ? 'startFailed' : 'stageFailed';
-      const event = failInPlace(job, trigger, stage as PipelineStage, message, false, ctx.now());
+      const event = failInPlace(job, trigger, stage, message, false, ctx.now());
       return { job, events: event ? [event] : [], result: undefined };
     });
     return false;

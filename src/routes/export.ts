@@ -78,7 +78,7 @@ export async function exportJobEdit(
   const mediaRoot = params.get('mediaRoot');
   if (mediaRoot !== null && mediaRoot !== '') {
     // Only URLs an editor can open as a folder of media: file:, http:, https:.
-    let ok = false;
+    let ok: boolean;
     try {
       ok = ['file:', 'http:', 'https:'].includes(new URL(mediaRoot).protocol);
     } catch {

@@ -39,7 +39,7 @@ export interface WebhookDispatcherOptions {
   /** The app's database (its `events` store is the outbox). */
   db: OutboxDatabase;
   /** The `whsec_…` secrets in force for an account: one, or two during a rotation. */
-  signingSecrets(accountId: string): Promise<readonly string[]>;
+  signingSecrets: (accountId: string) => Promise<readonly string[]>;
   /** Attempts, time limit and backoff; default {@link DEFAULT_RETRY_SCHEDULE}. */
   schedule?: RetrySchedule;
   /** Default: the global fetch. */

@@ -39,7 +39,9 @@ async function waitForStatus(status: string, timeout: number): Promise<void> {
         .map((id) => `${id}: ${document.getElementById(id)?.textContent}`)
         .join(' | '),
     );
-    throw new Error(`waiting for ${status}: ${(error as Error).message}; the page showed ${shown}`);
+    throw new Error(`waiting for ${status}: ${(error as Error).message}; the page showed ${shown}`, {
+      cause: error,
+    });
   }
 }
 const rows = (selector: string): Promise<string[]> =>

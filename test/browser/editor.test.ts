@@ -20,7 +20,6 @@ import {
   HARNESS_PATH,
   makeBrowserHarness,
   type BrowserRun,
-  type HarnessPageApi,
   type HarnessPageHandle,
 } from '../contract/browser-harness.ts';
 import type { ContractHarness } from '../contract/harness.ts';
@@ -73,11 +72,9 @@ async function startEditorRun(): Promise<BrowserRun> {
       const call = (async (name: string, ...args: unknown[]) =>
         page.evaluate(
           ([n, a]) => {
-            const fn = (window as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness[
-              n as string
-            ];
+            const fn = (window as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness[n];
             if (!fn) throw new Error(`window.harness.${String(n)} is missing`);
-            return fn(...(a as unknown[]));
+            return fn(...a);
           },
           [name, args] as const,
         )) as HarnessPageHandle['call'];
@@ -100,7 +97,7 @@ async function startEditorRun(): Promise<BrowserRun> {
   };
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 let run: BrowserRun;
 let h: ContractHarness;
@@ -133,14 +130,12 @@ async function shot(name: string): Promise<void> {
   await editor.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 async function pageCuts(): Promise<Array<{ sourceId: string; start: string }>> {
-  return editor
-    .locator('li.cut')
-    .evaluateAll((items) =>
-      items.map((li) => ({
-        sourceId: (li as HTMLElement).dataset['sourceId'] ?? '',
-        start: li.querySelector('.cut-seek')?.textContent ?? '',
-      })),
-    );
+  return editor.locator('li.cut').evaluateAll((items) =>
+    items.map((li) => ({
+      sourceId: (li as HTMLElement).dataset['sourceId'] ?? '',
+      start: li.querySelector('.cut-seek')?.textContent ?? '',
+    })),
+  );
 }
 
 beforeAll(async () => {
@@ -367,7 +362,7 @@ describe('review editor', () => {
     before = await savedAfter(before);
     expect((await getJob()).job.removed_ranges ?? []).not.toEqual(expect.arrayContaining([range]));
     await editor.locator(`li.pause[data-start-ms="${range.startMs}"]`).getByRole('button', { name: 'Remove' }).click();
-    before = await savedAfter(before);
+    await savedAfter(before);
     const saved = (await getJob()).job;
     await shot('ready-edited');
 

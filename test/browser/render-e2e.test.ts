@@ -94,14 +94,14 @@ function idbGet<T>(store: string, key: string): Promise<T> {
     ([name, s, k]) =>
       new Promise<T>((done, fail) => {
         const open = indexedDB.open(name);
-        open.onerror = () => fail(open.error);
+        open.onerror = () => fail(open.error ?? new Error(`cannot open ${name}`));
         open.onsuccess = () => {
           const req = open.result.transaction(s).objectStore(s).get(k);
           req.onsuccess = () => {
             open.result.close();
             done(req.result as T);
           };
-          req.onerror = () => fail(req.error);
+          req.onerror = () => fail(req.error ?? new Error(`cannot read ${name}`));
         };
       }),
     [dbName, store, key] as const,
@@ -114,7 +114,7 @@ function moveChunk(from: [string, number], to: [string, number]): Promise<void> 
     ([name, f, t]) =>
       new Promise<void>((done, fail) => {
         const open = indexedDB.open(name);
-        open.onerror = () => fail(open.error);
+        open.onerror = () => fail(open.error ?? new Error(`cannot open ${name}`));
         open.onsuccess = () => {
           const tx = open.result.transaction('chunks', 'readwrite');
           const chunks = tx.objectStore('chunks');
@@ -128,7 +128,7 @@ function moveChunk(from: [string, number], to: [string, number]): Promise<void> 
             open.result.close();
             done();
           };
-          tx.onerror = () => fail(tx.error);
+          tx.onerror = () => fail(tx.error ?? new Error(`cannot write ${name}`));
         };
       }),
     [dbName, from, to] as const,

@@ -90,7 +90,7 @@ async function render(o: Partial<PageRenderOptions> = {}): Promise<PageRenderSum
     ...edit(),
     sources: sources(),
     ...o,
-  } as PageRenderOptions);
+  });
 }
 
 function ffprobe(path: string): {

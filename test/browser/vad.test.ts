@@ -66,6 +66,7 @@ test('Silero VAD on WebGPU gives wasm’s probabilities and the same speech segm
   } catch (error) {
     throw new Error(
       `WebGPU did not run in Chromium with --enable-unsafe-webgpu (SwiftShader expected): ${(error as Error).message}`,
+      { cause: error },
     );
   }
   expect(gpu.provider).toBe('webgpu');

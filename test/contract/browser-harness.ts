@@ -147,9 +147,9 @@ export async function serveBrowserRun(buildDir: string, dbPrefix: string): Promi
         page.evaluate(
           ([n, a]) => {
             const api = (window as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness;
-            const fn = api[n as string];
+            const fn = api[n];
             if (!fn) throw new Error(`window.harness.${String(n)} is missing`);
-            return fn(...(a as unknown[]));
+            return fn(...a);
           },
           [name, args] as const,
         )) as HarnessPageHandle['call'];
@@ -234,7 +234,7 @@ export async function makeBrowserHarness(
         ...(body === undefined ? {} : { body }),
       });
       const observed = await seen;
-      let json: unknown = null;
+      let json: unknown;
       try {
         json = JSON.parse(res.text);
       } catch {

@@ -36,7 +36,7 @@ export function toRequest(url: string, init: HarnessRequestInit = {}): Request {
 /** Reads a Response into the harness's shape. */
 export async function toHarnessResponse(response: Response, servedByServiceWorker: boolean): Promise<HarnessResponse> {
   const text = await response.text();
-  let json: unknown = null;
+  let json: unknown;
   try {
     json = text === '' ? null : (JSON.parse(text) as unknown);
   } catch {

@@ -102,7 +102,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
 
     async function putAll(created: Json, content = (i: number): string => `file ${i} `.repeat(10)): Promise<void> {
       let i = 0;
-      for (const info of Object.values(created.uploads) as Json[]) {
+      for (const info of Object.values<Json>(created.uploads)) {
         const r = await h.request(info.url, { method: 'PUT', body: content(i++) });
         expect(r.status, r.text).toBe(200);
       }
@@ -1269,7 +1269,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const created = body(
           await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }, { label: 'B' }] } }),
         );
-        for (const info of Object.values(created.uploads) as Json[])
+        for (const info of Object.values<Json>(created.uploads))
           await h.request(info.url, { method: 'PUT', body: 'x' });
         expect((await call('POST', `/jobs/${created.jobId}/process`, { key: limited.apiKey })).status).toBe(200);
         expect((await call('POST', '/jobs', { key: limited.apiKey, json: { sources: [{ label: 'A' }] } })).status).toBe(

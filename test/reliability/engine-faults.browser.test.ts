@@ -159,7 +159,7 @@ function countStores(): Promise<Record<string, number>> {
     ([name, stores]) =>
       new Promise<Record<string, number>>((done, fail) => {
         const open = indexedDB.open(name);
-        open.onerror = () => fail(open.error);
+        open.onerror = () => fail(open.error ?? new Error(`cannot open ${name}`));
         open.onsuccess = () => {
           const db = open.result;
           const tx = db.transaction(stores, 'readonly');
@@ -172,7 +172,7 @@ function countStores(): Promise<Record<string, number>> {
             db.close();
             done(out);
           };
-          tx.onerror = () => fail(tx.error);
+          tx.onerror = () => fail(tx.error ?? new Error(`cannot write ${name}`));
         };
       }),
     [dbName, [...STORES]] as const,
@@ -185,7 +185,7 @@ function recordsMentioning(text: string): Promise<string[]> {
     ([name, stores, needle]) =>
       new Promise<string[]>((done, fail) => {
         const open = indexedDB.open(name);
-        open.onerror = () => fail(open.error);
+        open.onerror = () => fail(open.error ?? new Error(`cannot open ${name}`));
         open.onsuccess = () => {
           const db = open.result;
           const tx = db.transaction(stores, 'readonly');
@@ -200,7 +200,7 @@ function recordsMentioning(text: string): Promise<string[]> {
             db.close();
             done(hits);
           };
-          tx.onerror = () => fail(tx.error);
+          tx.onerror = () => fail(tx.error ?? new Error(`cannot write ${name}`));
         };
       }),
     [dbName, STORES.filter((s) => s !== 'meta' && s !== 'chunks'), text] as const,

@@ -125,7 +125,7 @@ describe('faults (Node handler)', () => {
     expect(during.chunks).toBeGreaterThan(baseline.chunks!);
     expect(during.parts).toBeGreaterThan(baseline.parts!);
     const other = (await call('POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }] })).json as Json;
-    for (const info of Object.values(other.uploads) as Json[])
+    for (const info of Object.values<Json>(other.uploads))
       expect((await h.request(info.url, { method: 'PUT', body: 'y'.repeat(300) })).status).toBe(200);
     expect((await call('POST', `/jobs/${other.jobId}/process`)).status).toBe(200);
     await h.completeStage(other.jobId, 'syncing', { durationsMs: {} });

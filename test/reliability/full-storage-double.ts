@@ -26,17 +26,20 @@ export class FullStorageDouble {
 
   install(): void {
     const proto = IDBObjectStore.prototype;
+    // The double swaps the prototype's own methods and calls them back with their `this`.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     const original = { put: proto.put, add: proto.add };
     this.original = original;
-    const self = this;
+    const isOn = (): boolean => this.on;
     // As in Chromium, the write itself succeeds and the commit fails: the transaction aborts
     // with QuotaExceededError, so everything it wrote is rolled back.
     const refuse = (store: IDBObjectStore, request: IDBRequest): IDBRequest => {
-      self.refused++;
+      this.refused++;
       // fake-indexeddb commits from `_start` once no request is left: abort there instead.
       const transaction = store.transaction as unknown as FakeTransaction;
       if (!transaction.quotaRefused) {
         transaction.quotaRefused = true;
+        // eslint-disable-next-line @typescript-eslint/unbound-method -- called back with its own `this`
         const start = transaction._start;
         transaction._start = function (this: FakeTransaction) {
           if (this._requests.length === 0 && this._state !== 'finished' && !this.error)
@@ -48,11 +51,11 @@ export class FullStorageDouble {
     };
     proto.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
       const request = original.put.apply(this, args);
-      return self.on ? refuse(this, request) : request;
+      return isOn() ? refuse(this, request) : request;
     };
     proto.add = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['add']>) {
       const request = original.add.apply(this, args);
-      return self.on ? refuse(this, request) : request;
+      return isOn() ? refuse(this, request) : request;
     };
   }
 

@@ -464,7 +464,7 @@ export function generateFuzzCases(
         what += `: bad enum at ${path.join('.')}`;
       } else if (kind === 'missing' && op.required.length > 0) {
         const field = pick(random, op.required);
-        delete (template as Json)[field];
+        delete template[field];
         body = JSON.stringify(template);
         what += `: missing ${field}`;
       } else if (kind === 'nested') {
@@ -476,7 +476,7 @@ export function generateFuzzCases(
         const path = pick(random, pathsOf(template));
         setAt(template, path, wrongType(random, getAt(template, path)));
         if (kind === 'unknown+type')
-          (template as Json)[pick(random, ['extra', '__proto__', 'constructor', 'jobId', 'status'])] = {
+          template[pick(random, ['extra', '__proto__', 'constructor', 'jobId', 'status'])] = {
             injected: true,
           };
         body = JSON.stringify(template);

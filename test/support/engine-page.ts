@@ -22,7 +22,7 @@ export function callEngine<T>(page: Page, fn: string, ...args: unknown[]): Promi
           string,
           (...x: unknown[]) => unknown
         >
-      )[name as string]!(...(a as unknown[])),
+      )[name]!(...a),
     [fn, args] as const,
   ) as Promise<T>;
 }

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web/wasm';
-import { configureOrtWasm, type OrtModule } from '../../src/models/ort-runtime.ts';
+import { configureOrtWasm } from '../../src/models/ort-runtime.ts';
 import { PyannoteSegmentation } from '../../src/models/segmentation.ts';
 import { SileroVad, type SileroVadOptions } from '../../src/models/silero-vad.ts';
 
@@ -20,8 +20,8 @@ export const SILERO_MODEL_PATH = join(root, 'models', 'silero_vad_v6.onnx');
 /** Loads Silero VAD on the wasm backend with `threads` threads. */
 export async function createNodeVad(threads = 1, options: SileroVadOptions = {}): Promise<SileroVad> {
   // A plain directory path: with a file: URL onnxruntime-web tries fetch() and fails in Node.
-  configureOrtWasm(ort as unknown as OrtModule, join(root, 'node_modules', 'onnxruntime-web', 'dist') + '/', threads);
-  return SileroVad.create(ort as unknown as OrtModule, new Uint8Array(readFileSync(SILERO_MODEL_PATH)), options);
+  configureOrtWasm(ort, join(root, 'node_modules', 'onnxruntime-web', 'dist') + '/', threads);
+  return SileroVad.create(ort, new Uint8Array(readFileSync(SILERO_MODEL_PATH)), options);
 }
 
 /** Speech probabilities of each channel, one after another (what per-mic takes). */
@@ -37,9 +37,6 @@ export const SEGMENTATION_MODEL_PATH = join(root, '..', 'shared', 'models', 'pya
 /** Loads pyannote segmentation-3.0 on wasm, or returns undefined when the file is absent. */
 export async function createNodeSegmentation(threads = 1): Promise<PyannoteSegmentation | undefined> {
   if (!existsSync(SEGMENTATION_MODEL_PATH)) return undefined;
-  configureOrtWasm(ort as unknown as OrtModule, join(root, 'node_modules', 'onnxruntime-web', 'dist') + '/', threads);
-  return PyannoteSegmentation.create(
-    ort as unknown as OrtModule,
-    new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)),
-  );
+  configureOrtWasm(ort, join(root, 'node_modules', 'onnxruntime-web', 'dist') + '/', threads);
+  return PyannoteSegmentation.create(ort, new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)));
 }

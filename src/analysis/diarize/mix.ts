@@ -24,7 +24,7 @@ import {
 } from './gmm.ts';
 import { MIN_TOTAL_SPEECH_MS, resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
-import { isLaughterSegment, LAUGHTER_MAX_MS } from './laughter.ts';
+import { isLaughterSegment } from './laughter.ts';
 import { pieceSimilarity, type EmbeddingGrid } from './embeddings.ts';
 import { localRows, localSpeakerFloor, localVotes, speakersWithOverlap, type LocalSpeakerWindows } from './local.ts';
 import { spectralCluster } from './spectral.ts';
@@ -42,7 +42,7 @@ export interface MixOptions extends TurnSmoothing {
   refineEdges?: boolean;
   edges?: EdgeOptions;
   /**
-   * Reports no turn on a speech segment (up to {@link LAUGHTER_MAX_MS}) that is laughter
+   * Reports no turn on a speech segment (up to `LAUGHTER_MAX_MS` (laughter.ts)) that is laughter
    * (laughter.ts); it is still clustered. Default true.
    */
   dropLaughter?: boolean;

@@ -10,7 +10,7 @@ import { lowCut } from '../signal-filter.ts';
 import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { cancelCrosstalk } from './crosstalk.ts';
-import { isLaughterSegment, LAUGHTER_MAX_MS } from './laughter.ts';
+import { isLaughterSegment } from './laughter.ts';
 
 /** Options of {@link diarizePerMic}. */
 export interface PerMicOptions extends TurnSmoothing {
@@ -57,7 +57,7 @@ export interface PerMicOptions extends TurnSmoothing {
   cancelCrosstalk?: boolean;
   /**
    * Drops a channel's turns that are laughter (laughter.ts: three or more alike syllables at
-   * a steady rhythm), up to {@link LAUGHTER_MAX_MS} long: the contract's speaker detection
+   * a steady rhythm), up to `LAUGHTER_MAX_MS` (laughter.ts) long: the contract's speaker detection
    * hears no speech in laughter. Default true.
    */
   dropLaughter?: boolean;

@@ -50,7 +50,7 @@ export interface StageRun {
   /** Aborted when the job is deleted or the engine stops. */
   signal: AbortSignal;
   /** Progress 0..1 (stored only while rendering). */
-  onProgress(fraction: number): void;
+  onProgress: (fraction: number) => void;
 }
 
 /** What a stage ends with: its output for the reporter, or how it failed. */

@@ -187,7 +187,7 @@ export class HostModelSlots {
     url: string,
     create: (bytes: Uint8Array) => Promise<SlotModels[S]>,
   ): Promise<SlotModels[S]> {
-    const current = this.loaded[slot] as Loaded<SlotModels[S]> | undefined;
+    const current = this.loaded[slot];
     if (current?.url === url) return current.model;
     const model = this.load(slot, url, create);
     (this.loaded as Record<HostModelSlot, Loaded<SlotModels[HostModelSlot]> | undefined>)[slot] = { url, model };

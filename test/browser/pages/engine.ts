@@ -45,7 +45,7 @@ const engineTest = {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
-    let json: unknown = null;
+    let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {

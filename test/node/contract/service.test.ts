@@ -37,7 +37,7 @@ async function call(
 /** A job with two uploaded sources, processing started. */
 async function processing(apiKey: string, extra: Json = {}): Promise<{ jobId: string; ids: string[] }> {
   const created = await call(apiKey, 'POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }], ...extra });
-  for (const up of Object.values(created.body.uploads) as Json[])
+  for (const up of Object.values<Json>(created.body.uploads))
     expect((await h.request(up.url, { method: 'PUT', body: 'bytes' })).status).toBe(200);
   expect((await call(apiKey, 'POST', `/jobs/${created.body.jobId}/process`)).status).toBe(200);
   return { jobId: created.body.jobId, ids: Object.keys(created.body.uploads) };
@@ -122,8 +122,7 @@ describe('engine boundary', () => {
     const { apiKey } = await setup();
     h.engine.refuseNext = 'syncing';
     const created = await call(apiKey, 'POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }] });
-    for (const up of Object.values(created.body.uploads) as Json[])
-      await h.request(up.url, { method: 'PUT', body: 'x' });
+    for (const up of Object.values<Json>(created.body.uploads)) await h.request(up.url, { method: 'PUT', body: 'x' });
     const r = await call(apiKey, 'POST', `/jobs/${created.body.jobId}/process`);
     expect(r.status).toBe(502);
     expect(typeof r.body.error).toBe('string');

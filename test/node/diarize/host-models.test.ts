@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web/wasm';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { configureOrtWasm, type OrtModule } from '../../../src/models/ort-runtime.ts';
+import { configureOrtWasm } from '../../../src/models/ort-runtime.ts';
 import { HostModelError, HostModelSlots } from '../../../src/pipeline/stages/host-models.ts';
 import type { DiarizeRequest } from '../../../src/pipeline/stages/protocol.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
@@ -16,14 +16,14 @@ import { SEGMENTATION_MODEL_PATH } from '../../../tools/diarization/vad-node.ts'
 import { fbankSpreadEmbeddingModel } from '../../support/onnx-model.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const runtime = ort as unknown as OrtModule;
+const runtime = ort;
 const BASE = 'https://host.example/models/';
 
 /** A test double of `fetch` answering from `files` (404 otherwise), counting requests per URL. */
 function fetchTestDouble(files: Record<string, Uint8Array>): { fetcher: typeof fetch; requests: Map<string, number> } {
   const requests = new Map<string, number>();
   const fetcher = (async (input: string | URL | Request) => {
-    const url = String(input);
+    const url = input instanceof Request ? input.url : input.toString();
     requests.set(url, (requests.get(url) ?? 0) + 1);
     const body = files[url];
     return body ? new Response(body.slice()) : new Response('not found', { status: 404 });

@@ -13,7 +13,7 @@ import type { EmbeddingGrid } from '../../../src/analysis/diarize/embeddings.ts'
 import { diarizeMix } from '../../../src/analysis/diarize/mix.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import { SpeakerEmbedding } from '../../../src/models/embedding.ts';
-import { configureOrtWasm, type OrtModule } from '../../../src/models/ort-runtime.ts';
+import { configureOrtWasm } from '../../../src/models/ort-runtime.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { librispeechReaders } from '../../../tools/diarization/assemble.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
@@ -30,7 +30,7 @@ describe('diarizeMix with host speaker embeddings', () => {
   let probs: Float32Array;
   beforeAll(async () => {
     vad = await createNodeVad(1);
-    const runtime = ort as unknown as OrtModule;
+    const runtime = ort;
     configureOrtWasm(runtime, join(ROOT, 'node_modules', 'onnxruntime-web', 'dist') + '/', 1);
     embedding = await SpeakerEmbedding.create(runtime, fbankSpreadEmbeddingModel());
     // Readers 1998 and 2033 alternate, three utterances each, 0.5 s apart (about 55 s).

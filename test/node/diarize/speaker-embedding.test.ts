@@ -11,13 +11,13 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { pieceSimilarity } from '../../../src/analysis/diarize/embeddings.ts';
 import { kaldiFbank } from '../../../src/analysis/fbank.ts';
 import { EmbeddingModelError, SpeakerEmbedding } from '../../../src/models/embedding.ts';
-import { configureOrtWasm, type OrtModule } from '../../../src/models/ort-runtime.ts';
+import { configureOrtWasm } from '../../../src/models/ort-runtime.ts';
 import { librispeechReaders } from '../../../tools/diarization/assemble.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { encodeOnnxModel, fbankSpreadEmbeddingModel, OnnxType } from '../../support/onnx-model.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const runtime = ort as unknown as OrtModule;
+const runtime = ort;
 
 beforeAll(() => {
   // A plain directory path: with a file: URL onnxruntime-web tries fetch() and fails in Node.
@@ -174,8 +174,13 @@ describe('SpeakerEmbedding on real speech (LibriSpeech readers)', () => {
         for (let i = 0; i < pieces.length; i++) {
           for (let j = i + 1; j < pieces.length; j++) {
             const s = sim[i * pieces.length + j]!;
-            if (reader[i] === reader[j]) ((within += s), withinN++);
-            else ((across += s), acrossN++);
+            if (reader[i] === reader[j]) {
+              within += s;
+              withinN++;
+            } else {
+              across += s;
+              acrossN++;
+            }
           }
         }
         within /= withinN;

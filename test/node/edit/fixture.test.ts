@@ -3,7 +3,7 @@
  * turns and the expected camera map, as if speaker detection and camera mapping were perfect.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { PRESET_IDS, type CameraMap, type Cut, type JobSource, type Track } from '../../../src/contract/types.ts';
+import { PRESET_IDS, type CameraMap, type Cut, type JobSource } from '../../../src/contract/types.ts';
 import { keptMs, referenceTimeline } from '../../../src/analysis/cut-rules.ts';
 import { editCameras, planCuts } from '../../../src/analysis/cuts.ts';
 import { checkCutList, planEdit, resolveSilence } from '../../../src/analysis/edit.ts';

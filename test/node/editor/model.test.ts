@@ -3,7 +3,7 @@ import type { Cut } from '../../../src/contract/types.ts';
 // tsconfig.node.json does not reference the DOM project (tsconfig.dom.json) that owns
 // src/dom/**, so a static import would fail `tsc -b` (TS6307). The model is pure (contract
 // types only), so it is loaded by a computed path and typed loosely here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+
 type Fn = (...args: any[]) => any;
 interface EditorModel {
   boundaryNear: Fn;

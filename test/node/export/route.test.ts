@@ -46,9 +46,9 @@ async function mappingJob(): Promise<{ jobId: string; a: string; b: string; m: s
       sources: [{ label: 'Cam A' }, { label: 'Cam B', ext: 'mov' }, { label: 'Host mic', kind: 'audio', ext: 'wav' }],
     })
   ).json;
-  for (const info of Object.values(created.uploads) as Json[])
+  for (const info of Object.values<Json>(created.uploads))
     expect((await h.request(info.url, { method: 'PUT', body: 'bytes '.repeat(20) })).status).toBe(200);
-  for (const info of Object.values(created.audioUploads) as Json[])
+  for (const info of Object.values<Json>(created.audioUploads))
     expect((await h.request(info.url, { method: 'PUT', body: 'audio '.repeat(20) })).status).toBe(200);
   const [a, b] = Object.keys(created.uploads) as [string, string];
   const [m] = Object.keys(created.audioUploads) as [string];
@@ -208,7 +208,10 @@ describe('GET /jobs/{id}/export', () => {
       apiKey: key,
       fetch: (input, init) =>
         h.service.handle(
-          toRequest(String(input), { method: init?.method ?? 'GET', headers: init?.headers as Record<string, string> }),
+          toRequest(input instanceof Request ? input.url : input.toString(), {
+            method: init?.method ?? 'GET',
+            headers: init?.headers as Record<string, string>,
+          }),
         ),
     });
     const file = await client.exportEdit(jobId, 'otio', { fps: 24 });

@@ -214,7 +214,7 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
     const db = await openTestOutbox();
     const events = await Promise.all([1, 2, 3].map(() => record(db, completeEvent(r.url))));
     const sent = await Promise.all([dispatcher(db).deliverDue(), dispatcher(db).deliverDue()]);
-    expect(sent[0]! + sent[1]!).toBe(3);
+    expect(sent[0] + sent[1]).toBe(3);
     expect(
       r
         .posts()
@@ -247,7 +247,8 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
     const blocked = await record(db, completeEvent(r.url));
     // Test double of a browser's CORS check: POSTs to the receiver throw TypeError as Chromium does; HEAD probes pass.
     const corsBlockingFetch: typeof fetch = async (input, init) => {
-      if (init?.method === 'POST' && String(input).startsWith(r.origin)) throw new TypeError('Failed to fetch');
+      if (init?.method === 'POST' && (input instanceof Request ? input.url : input.toString()).startsWith(r.origin))
+        throw new TypeError('Failed to fetch');
       return fetch(input, init);
     };
     await dispatcher(db, {

@@ -56,7 +56,7 @@ async function jobInMapping(callbackUrl?: string): Promise<{ jobId: string; a: s
     ...(callbackUrl ? { callbackUrl } : {}),
   });
   expect(created.status, created.text).toBe(200);
-  for (const info of Object.values(created.json.uploads) as Array<{ url: string }>) {
+  for (const info of Object.values<{ url: string }>(created.json.uploads)) {
     expect((await h.request(info.url, { method: 'PUT', body: 'bytes of a source file' })).status).toBe(200);
   }
   const jobId: string = created.json.jobId;
