@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { patient } from './test/support/patience.ts';
 
+// Two tiers that match the runtimes. Evaluations (sweeps over seeds, DER over many files) are
+// not tests: they live in eval/ and run with `npm run eval`, never in CI.
 export default defineConfig({
   test: {
     // The reliability tests print their tallies; this reporter adds them up in one line.
@@ -7,10 +10,14 @@ export default defineConfig({
     projects: [
       {
         test: {
-          name: 'node',
+          name: 'unit',
+          // Node: pure algorithms, the route handler over fake-indexeddb, webhooks, fixtures, fuzzing.
           include: ['test/node/**/*.test.ts', 'test/contract/**/*.node.test.ts', 'test/reliability/**/*.node.test.ts'],
           environment: 'node',
-          testTimeout: 30_000,
+          // Both cores: the files are independent and mostly CPU-bound.
+          maxWorkers: 2,
+          testTimeout: patient(30_000),
+          hookTimeout: patient(60_000),
         },
       },
       {
@@ -24,8 +31,8 @@ export default defineConfig({
           ],
           environment: 'node',
           fileParallelism: false,
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
+          testTimeout: patient(180_000),
+          hookTimeout: patient(180_000),
         },
       },
     ],

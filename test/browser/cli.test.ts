@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { ensureFixture, FIXTURE_TIMEOUT_MS } from '../support/fixtures.ts';
+import { patient } from '../support/patience.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, 'test-results/cli');
@@ -67,67 +68,79 @@ beforeAll(async () => {
     .map((f) => join(fixtureDir, f));
 }, FIXTURE_TIMEOUT_MS);
 
-test('usage mistakes exit 2 and name the option at fault', async () => {
-  const noOutput = await runCli(['edit', cameras[0]!, cameras[1]!], 60_000);
-  expect(noOutput.code).toBe(2);
-  expect(noOutput.stderr).toContain('-o out.mp4 is required');
-  const badPreset = await runCli(
-    ['edit', cameras[0]!, cameras[1]!, '--preset', 'fast', '-o', join(OUT, 'x.mp4')],
-    60_000,
-  );
-  expect(badPreset.code).toBe(2);
-  expect(badPreset.stderr).toContain('--preset must be one of relaxed, balanced, dynamic (got "fast")');
-  const missing = await runCli(['edit', cameras[0]!, join(fixtureDir, 'nope.mp4'), '-o', join(OUT, 'x.mp4')], 60_000);
-  expect(missing.code).toBe(2);
-  expect(missing.stderr).toContain('videos[1]');
-  const noBrowser = await runCli(['edit', cameras[0]!, cameras[1]!, '-o', join(OUT, 'x.mp4')], 60_000, {
-    MULTICAM_CHROMIUM: '/nonexistent/chromium',
-  });
-  expect(noBrowser.code).toBe(3);
-  expect(noBrowser.stderr).toContain('no Chromium found (tried /nonexistent/chromium)');
-}, 120_000);
+test(
+  'usage mistakes exit 2 and name the option at fault',
+  async () => {
+    const noOutput = await runCli(['edit', cameras[0]!, cameras[1]!], 60_000);
+    expect(noOutput.code).toBe(2);
+    expect(noOutput.stderr).toContain('-o out.mp4 is required');
+    const badPreset = await runCli(
+      ['edit', cameras[0]!, cameras[1]!, '--preset', 'fast', '-o', join(OUT, 'x.mp4')],
+      60_000,
+    );
+    expect(badPreset.code).toBe(2);
+    expect(badPreset.stderr).toContain('--preset must be one of relaxed, balanced, dynamic (got "fast")');
+    const missing = await runCli(['edit', cameras[0]!, join(fixtureDir, 'nope.mp4'), '-o', join(OUT, 'x.mp4')], 60_000);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('videos[1]');
+    const noBrowser = await runCli(['edit', cameras[0]!, cameras[1]!, '-o', join(OUT, 'x.mp4')], 60_000, {
+      MULTICAM_CHROMIUM: '/nonexistent/chromium',
+    });
+    expect(noBrowser.code).toBe(3);
+    expect(noBrowser.stderr).toContain('no Chromium found (tried /nonexistent/chromium)');
+  },
+  patient(120_000),
+);
 
-test('edits the tiny fixture end to end and writes a playable video', async () => {
-  const output = join(OUT, 'tiny.mp4');
-  rmSync(output, { force: true });
-  const run = await runCli(
-    ['edit', ...cameras, '--preset', 'relaxed', '--silence', 'tighten', '-o', output, '--timeout', '540'],
-    600_000,
-  );
-  writeFileSync(join(OUT, 'tiny.log'), `${run.stdout}\n--- stderr\n${run.stderr}`);
-  expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
-  // Every stage shows up as a progress line, in order.
-  const stages = ['syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete'].map((s) =>
-    run.stdout.search(new RegExp(`\\] ${s}\\b`)),
-  );
-  expect(
-    stages.every((i) => i >= 0),
-    run.stdout,
-  ).toBe(true);
-  expect([...stages].sort((a, b) => a - b)).toEqual(stages);
-  expect(run.stdout).toContain('recut with preset relaxed');
-  expect(existsSync(output)).toBe(true);
-  expect(existsSync(`${output}.part`)).toBe(false);
-  const media = probe(output);
-  expect(media.codecs).toEqual(['aac', 'h264']);
-  // The tiny conversation is ~20 s; silence tightening may only shorten it.
-  expect(media.durationS).toBeGreaterThan(8);
-  expect(media.durationS).toBeLessThan(30);
-}, 600_000);
+test(
+  'edits the tiny fixture end to end and writes a playable video',
+  async () => {
+    const output = join(OUT, 'tiny.mp4');
+    rmSync(output, { force: true });
+    const run = await runCli(
+      ['edit', ...cameras, '--preset', 'relaxed', '--silence', 'tighten', '-o', output, '--timeout', '540'],
+      600_000,
+    );
+    writeFileSync(join(OUT, 'tiny.log'), `${run.stdout}\n--- stderr\n${run.stderr}`);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    // Every stage shows up as a progress line, in order.
+    const stages = ['syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete'].map((s) =>
+      run.stdout.search(new RegExp(`\\] ${s}\\b`)),
+    );
+    expect(
+      stages.every((i) => i >= 0),
+      run.stdout,
+    ).toBe(true);
+    expect([...stages].sort((a, b) => a - b)).toEqual(stages);
+    expect(run.stdout).toContain('recut with preset relaxed');
+    expect(existsSync(output)).toBe(true);
+    expect(existsSync(`${output}.part`)).toBe(false);
+    const media = probe(output);
+    expect(media.codecs).toEqual(['aac', 'h264']);
+    // The tiny conversation is ~20 s; silence tightening may only shorten it.
+    expect(media.durationS).toBeGreaterThan(8);
+    expect(media.durationS).toBeLessThan(30);
+  },
+  patient(600_000),
+);
 
-test('a damaged camera file exits 1 with the job error naming the source', async () => {
-  const damaged = join(OUT, 'damaged.mp4');
-  // An upload cut off at 30 % of an MP4 whose index (moov) is at the end, as a camera writes it.
-  const moovLast = join(OUT, 'moov-last.mp4');
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', cameras[1]!, '-c', 'copy', moovLast]);
-  const bytes = readFileSync(moovLast);
-  writeFileSync(damaged, bytes.subarray(0, Math.floor(bytes.length * 0.3)));
-  const run = await runCli(
-    ['edit', cameras[0]!, damaged, '-o', join(OUT, 'damaged-out.mp4'), '--timeout', '240'],
-    300_000,
-  );
-  expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
-  expect(run.stdout).toMatch(/the job failed at syncing: .+/);
-  expect(run.stdout).toContain('damaged');
-  expect(existsSync(join(OUT, 'damaged-out.mp4'))).toBe(false);
-}, 300_000);
+test(
+  'a damaged camera file exits 1 with the job error naming the source',
+  async () => {
+    const damaged = join(OUT, 'damaged.mp4');
+    // An upload cut off at 30 % of an MP4 whose index (moov) is at the end, as a camera writes it.
+    const moovLast = join(OUT, 'moov-last.mp4');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', cameras[1]!, '-c', 'copy', moovLast]);
+    const bytes = readFileSync(moovLast);
+    writeFileSync(damaged, bytes.subarray(0, Math.floor(bytes.length * 0.3)));
+    const run = await runCli(
+      ['edit', cameras[0]!, damaged, '-o', join(OUT, 'damaged-out.mp4'), '--timeout', '240'],
+      300_000,
+    );
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
+    expect(run.stdout).toMatch(/the job failed at syncing: .+/);
+    expect(run.stdout).toContain('damaged');
+    expect(existsSync(join(OUT, 'damaged-out.mp4'))).toBe(false);
+  },
+  patient(300_000),
+);

@@ -24,6 +24,7 @@ import {
 } from '../contract/browser-harness.ts';
 import type { ContractHarness } from '../contract/harness.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS } from '../support/fixtures.ts';
+import { patient } from '../support/patience.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BUILD_DIR = resolve(ROOT, '.cache/editor-dist');
@@ -118,7 +119,7 @@ async function getJob(): Promise<GetJobResponse> {
 /** Waits until the editor reports `n` more saves than `before`. */
 async function savedAfter(before: number): Promise<number> {
   await editor.waitForFunction((n) => Number(document.getElementById('editor')?.dataset['saved'] ?? '0') > n, before, {
-    timeout: 15_000,
+    timeout: patient(15_000),
   });
   return Number(await editor.locator('#editor').getAttribute('data-saved'));
 }
@@ -228,7 +229,7 @@ describe('review editor', () => {
           `${origin}/review/${token === null ? '' : `?token=${encodeURIComponent(token)}`}${token === null ? '?' : '&'}engine=off`,
         );
         await expect
-          .poll(() => page.locator('h1').textContent(), { timeout: 15_000 })
+          .poll(() => page.locator('h1').textContent(), { timeout: patient(15_000) })
           .toBe('This review link has expired or is not valid');
         expect(await page.locator('.invalid-link').textContent()).toMatch(/72 hours/);
       }
@@ -240,7 +241,7 @@ describe('review editor', () => {
 
   test('mapping: the proposal is prefilled, user text is escaped, confirming moves the job to ready', async () => {
     await editor.goto(`${reviewUrl}&engine=off`);
-    await editor.waitForSelector('#editor[data-status="mapping"]', { timeout: 30_000 });
+    await editor.waitForSelector('#editor[data-status="mapping"]', { timeout: patient(30_000) });
     const box = (source: string, speaker: string) =>
       editor.locator(`fieldset[data-source-id="${source}"] input[data-speaker="${speaker}"]`);
     expect(await box(camA, 'SPEAKER_00').isChecked()).toBe(true);
@@ -254,7 +255,7 @@ describe('review editor', () => {
     await box(camA, 'SPEAKER_00').uncheck();
     await box(camB, 'SPEAKER_01').uncheck();
     await editor.getByRole('button', { name: 'Confirm mapping' }).click();
-    await editor.waitForSelector('.error:not([hidden])', { timeout: 15_000 });
+    await editor.waitForSelector('.error:not([hidden])', { timeout: patient(15_000) });
     expect(await editor.locator('.error').textContent()).toMatch(
       /puts nobody on any camera \(EMPTY_MAPPING\) \[HTTP 400\]/,
     );
@@ -266,7 +267,7 @@ describe('review editor', () => {
     mkdirSync(SHOTS, { recursive: true });
     await shot('mapping');
     await editor.getByRole('button', { name: 'Confirm mapping' }).click();
-    await editor.waitForSelector('#editor[data-status="ready"]', { timeout: 15_000 });
+    await editor.waitForSelector('#editor[data-status="ready"]', { timeout: patient(15_000) });
     const job = (await getJob()).job;
     expect(job.status).toBe('ready');
     expect(job.tracks).toEqual([
@@ -286,7 +287,7 @@ describe('review editor', () => {
     await editor.waitForFunction(
       () => [...document.querySelectorAll('video')].every((v) => v.readyState >= 2),
       undefined,
-      { timeout: 20_000 },
+      { timeout: patient(20_000) },
     );
     await editor.locator('body').press(' ');
     await editor.waitForTimeout(1200);
@@ -301,14 +302,14 @@ describe('review editor', () => {
     await editor.waitForFunction(
       () => document.getElementById('editor')?.dataset['waveform'] !== undefined,
       undefined,
-      { timeout: 20_000 },
+      { timeout: patient(20_000) },
     );
     expect(await editor.locator('#editor').getAttribute('data-waveform')).toBe('decoded');
     // Thumbnails: frames grabbed from the cameras for the cuts on the timeline.
     await editor.waitForFunction(
       () => Number(document.getElementById('editor')?.dataset['thumbnails'] ?? '0') > 0,
       undefined,
-      { timeout: 20_000 },
+      { timeout: patient(20_000) },
     );
   });
 
@@ -316,7 +317,9 @@ describe('review editor', () => {
     await editor.locator('select.preset').selectOption('dynamic');
     await editor.locator('select.silence').selectOption('remove');
     await editor.getByRole('button', { name: 'Recut' }).click();
-    await expect.poll(() => editor.locator('.status').textContent(), { timeout: 15_000 }).toMatch(/Recut with dynamic/);
+    await expect
+      .poll(() => editor.locator('.status').textContent(), { timeout: patient(15_000) })
+      .toMatch(/Recut with dynamic/);
     const job = (await getJob()).job;
     expect((await pageCuts()).map((c) => c.sourceId)).toEqual(job.cuts.map((c) => c.sourceId));
   });
@@ -369,7 +372,7 @@ describe('review editor', () => {
     // Reload: the page shows exactly what was saved.
     const shown = await pageCuts();
     await editor.reload();
-    await editor.waitForSelector('#editor[data-status="ready"]', { timeout: 30_000 });
+    await editor.waitForSelector('#editor[data-status="ready"]', { timeout: patient(30_000) });
     expect(await pageCuts()).toEqual(shown);
     expect(shown.map((c) => c.sourceId)).toEqual(saved.cuts.map((c) => c.sourceId));
     expect(await editor.locator(`li.pause.removed[data-start-ms="${range.startMs}"]`).count()).toBe(1);
@@ -402,7 +405,7 @@ describe('review editor', () => {
       .check();
     await editor.getByRole('button', { name: 'Save mapping' }).click();
     await expect
-      .poll(async () => (await getJob()).job.tracks, { timeout: 15_000 })
+      .poll(async () => (await getJob()).job.tracks, { timeout: patient(15_000) })
       .toEqual([
         { sourceId: camA, speakers: ['SPEAKER_00', 'SPEAKER_02'] },
         { sourceId: camB, speakers: ['SPEAKER_01', 'SPEAKER_02'] },
@@ -439,9 +442,9 @@ describe('review editor', () => {
 
   test('render (driven by the test engine) → complete shows the download link; approve makes the edit read-only', async () => {
     await editor.getByRole('button', { name: 'Render' }).click();
-    await editor.waitForSelector('#editor[data-status="rendering"]', { timeout: 15_000 });
+    await editor.waitForSelector('#editor[data-status="rendering"]', { timeout: patient(15_000) });
     await h.completeStage(jobId, 'rendering');
-    await editor.waitForSelector('#editor[data-status="complete"]', { timeout: 15_000 });
+    await editor.waitForSelector('#editor[data-status="complete"]', { timeout: patient(15_000) });
     const link = editor.locator('a.download');
     const job = (await getJob()).job;
     // output_url is signed afresh on every read: the same file, a later expiry.
@@ -452,7 +455,7 @@ describe('review editor', () => {
     expect(download.text.length).toBe(4096);
     await shot('complete');
     await editor.getByRole('button', { name: 'Approve' }).click();
-    await editor.waitForSelector('#editor[data-status="approved"]', { timeout: 15_000 });
+    await editor.waitForSelector('#editor[data-status="approved"]', { timeout: patient(15_000) });
     expect((await getJob()).job.status).toBe('approved');
     // An approved job is final: the edit controls are read-only and number keys change nothing.
     expect(await editor.locator('li.pause button').first().isDisabled()).toBe(true);

@@ -26,6 +26,7 @@ import {
 } from '../support/engine-page.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { patient } from '../support/patience.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/engine-site');
@@ -167,7 +168,7 @@ async function createAndStart(
 
 /** Polls getJob until `done` holds (or the time is up). */
 async function waitForJob(jobId: string, done: (v: JobView) => boolean, timeoutMs: number): Promise<JobView> {
-  const until = Date.now() + timeoutMs;
+  const until = Date.now() + patient(timeoutMs);
   for (;;) {
     const res = await api<JobView>('GET', `/jobs/${jobId}`);
     expect(res.status).toBe(200);
@@ -206,147 +207,163 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-test('uploaded fixture files sync to truth.json and the job goes on to speaker detection', async () => {
-  const cams = truth.sources.slice(0, 3);
-  const { jobId, ids } = await createAndStart(
-    cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
-    { callbackUrl: receiver.url },
-  );
-  const synced = await waitForJob(jobId, pastSyncing, 60_000);
-  expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
-  const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
-  const errors = offsetErrors(synced, expected);
-  console.log(
-    '[engine] offset errors (ms):',
-    errors.map((e) => e.toFixed(2)).join(', '),
-    'history:',
-    JSON.stringify(await call<History>('history')),
-  );
-  for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
-  expect(median(errors)).toBeLessThanOrEqual(1);
-  for (const [i, s] of synced.job.sources.entries())
-    expect(Math.abs(s.durationMs! - cams[i]!.durationMs)).toBeLessThan(100);
+test(
+  'uploaded fixture files sync to truth.json and the job goes on to speaker detection',
+  async () => {
+    const cams = truth.sources.slice(0, 3);
+    const { jobId, ids } = await createAndStart(
+      cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
+      { callbackUrl: receiver.url },
+    );
+    const synced = await waitForJob(jobId, pastSyncing, 60_000);
+    expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
+    const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
+    const errors = offsetErrors(synced, expected);
+    console.log(
+      '[engine] offset errors (ms):',
+      errors.map((e) => e.toFixed(2)).join(', '),
+      'history:',
+      JSON.stringify(await call<History>('history')),
+    );
+    for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
+    expect(median(errors)).toBeLessThanOrEqual(1);
+    for (const [i, s] of synced.job.sources.entries())
+      expect(Math.abs(s.durationMs! - cams[i]!.durationMs)).toBeLessThan(100);
 
-  // Speaker detection on the first camera's audio (no audio sources): turns, and the mix as audioUrl.
-  const after = await waitForJob(jobId, (v) => !['syncing', 'diarizing'].includes(v.job.status), 90_000);
-  console.log(
-    '[engine] after diarizing:',
-    after.job.status,
-    after.job.error_message,
-    'turns:',
-    after.job.turns.length,
-    JSON.stringify((await call<History>('history')).filter((h) => h.stage === 'diarizing')),
-  );
-  expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
-  expect(after.job.turns.length).toBeGreaterThan(0);
-  expect(after.audioUrl).not.toBeNull();
-  const wav = await page.evaluate(async (u) => {
-    const r = await fetch(u);
-    const b = new Uint8Array(await r.arrayBuffer());
-    return { status: r.status, head: String.fromCharCode(...b.subarray(0, 4), ...b.subarray(8, 12)), bytes: b.length };
-  }, after.audioUrl!);
-  expect(wav).toMatchObject({ status: 200, head: 'RIFFWAVE' });
-  // 16 kHz, 16-bit mono over the reference timeline (to where the last of the job's sources ends).
-  const first = Math.min(...cams.map((c) => c.offsetMs));
-  const timelineMs = Math.max(...cams.map((c) => c.offsetMs - first + c.durationMs));
-  expect(Math.abs((wav.bytes - 44) / 32 - timelineMs)).toBeLessThan(50);
+    // Speaker detection on the first camera's audio (no audio sources): turns, and the mix as audioUrl.
+    const after = await waitForJob(jobId, (v) => !['syncing', 'diarizing'].includes(v.job.status), 90_000);
+    console.log(
+      '[engine] after diarizing:',
+      after.job.status,
+      after.job.error_message,
+      'turns:',
+      after.job.turns.length,
+      JSON.stringify((await call<History>('history')).filter((h) => h.stage === 'diarizing')),
+    );
+    expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
+    expect(after.job.turns.length).toBeGreaterThan(0);
+    expect(after.audioUrl).not.toBeNull();
+    const wav = await page.evaluate(async (u) => {
+      const r = await fetch(u);
+      const b = new Uint8Array(await r.arrayBuffer());
+      return {
+        status: r.status,
+        head: String.fromCharCode(...b.subarray(0, 4), ...b.subarray(8, 12)),
+        bytes: b.length,
+      };
+    }, after.audioUrl!);
+    expect(wav).toMatchObject({ status: 200, head: 'RIFFWAVE' });
+    // 16 kHz, 16-bit mono over the reference timeline (to where the last of the job's sources ends).
+    const first = Math.min(...cams.map((c) => c.offsetMs));
+    const timelineMs = Math.max(...cams.map((c) => c.offsetMs - first + c.durationMs));
+    expect(Math.abs((wav.bytes - 44) / 32 - timelineMs)).toBeLessThan(50);
 
-  // The camera map is computed from sampled frames (or the job moved on without one).
-  const mapped = await waitForJob(jobId, (v) => v.job.camera_map !== null || v.job.status !== 'mapping', 60_000);
-  console.log(
-    '[engine] camera map:',
-    JSON.stringify(mapped.job.camera_map),
-    'history:',
-    JSON.stringify(await call<History>('history')),
-  );
-  expect(mapped.job.camera_map).not.toBeNull();
-  expect(mapped.job.camera_map!.cameras.map((c) => c.sourceId).sort()).toEqual([...ids].sort());
-  mappedJob = { jobId, ids, speakers: [...new Set(after.job.turns.map((t) => t.speaker))] };
-}, 150_000);
+    // The camera map is computed from sampled frames (or the job moved on without one).
+    const mapped = await waitForJob(jobId, (v) => v.job.camera_map !== null || v.job.status !== 'mapping', 60_000);
+    console.log(
+      '[engine] camera map:',
+      JSON.stringify(mapped.job.camera_map),
+      'history:',
+      JSON.stringify(await call<History>('history')),
+    );
+    expect(mapped.job.camera_map).not.toBeNull();
+    expect(mapped.job.camera_map!.cameras.map((c) => c.sourceId).sort()).toEqual([...ids].sort());
+    mappedJob = { jobId, ids, speakers: [...new Set(after.job.turns.map((t) => t.speaker))] };
+  },
+  patient(150_000),
+);
 
-test('rendering: a mapped job renders through the render worker and completes with a playable MP4', async () => {
-  expect(mappedJob, 'the first test left a job in mapping').toBeDefined();
-  const { jobId, ids, speakers } = mappedJob!;
-  // Speaker i on camera i (the fixture's close-ups); the rest on the last camera.
-  const tracks = ids.map((sourceId, i) => ({
-    sourceId,
-    speakers: i < ids.length - 1 ? speakers.slice(i, i + 1) : speakers.slice(i),
-  }));
-  const mapped = await api<{ cuts: unknown[] }>('POST', `/jobs/${jobId}/tracks`, { tracks });
-  expect(mapped.status, JSON.stringify(mapped.json)).toBe(200);
-  const render = await api<{ status: string }>('POST', `/jobs/${jobId}/render`);
-  expect(render.status, JSON.stringify(render.json)).toBe(200);
-  const done = await waitForJob(jobId, (v) => v.job.status !== 'rendering', 110_000);
-  const runs = (await call<History>('history')).filter((h) => h.jobId === jobId && h.stage === 'rendering');
-  console.log('[engine] render:', done.job.status, done.job.error_message, JSON.stringify(runs));
-  expect(done.job.status, done.job.error_message ?? '').toBe('complete');
-  const file = await page.evaluate(async (u) => {
-    const r = await fetch(u);
-    const b = new Uint8Array(await r.arrayBuffer());
-    let base64 = '';
-    // Slices of a multiple of 3 bytes: their base64 texts join without padding in between.
-    for (let i = 0; i < b.length; i += 0x6000) base64 += btoa(String.fromCharCode(...b.subarray(i, i + 0x6000)));
-    return { status: r.status, brand: String.fromCharCode(...b.subarray(4, 8)), bytes: b.length, base64 };
-  }, done.job.output_url!);
-  expect(file).toMatchObject({ status: 200, brand: 'ftyp' });
-  expect(Buffer.from(file.base64, 'base64').length).toBe(file.bytes);
-  // Native ffprobe reads the rendered file: an H.264 video stream and a duration.
-  const out = join(FORMATS, `render-${process.pid}.mp4`);
-  writeFileSync(out, Buffer.from(file.base64, 'base64'));
-  const probe = JSON.parse(
-    execFileSync('ffprobe', [
-      '-v',
-      'error',
-      '-show_entries',
-      'stream=codec_type,codec_name:format=duration',
-      '-of',
-      'json',
-      out,
-    ]).toString(),
-  ) as {
-    streams: Array<{ codec_type: string; codec_name: string }>;
-    format: { duration: string };
-  };
-  rmSync(out);
-  console.log('[engine] rendered file:', file.bytes, 'bytes', JSON.stringify(probe));
-  expect(probe.streams.some((st) => st.codec_type === 'video' && st.codec_name === 'h264')).toBe(true);
-  expect(Number(probe.format.duration)).toBeGreaterThan(1);
+test(
+  'rendering: a mapped job renders through the render worker and completes with a playable MP4',
+  async () => {
+    expect(mappedJob, 'the first test left a job in mapping').toBeDefined();
+    const { jobId, ids, speakers } = mappedJob!;
+    // Speaker i on camera i (the fixture's close-ups); the rest on the last camera.
+    const tracks = ids.map((sourceId, i) => ({
+      sourceId,
+      speakers: i < ids.length - 1 ? speakers.slice(i, i + 1) : speakers.slice(i),
+    }));
+    const mapped = await api<{ cuts: unknown[] }>('POST', `/jobs/${jobId}/tracks`, { tracks });
+    expect(mapped.status, JSON.stringify(mapped.json)).toBe(200);
+    const render = await api<{ status: string }>('POST', `/jobs/${jobId}/render`);
+    expect(render.status, JSON.stringify(render.json)).toBe(200);
+    const done = await waitForJob(jobId, (v) => v.job.status !== 'rendering', 110_000);
+    const runs = (await call<History>('history')).filter((h) => h.jobId === jobId && h.stage === 'rendering');
+    console.log('[engine] render:', done.job.status, done.job.error_message, JSON.stringify(runs));
+    expect(done.job.status, done.job.error_message ?? '').toBe('complete');
+    const file = await page.evaluate(async (u) => {
+      const r = await fetch(u);
+      const b = new Uint8Array(await r.arrayBuffer());
+      let base64 = '';
+      // Slices of a multiple of 3 bytes: their base64 texts join without padding in between.
+      for (let i = 0; i < b.length; i += 0x6000) base64 += btoa(String.fromCharCode(...b.subarray(i, i + 0x6000)));
+      return { status: r.status, brand: String.fromCharCode(...b.subarray(4, 8)), bytes: b.length, base64 };
+    }, done.job.output_url!);
+    expect(file).toMatchObject({ status: 200, brand: 'ftyp' });
+    expect(Buffer.from(file.base64, 'base64').length).toBe(file.bytes);
+    // Native ffprobe reads the rendered file: an H.264 video stream and a duration.
+    const out = join(FORMATS, `render-${process.pid}.mp4`);
+    writeFileSync(out, Buffer.from(file.base64, 'base64'));
+    const probe = JSON.parse(
+      execFileSync('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'stream=codec_type,codec_name:format=duration',
+        '-of',
+        'json',
+        out,
+      ]).toString(),
+    ) as {
+      streams: Array<{ codec_type: string; codec_name: string }>;
+      format: { duration: string };
+    };
+    rmSync(out);
+    console.log('[engine] rendered file:', file.bytes, 'bytes', JSON.stringify(probe));
+    expect(probe.streams.some((st) => st.codec_type === 'video' && st.codec_name === 'h264')).toBe(true);
+    expect(Number(probe.format.duration)).toBeGreaterThan(1);
 
-  // The quiet ranges found in the diarize audio let silence removal work: the fixture has
-  // pauses of 0.9 to 2.1 s between turns.
-  const recut = await api<{ removedRanges: unknown[]; savedMs: number }>('POST', `/jobs/${jobId}/recut`, {
-    presetId: 'balanced',
-    silence: { mode: 'remove', minPauseSec: 0.5 },
-  });
-  console.log('[engine] recut with silence removal:', recut.status, JSON.stringify(recut.json));
-  expect(recut.status).toBe(200);
-  expect(recut.json.savedMs).toBeGreaterThan(0);
+    // The quiet ranges found in the diarize audio let silence removal work: the fixture has
+    // pauses of 0.9 to 2.1 s between turns.
+    const recut = await api<{ removedRanges: unknown[]; savedMs: number }>('POST', `/jobs/${jobId}/recut`, {
+      presetId: 'balanced',
+      silence: { mode: 'remove', minPauseSec: 0.5 },
+    });
+    console.log('[engine] recut with silence removal:', recut.status, JSON.stringify(recut.json));
+    expect(recut.status).toBe(200);
+    expect(recut.json.savedMs).toBeGreaterThan(0);
 
-  // The engine page delivers the job's webhooks, signed: mapping (no confident proposal), ready, complete.
-  const posts = await receiver.waitForPosts(3, 30_000);
-  const bodies = posts.map((p) => JSON.parse(p.body) as { jobId: string; status: string });
-  expect(bodies.filter((b) => b.jobId === jobId).map((b) => b.status)).toEqual(['mapping', 'ready', 'complete']);
-  for (const p of posts) expect(p.headers['webhook-signature']).toMatch(/^v1,/);
-}, 150_000);
+    // The engine page delivers the job's webhooks, signed: mapping (no confident proposal), ready, complete.
+    const posts = await receiver.waitForPosts(3, 30_000);
+    const bodies = posts.map((p) => JSON.parse(p.body) as { jobId: string; status: string });
+    expect(bodies.filter((b) => b.jobId === jobId).map((b) => b.status)).toEqual(['mapping', 'ready', 'complete']);
+    for (const p of posts) expect(p.headers['webhook-signature']).toMatch(/^v1,/);
+  },
+  patient(150_000),
+);
 
-test('a reload mid-sync resumes: the job still completes syncing', async () => {
-  const cams = truth.sources.slice(3, 6);
-  const { jobId, ids } = await createAndStart(
-    cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
-  );
-  // Reload at once: the syncing stage (about 2 s) is running or queued.
-  const before = await call<History>('history');
-  expect(before.some((h) => h.jobId === jobId)).toBe(false);
-  await openPage(false);
-  const synced = await waitForJob(jobId, pastSyncing, 60_000);
-  const history = await call<History>('history');
-  console.log('[engine] after reload:', synced.job.status, 'history:', JSON.stringify(history));
-  expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
-  // The reloaded page's engine ran the stage the first page never finished.
-  expect(history.some((h) => h.jobId === jobId && h.stage === 'syncing' && h.outcome === 'succeeded')).toBe(true);
-  const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
-  for (const e of offsetErrors(synced, expected)) expect(e).toBeLessThanOrEqual(FRAME_MS);
-}, 120_000);
+test(
+  'a reload mid-sync resumes: the job still completes syncing',
+  async () => {
+    const cams = truth.sources.slice(3, 6);
+    const { jobId, ids } = await createAndStart(
+      cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
+    );
+    // Reload at once: the syncing stage (about 2 s) is running or queued.
+    const before = await call<History>('history');
+    expect(before.some((h) => h.jobId === jobId)).toBe(false);
+    await openPage(false);
+    const synced = await waitForJob(jobId, pastSyncing, 60_000);
+    const history = await call<History>('history');
+    console.log('[engine] after reload:', synced.job.status, 'history:', JSON.stringify(history));
+    expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
+    // The reloaded page's engine ran the stage the first page never finished.
+    expect(history.some((h) => h.jobId === jobId && h.stage === 'syncing' && h.outcome === 'succeeded')).toBe(true);
+    const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
+    for (const e of offsetErrors(synced, expected)) expect(e).toBeLessThanOrEqual(FRAME_MS);
+  },
+  patient(120_000),
+);
 
 test('one engine per profile: a second tab waits for the engine lock', async () => {
   // start() in the second tab does not wait for the lock it cannot get; it only registers.
@@ -361,90 +378,112 @@ test('one engine per profile: a second tab waits for the engine lock', async () 
   }
 });
 
-test('a damaged file fails the job at once at syncing, naming the source', async () => {
-  const { jobId } = await createAndStart([
-    { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera', ext: 'mp4' },
-    { url: '/formats/damaged.mp4', label: 'Broken camera', ext: 'mp4' },
-  ]);
-  const failed = await waitForJob(jobId, pastSyncing, 60_000);
-  expect(failed.job.status).toBe('failed');
-  expect(failed.job.failed_at_status).toBe('syncing');
-  expect(failed.job.error_message).toContain('Broken camera');
-  console.log('[engine] damaged:', failed.job.error_message);
-  const summary = await api<{ nextAction: { type: string }; error: unknown }>('GET', `/jobs/${jobId}?view=summary`);
-  expect(summary.json.nextAction.type).toBe('contact_support');
-  // At once: one syncing run, no automatic retry.
-  const runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
-  expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:failed']);
-}, 90_000);
+test(
+  'a damaged file fails the job at once at syncing, naming the source',
+  async () => {
+    const { jobId } = await createAndStart([
+      { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera', ext: 'mp4' },
+      { url: '/formats/damaged.mp4', label: 'Broken camera', ext: 'mp4' },
+    ]);
+    const failed = await waitForJob(jobId, pastSyncing, 60_000);
+    expect(failed.job.status).toBe('failed');
+    expect(failed.job.failed_at_status).toBe('syncing');
+    expect(failed.job.error_message).toContain('Broken camera');
+    console.log('[engine] damaged:', failed.job.error_message);
+    const summary = await api<{ nextAction: { type: string }; error: unknown }>('GET', `/jobs/${jobId}?view=summary`);
+    expect(summary.json.nextAction.type).toBe('contact_support');
+    // At once: one syncing run, no automatic retry.
+    const runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
+    expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:failed']);
+  },
+  patient(90_000),
+);
 
-test('a source without usable audio is retried once automatically, then fails naming it', async () => {
-  const { jobId } = await createAndStart([
-    { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera', ext: 'mp4' },
-    { url: '/formats/silent.mp4', label: 'Muted camera', ext: 'mp4' },
-  ]);
-  const failed = await waitForJob(jobId, pastSyncing, 90_000);
-  console.log('[engine] silent:', failed.job.error_message);
-  expect(failed.job.status).toBe('failed');
-  expect(failed.job.failed_at_status).toBe('syncing');
-  expect(failed.job.error_message).toContain('Muted camera');
-  const summary = await api<{ nextAction: { type: string } }>('GET', `/jobs/${jobId}?view=summary`);
-  expect(summary.json.nextAction.type).toBe('retry');
-  const runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
-  expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:failed', 'syncing:failed']);
+test(
+  'a source without usable audio is retried once automatically, then fails naming it',
+  async () => {
+    const { jobId } = await createAndStart([
+      { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera', ext: 'mp4' },
+      { url: '/formats/silent.mp4', label: 'Muted camera', ext: 'mp4' },
+    ]);
+    const failed = await waitForJob(jobId, pastSyncing, 90_000);
+    console.log('[engine] silent:', failed.job.error_message);
+    expect(failed.job.status).toBe('failed');
+    expect(failed.job.failed_at_status).toBe('syncing');
+    expect(failed.job.error_message).toContain('Muted camera');
+    const summary = await api<{ nextAction: { type: string } }>('GET', `/jobs/${jobId}?view=summary`);
+    expect(summary.json.nextAction.type).toBe('retry');
+    const runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
+    expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:failed', 'syncing:failed']);
 
-  // retryJob hands the failed stage back to the engine, which runs it again (same file: same end).
-  const retry = await api<{ status: string }>('POST', `/jobs/${jobId}/retry`);
-  expect(retry.status, JSON.stringify(retry.json)).toBe(200);
-  const again = await waitForJob(jobId, (v) => v.job.status === 'failed', 60_000);
-  expect(again.job.error_message).toContain('Muted camera');
-  // The history entry follows the report that failed the job by a moment.
-  let more: History = [];
-  for (
-    const until = Date.now() + 5000;
-    more.length <= 2 && Date.now() < until;
-    await new Promise((r) => setTimeout(r, 50))
-  ) {
-    more = (await call<History>('history')).filter((h) => h.jobId === jobId);
-  }
-  expect(more.length).toBeGreaterThan(2);
-  expect(more.every((h) => h.stage === 'syncing' && h.outcome === 'failed')).toBe(true);
-}, 120_000);
+    // retryJob hands the failed stage back to the engine, which runs it again (same file: same end).
+    const retry = await api<{ status: string }>('POST', `/jobs/${jobId}/retry`);
+    expect(retry.status, JSON.stringify(retry.json)).toBe(200);
+    const again = await waitForJob(jobId, (v) => v.job.status === 'failed', 60_000);
+    expect(again.job.error_message).toContain('Muted camera');
+    // The history entry follows the report that failed the job by a moment.
+    let more: History = [];
+    for (
+      const until = Date.now() + 5000;
+      more.length <= 2 && Date.now() < until;
+      await new Promise((r) => setTimeout(r, 50))
+    ) {
+      more = (await call<History>('history')).filter((h) => h.jobId === jobId);
+    }
+    expect(more.length).toBeGreaterThan(2);
+    expect(more.every((h) => h.stage === 'syncing' && h.outcome === 'failed')).toBe(true);
+  },
+  patient(120_000),
+);
 
-test('mov, webm, mkv, wav and mp3 sources sync', async () => {
-  const [c1, c2, c3] = truth.sources as [Truth['sources'][number], Truth['sources'][number], Truth['sources'][number]];
-  const { jobId, ids } = await createAndStart([
-    { url: '/formats/cam1.mov', label: 'cam1 mov', ext: 'mov' },
-    { url: '/formats/cam2.webm', label: 'cam2 webm', ext: 'webm' },
-    { url: '/formats/cam3.mkv', label: 'cam3 mkv', ext: 'mkv' },
-    { url: '/formats/mic.wav', label: 'mic wav', kind: 'audio', ext: 'wav' },
-    { url: '/formats/mic44.mp3', label: 'mic mp3', kind: 'audio', ext: 'mp3' },
-  ]);
-  const synced = await waitForJob(jobId, pastSyncing, 90_000);
-  expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
-  // The reference recording starts at reference time 0; the mp3 was cut 1.5 s later.
-  const expected = Object.fromEntries(ids.map((id, i) => [id, [c1.offsetMs, c2.offsetMs, c3.offsetMs, 0, 1500][i]!]));
-  const errors = offsetErrors(synced, expected);
-  console.log('[engine] formats offset errors (ms):', errors.map((e) => e.toFixed(2)).join(', '));
-  for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
-}, 120_000);
+test(
+  'mov, webm, mkv, wav and mp3 sources sync',
+  async () => {
+    const [c1, c2, c3] = truth.sources as [
+      Truth['sources'][number],
+      Truth['sources'][number],
+      Truth['sources'][number],
+    ];
+    const { jobId, ids } = await createAndStart([
+      { url: '/formats/cam1.mov', label: 'cam1 mov', ext: 'mov' },
+      { url: '/formats/cam2.webm', label: 'cam2 webm', ext: 'webm' },
+      { url: '/formats/cam3.mkv', label: 'cam3 mkv', ext: 'mkv' },
+      { url: '/formats/mic.wav', label: 'mic wav', kind: 'audio', ext: 'wav' },
+      { url: '/formats/mic44.mp3', label: 'mic mp3', kind: 'audio', ext: 'mp3' },
+    ]);
+    const synced = await waitForJob(jobId, pastSyncing, 90_000);
+    expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
+    // The reference recording starts at reference time 0; the mp3 was cut 1.5 s later.
+    const expected = Object.fromEntries(ids.map((id, i) => [id, [c1.offsetMs, c2.offsetMs, c3.offsetMs, 0, 1500][i]!]));
+    const errors = offsetErrors(synced, expected);
+    console.log('[engine] formats offset errors (ms):', errors.map((e) => e.toFixed(2)).join(', '));
+    for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
+  },
+  patient(120_000),
+);
 
-test('deleteJob cancels the running stage: nothing is reported, the engine moves on', async () => {
-  const cams = truth.sources.slice(0, 3);
-  const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })));
-  const until = Date.now() + 60_000;
-  while ((await call<{ jobId: string } | null>('running'))?.jobId !== jobId) {
-    expect(Date.now(), 'the syncing stage never started').toBeLessThan(until);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const deleted = await api<unknown>('DELETE', `/jobs/${jobId}`);
-  expect(deleted.status).toBeLessThan(300);
-  let runs: History = [];
-  while (runs.length === 0) {
-    expect(Date.now(), 'the stage did not stop').toBeLessThan(until);
-    await new Promise((r) => setTimeout(r, 50));
-    runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
-  }
-  expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:cancelled']);
-  expect((await api<unknown>('GET', `/jobs/${jobId}`)).status).toBe(404);
-}, 90_000);
+test(
+  'deleteJob cancels the running stage: nothing is reported, the engine moves on',
+  async () => {
+    const cams = truth.sources.slice(0, 3);
+    const { jobId } = await createAndStart(
+      cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
+    );
+    const until = Date.now() + 60_000;
+    while ((await call<{ jobId: string } | null>('running'))?.jobId !== jobId) {
+      expect(Date.now(), 'the syncing stage never started').toBeLessThan(until);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const deleted = await api<unknown>('DELETE', `/jobs/${jobId}`);
+    expect(deleted.status).toBeLessThan(300);
+    let runs: History = [];
+    while (runs.length === 0) {
+      expect(Date.now(), 'the stage did not stop').toBeLessThan(until);
+      await new Promise((r) => setTimeout(r, 50));
+      runs = (await call<History>('history')).filter((h) => h.jobId === jobId);
+    }
+    expect(runs.map((h) => `${h.stage}:${h.outcome}`)).toEqual(['syncing:cancelled']);
+    expect((await api<unknown>('GET', `/jobs/${jobId}`)).status).toBe(404);
+  },
+  patient(90_000),
+);

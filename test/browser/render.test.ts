@@ -22,6 +22,7 @@ import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { clickScore, decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
+import { patient } from '../support/patience.ts';
 
 let chromium: LaunchedChromium;
 let server: StaticServer;
@@ -134,7 +135,7 @@ describe('render of the tiny fixture', () => {
     console.log(
       `render: ${r.frames} frames ${r.width}×${r.height}@${r.fps} ${r.videoCodecString} + ${r.audioCodec} (${r.audioEncoder}), ${r.bytes} bytes, ${r.elapsedMs.toFixed(0)} ms (${((r.frames / r.elapsedMs) * 1000).toFixed(1)} fps), ${summary.writes} sink writes`,
     );
-  }, 180_000);
+  }, patient(180_000));
 
   test('the output plays in a <video> and lasts the kept timeline ± 1 frame', () => {
     const r = summary.result!;

@@ -12,6 +12,8 @@ import { assembleConversation, withBleed } from '../../tools/diarization/assembl
 import { decodeWithFfmpeg } from '../../tools/diarization/audio.ts';
 import { openVadBrowser, type BrowserVadRun, type VadBrowser } from '../../tools/diarization/chromium-vad.ts';
 import { createNodeVad } from '../../tools/diarization/vad-node.ts';
+import { sharedPath } from '../../tools/shared-data.ts';
+import { patient } from '../support/patience.ts';
 
 const RATE = 16000;
 let vad: SileroVad;
@@ -25,7 +27,7 @@ afterAll(async () => {
   await chromium?.close();
 });
 
-const reader = decodeWithFfmpeg('/work/shared/data/librispeech/1688-142285-0002.flac').samples;
+const reader = decodeWithFfmpeg(sharedPath('data', 'librispeech', '1688-142285-0002.flac')).samples;
 
 /** Silence and stretches of a real reader: 0.75 s off, 1.5 s on, 0.75 s off, 1 s on (4 s, 125 frames). */
 function speechAndSilence(): Float32Array {
@@ -108,26 +110,34 @@ test('the engine’s provider choice refuses a software WebGPU adapter', async (
   else expect((await strict).provider).toBe('webgpu'); // a hardware adapter is taken
 });
 
-test('per-mic VAD runs the channels side by side, each lane a worker of its own, with the same result', async () => {
-  // 60 s of three readers, each on a mic that hears the others 16 dB down: the analysis worker as the diarizing stage calls it.
-  const mics = withBleed(assembleConversation({ speakers: 3, seconds: 60, seed: 21 }).tracks);
-  const one = await chromium.diarize(mics, { vadLanes: 1 });
-  const three = await chromium.diarize(mics, { vadLanes: 3 });
-  if (!one.outcome.ok || !three.outcome.ok) throw new Error('diarize failed');
-  console.log(
-    `[vad] per-mic, 3 × 60 s on wasm: VAD ${(one.outcome.vadMs / 1000).toFixed(2)} s in one lane, ${(three.outcome.vadMs / 1000).toFixed(2)} s in three`,
-  );
-  expect([one.outcome.vadProvider, one.outcome.vadLanes, three.outcome.vadLanes]).toEqual(['wasm', 1, 3]);
-  // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
-  expect(three.outcome.result).toEqual(one.outcome.result);
-  expect(three.outcome.result.kind === 'speakers' && three.outcome.result.speakers.length).toBe(3);
-  // Only the call with lanes started the lane worker (and its onnxruntime build: the plain wasm one).
-  expect(three.requests.filter((path) => /vad-lane/.test(path)).length).toBeGreaterThan(0);
-  expect(one.requests.filter((path) => /vad-lane/.test(path))).toEqual([]);
-  expect(three.requests.filter((path) => /jsep|asyncify/.test(path))).toEqual([]);
-}, 120_000);
+test(
+  'per-mic VAD runs the channels side by side, each lane a worker of its own, with the same result',
+  async () => {
+    // 60 s of three readers, each on a mic that hears the others 16 dB down: the analysis worker as the diarizing stage calls it.
+    const mics = withBleed(assembleConversation({ speakers: 3, seconds: 60, seed: 21 }).tracks);
+    const one = await chromium.diarize(mics, { vadLanes: 1 });
+    const three = await chromium.diarize(mics, { vadLanes: 3 });
+    if (!one.outcome.ok || !three.outcome.ok) throw new Error('diarize failed');
+    console.log(
+      `[vad] per-mic, 3 × 60 s on wasm: VAD ${(one.outcome.vadMs / 1000).toFixed(2)} s in one lane, ${(three.outcome.vadMs / 1000).toFixed(2)} s in three`,
+    );
+    expect([one.outcome.vadProvider, one.outcome.vadLanes, three.outcome.vadLanes]).toEqual(['wasm', 1, 3]);
+    // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
+    expect(three.outcome.result).toEqual(one.outcome.result);
+    expect(three.outcome.result.kind === 'speakers' && three.outcome.result.speakers.length).toBe(3);
+    // Only the call with lanes started the lane worker (and its onnxruntime build: the plain wasm one).
+    expect(three.requests.filter((path) => /vad-lane/.test(path)).length).toBeGreaterThan(0);
+    expect(one.requests.filter((path) => /vad-lane/.test(path))).toEqual([]);
+    expect(three.requests.filter((path) => /jsep|asyncify/.test(path))).toEqual([]);
+  },
+  patient(120_000),
+);
 
-test('aborting a per-mic call ends it while its lanes run', async () => {
-  const mics = withBleed(assembleConversation({ speakers: 3, seconds: 60, seed: 21 }).tracks);
-  await expect(chromium.diarize(mics, { vadLanes: 3, abortAfterMs: 1500 })).rejects.toThrow(/cancelled/);
-}, 60_000);
+test(
+  'aborting a per-mic call ends it while its lanes run',
+  async () => {
+    const mics = withBleed(assembleConversation({ speakers: 3, seconds: 60, seed: 21 }).tracks);
+    await expect(chromium.diarize(mics, { vadLanes: 3, abortAfterMs: 1500 })).rejects.toThrow(/cancelled/);
+  },
+  patient(60_000),
+);

@@ -19,6 +19,7 @@ import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { buildSite } from '../support/build-site.ts';
 import { failFirst, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { patient } from '../support/patience.ts';
 
 const PAGE = '/test/browser/pages/webhooks.html';
 
@@ -318,7 +319,7 @@ test('two tabs: one dispatcher holds the lock, each event is sent once; a subscr
   expect(await call<string[]>(other, 'received')).toEqual([]);
   const later = event(null);
   await call(holder, 'record', later);
-  await expect.poll(() => call<string[]>(other, 'received'), { timeout: 5_000 }).toEqual([later.id]);
+  await expect.poll(() => call<string[]>(other, 'received'), { timeout: patient(5_000) }).toEqual([later.id]);
 
   // Closing the tab that holds the lock hands delivery over to the other tab.
   await call(other, 'start', { secrets: [signing], schedule });

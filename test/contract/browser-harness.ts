@@ -16,6 +16,7 @@ import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
 import { serveStatic, type StaticServer } from '../../tools/serve.ts';
 import { DEFAULT_TURNS } from '../support/test-engine.ts';
 import type { ContractHarness, EngineStage, HarnessRequestInit, HarnessResponse, StageOutput } from './harness.ts';
+import { patient } from '../support/patience.ts';
 
 /** {@link StageOutput} as it crosses page.evaluate (bytes as a plain array). */
 export type PageStageOutput = Omit<StageOutput, 'outputBytes'> & { outputBytes?: number[] };
@@ -160,7 +161,7 @@ export async function serveBrowserRun(buildDir: string, dbPrefix: string): Promi
         call,
         async callObserved(tag, name, ...args) {
           const seen = page.waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, {
-            timeout: 60_000,
+            timeout: patient(60_000),
           });
           const result = await call(name, ...args);
           return { result, response: await seen };
@@ -226,7 +227,7 @@ export async function makeBrowserHarness(
       }
       const absolute = /^https?:/.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
       const seen = handle.page
-        .waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, { timeout: 30_000 })
+        .waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, { timeout: patient(30_000) })
         .catch(() => null);
       const res = await handle.call('request', absolute, {
         headers,

@@ -27,6 +27,7 @@ import {
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { seededRandom, newTally, summaryLine, STORES } from './support.ts';
+import { patient } from '../support/patience.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/reliability-site');
@@ -130,7 +131,7 @@ async function waitFor<T>(
   timeoutMs: number,
   everyMs = 100,
 ): Promise<T> {
-  const until = Date.now() + timeoutMs;
+  const until = Date.now() + patient(timeoutMs);
   for (;;) {
     const value = await probe();
     if (value) return value;
@@ -230,132 +231,76 @@ afterAll(async () => {
   console.log(summaryLine(tally, 'browser engine faults'));
 });
 
-test('a reload during diarizing resumes there: syncing is not run again; nothing leaves the machine', async () => {
-  const cams = truth.sources.slice(0, 2);
-  const { jobId } = await createAndStart(
-    cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })),
-    { callbackUrl: receiver.url },
-  );
-  await waitFor(
-    'diarizing to start',
-    async () => {
-      const running = await call<{ jobId: string; stage: string } | null>('running');
-      return running?.jobId === jobId && running.stage === 'diarizing';
-    },
-    60_000,
-    20,
-  );
-  const synced = await view(jobId);
-  expect(synced.job.status).toBe('diarizing');
-  expect(await runsOf(jobId)).toEqual(['syncing:succeeded']);
-  // The reload: this page's engine goes away mid-stage; the reloaded page starts a new one.
-  await page.reload();
-  await page.waitForSelector('body[data-ready="1"]');
-  await call('start', dbName, false);
-  tally.faults++;
-  const after = await waitFor(
-    'the job to leave diarizing',
-    async () => {
-      const v = await view(jobId);
-      return v.job.status !== 'diarizing' && v.job.status !== 'syncing' ? v : null;
-    },
-    90_000,
-    250,
-  );
-  expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
-  // The new engine ran diarizing only; the offsets syncing saved are untouched.
-  const runs = await runsOf(jobId);
-  expect(runs).not.toContain('syncing:succeeded');
-  expect(runs.some((r) => r.startsWith('diarizing:'))).toBe(true);
-  expect(after.job.sources.map((s) => [s.offsetMs, s.durationMs])).toEqual(
-    synced.job.sources.map((s) => [s.offsetMs, s.durationMs]),
-  );
-  // The mapping webhook reaches the callbackUrl (the one other origin allowed).
-  await receiver.waitForPosts(1, 20_000);
-  const foreign = foreignRequests();
-  console.log(`[reliability] requests recorded during the job: ${requests.length}, foreign: ${foreign.length}`);
-  expect(requests.length).toBeGreaterThan(10);
-  expect(requests.some((r) => r.url.startsWith(receiver.origin))).toBe(true);
-  expect(foreign).toEqual([]);
-}, 170_000);
-
-test('closing the tab during syncing: a new tab resumes the stage and the job goes on', async () => {
-  const cams = truth.sources.slice(4, 6);
-  const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
-  await waitFor(
-    'syncing to start',
-    async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId,
-    60_000,
-    20,
-  );
-  await page.close();
-  tally.faults++;
-  await openPage(false);
-  page.on('request', (r) => requests.push({ url: r.url(), kind: 'page' }));
-  const after = await waitFor(
-    'the job to leave syncing',
-    async () => {
-      const v = await view(jobId);
-      return v.job.status !== 'syncing' ? v : null;
-    },
-    60_000,
-    250,
-  );
-  expect(after.job.status, after.job.error_message ?? '').not.toBe('failed');
-  expect(await runsOf(jobId)).toContain('syncing:succeeded');
-  for (const source of after.job.sources) expect(source.durationMs).toBeGreaterThan(0);
-}, 90_000);
-
-test('deleteJob during a running stage: the stage stops and every record of the job is gone', async () => {
-  // The engine finishes what earlier tests left (the camera map of the reloaded job) first.
-  // Idle = no job of this file in a running stage, nothing queued, nothing running, twice in a row.
-  const idle = async (): Promise<boolean> => {
-    for (const id of createdJobs.filter((j) => !deletedJobs.includes(j))) {
-      if (['syncing', 'diarizing', 'rendering'].includes((await view(id)).job.status)) return false;
-    }
-    return (await call('running')) === null && (await countStores()).work === 0;
-  };
-  await waitFor(
-    'the engine to be idle',
-    async () => (await idle()) && (await new Promise((r) => setTimeout(r, 500))) === undefined && (await idle()),
-    90_000,
-    250,
-  );
-  const baseline = await countStores();
-  const cams = truth.sources.slice(0, 2);
-  const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
-  await waitFor(
-    'the stage to run',
-    async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId,
-    60_000,
-    20,
-  );
-  const during = await countStores();
-  expect(during.chunks).toBeGreaterThan(baseline.chunks!);
-  expect((await api('DELETE', `/jobs/${jobId}`)).status).toBe(200);
-  deletedJobs.push(jobId);
-  tally.faults++;
-  await waitFor('the stage to stop', async () => (await runsOf(jobId)).length > 0, 30_000);
-  expect((await runsOf(jobId)).every((r) => r.endsWith(':cancelled'))).toBe(true);
-  const { meta: _a, ...after } = await countStores();
-  const { meta: _b, ...base } = baseline;
-  expect(after).toEqual(base);
-  expect(await recordsMentioning(jobId)).toEqual([]);
-  expect((await api('GET', `/jobs/${jobId}`)).status).toBe(404);
-}, 90_000);
-
-test('a video without an audio stream, and garbage bytes named .mp4, fail at once naming the source', async () => {
-  for (const [file, label, expected] of [
-    ['/media/no-audio.mp4', 'Camera without sound', /audio/i],
-    ['/media/garbage.mp4', 'Garbage camera', /./],
-  ] as const) {
-    const { jobId } = await createAndStart([
-      { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera' },
-      { url: file, label },
-    ]);
+test(
+  'a reload during diarizing resumes there: syncing is not run again; nothing leaves the machine',
+  async () => {
+    const cams = truth.sources.slice(0, 2);
+    const { jobId } = await createAndStart(
+      cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })),
+      { callbackUrl: receiver.url },
+    );
+    await waitFor(
+      'diarizing to start',
+      async () => {
+        const running = await call<{ jobId: string; stage: string } | null>('running');
+        return running?.jobId === jobId && running.stage === 'diarizing';
+      },
+      60_000,
+      20,
+    );
+    const synced = await view(jobId);
+    expect(synced.job.status).toBe('diarizing');
+    expect(await runsOf(jobId)).toEqual(['syncing:succeeded']);
+    // The reload: this page's engine goes away mid-stage; the reloaded page starts a new one.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="1"]');
+    await call('start', dbName, false);
     tally.faults++;
-    const failed = await waitFor(
-      'the job to fail',
+    const after = await waitFor(
+      'the job to leave diarizing',
+      async () => {
+        const v = await view(jobId);
+        return v.job.status !== 'diarizing' && v.job.status !== 'syncing' ? v : null;
+      },
+      90_000,
+      250,
+    );
+    expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
+    // The new engine ran diarizing only; the offsets syncing saved are untouched.
+    const runs = await runsOf(jobId);
+    expect(runs).not.toContain('syncing:succeeded');
+    expect(runs.some((r) => r.startsWith('diarizing:'))).toBe(true);
+    expect(after.job.sources.map((s) => [s.offsetMs, s.durationMs])).toEqual(
+      synced.job.sources.map((s) => [s.offsetMs, s.durationMs]),
+    );
+    // The mapping webhook reaches the callbackUrl (the one other origin allowed).
+    await receiver.waitForPosts(1, 20_000);
+    const foreign = foreignRequests();
+    console.log(`[reliability] requests recorded during the job: ${requests.length}, foreign: ${foreign.length}`);
+    expect(requests.length).toBeGreaterThan(10);
+    expect(requests.some((r) => r.url.startsWith(receiver.origin))).toBe(true);
+    expect(foreign).toEqual([]);
+  },
+  patient(170_000),
+);
+
+test(
+  'closing the tab during syncing: a new tab resumes the stage and the job goes on',
+  async () => {
+    const cams = truth.sources.slice(4, 6);
+    const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
+    await waitFor(
+      'syncing to start',
+      async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId,
+      60_000,
+      20,
+    );
+    await page.close();
+    tally.faults++;
+    await openPage(false);
+    page.on('request', (r) => requests.push({ url: r.url(), kind: 'page' }));
+    const after = await waitFor(
+      'the job to leave syncing',
       async () => {
         const v = await view(jobId);
         return v.job.status !== 'syncing' ? v : null;
@@ -363,77 +308,157 @@ test('a video without an audio stream, and garbage bytes named .mp4, fail at onc
       60_000,
       250,
     );
-    console.log(`[reliability] ${label}: ${failed.job.error_message}`);
-    expect(failed.job.status).toBe('failed');
-    expect(failed.job.failed_at_status).toBe('syncing');
-    expect(failed.job.error_message).toContain(label);
-    expect(failed.job.error_message).toMatch(expected);
-    // At once: no automatic retry of a file that cannot be read.
-    expect(await runsOf(jobId)).toEqual(['syncing:failed']);
-  }
-}, 120_000);
+    expect(after.job.status, after.job.error_message ?? '').not.toBe('failed');
+    expect(await runsOf(jobId)).toContain('syncing:succeeded');
+    for (const source of after.job.sources) expect(source.durationMs).toBeGreaterThan(0);
+  },
+  patient(90_000),
+);
 
-test('a worker that crashes mid-stage fails the stage, which is retried once on a fresh worker', async () => {
-  const cams = truth.sources.slice(2, 4);
-  const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
-  const media = await waitFor(
-    'the media worker to be busy with syncing',
-    async () => {
-      const running = await call<{ jobId: string; stage: string } | null>('running');
-      if (running?.jobId !== jobId || running.stage !== 'syncing') return null;
-      return page.workers().find((w) => w.url().includes('media.worker')) ?? null;
-    },
-    60_000,
-    10,
-  );
-  // An error escaping the worker: what a crash looks like from the page (the `error` event).
-  await media.evaluate(() =>
-    setTimeout(() => {
-      throw new Error('injected crash (reliability test)');
-    }),
-  );
-  tally.faults++;
-  const after = await waitFor(
-    'the job to leave syncing',
-    async () => {
-      const v = await view(jobId);
-      return v.job.status !== 'syncing' ? v : null;
-    },
-    90_000,
-    250,
-  );
-  const runs = await runsOf(jobId);
-  console.log(`[reliability] worker crash: runs ${JSON.stringify(runs)}, status ${after.job.status}`);
-  expect(runs.slice(0, 2)).toEqual(['syncing:failed', 'syncing:succeeded']);
-  expect(after.job.status, after.job.error_message ?? '').not.toBe('failed');
-  const failure = (await call<Array<{ jobId: string; failure?: { message: string } }>>('history')).find(
-    (h) => h.jobId === jobId && h.failure,
-  )?.failure?.message;
-  expect(failure).toMatch(/media worker failed/);
-}, 120_000);
+test(
+  'deleteJob during a running stage: the stage stops and every record of the job is gone',
+  async () => {
+    // The engine finishes what earlier tests left (the camera map of the reloaded job) first.
+    // Idle = no job of this file in a running stage, nothing queued, nothing running, twice in a row.
+    const idle = async (): Promise<boolean> => {
+      for (const id of createdJobs.filter((j) => !deletedJobs.includes(j))) {
+        if (['syncing', 'diarizing', 'rendering'].includes((await view(id)).job.status)) return false;
+      }
+      return (await call('running')) === null && (await countStores()).work === 0;
+    };
+    await waitFor(
+      'the engine to be idle',
+      async () => (await idle()) && (await new Promise((r) => setTimeout(r, 500))) === undefined && (await idle()),
+      90_000,
+      250,
+    );
+    const baseline = await countStores();
+    const cams = truth.sources.slice(0, 2);
+    const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
+    await waitFor(
+      'the stage to run',
+      async () => (await call<{ jobId: string } | null>('running'))?.jobId === jobId,
+      60_000,
+      20,
+    );
+    const during = await countStores();
+    expect(during.chunks).toBeGreaterThan(baseline.chunks!);
+    expect((await api('DELETE', `/jobs/${jobId}`)).status).toBe(200);
+    deletedJobs.push(jobId);
+    tally.faults++;
+    await waitFor('the stage to stop', async () => (await runsOf(jobId)).length > 0, 30_000);
+    expect((await runsOf(jobId)).every((r) => r.endsWith(':cancelled'))).toBe(true);
+    const { meta: _a, ...after } = await countStores();
+    const { meta: _b, ...base } = baseline;
+    expect(after).toEqual(base);
+    expect(await recordsMentioning(jobId)).toEqual([]);
+    expect((await api('GET', `/jobs/${jobId}`)).status).toBe(404);
+  },
+  patient(90_000),
+);
 
-test('two tabs: one engine (the Web Lock), and no job was lost by any fault above', async () => {
-  const first = page;
-  const second = await openSecondTab(chromium.context, server.origin, dbName);
-  try {
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(await engineActive(second)).toBe(false);
-    expect(await call<boolean>('active')).toBe(true);
-  } finally {
-    await second.close();
-  }
-  page = first;
-  // Every job created here that was not deleted is still listed.
-  const listed = (await api<{ jobs: Array<{ id: string }> }>('GET', '/jobs')).json.jobs.map((j) => j.id);
-  const lost = createdJobs.filter((id) => !deletedJobs.includes(id) && !listed.includes(id));
-  tally.jobsLost += lost.length;
-  expect(lost).toEqual([]);
-  expect(createdJobs.length).toBeGreaterThanOrEqual(5);
-  // Over the whole file (uploads, every stage, workers loading wasm and models, webhooks): same origin or the callbackUrl only.
-  const paths = (part: string): number => requests.filter((r) => r.url.includes(part)).length;
-  console.log(
-    `[reliability] requests recorded in all: ${requests.length} (signed uploads ${paths('/api/signed/upload/')}, wasm ${paths('/wasm/')}, models ${paths('/models/')}, worker scripts ${paths('.worker')}, webhooks ${paths(receiver.origin)})`,
-  );
-  expect(paths('/wasm/')).toBeGreaterThan(0);
-  expect(foreignRequests()).toEqual([]);
-}, 60_000);
+test(
+  'a video without an audio stream, and garbage bytes named .mp4, fail at once naming the source',
+  async () => {
+    for (const [file, label, expected] of [
+      ['/media/no-audio.mp4', 'Camera without sound', /audio/i],
+      ['/media/garbage.mp4', 'Garbage camera', /./],
+    ] as const) {
+      const { jobId } = await createAndStart([
+        { url: `/fixture/${truth.sources[0]!.file}`, label: 'Good camera' },
+        { url: file, label },
+      ]);
+      tally.faults++;
+      const failed = await waitFor(
+        'the job to fail',
+        async () => {
+          const v = await view(jobId);
+          return v.job.status !== 'syncing' ? v : null;
+        },
+        60_000,
+        250,
+      );
+      console.log(`[reliability] ${label}: ${failed.job.error_message}`);
+      expect(failed.job.status).toBe('failed');
+      expect(failed.job.failed_at_status).toBe('syncing');
+      expect(failed.job.error_message).toContain(label);
+      expect(failed.job.error_message).toMatch(expected);
+      // At once: no automatic retry of a file that cannot be read.
+      expect(await runsOf(jobId)).toEqual(['syncing:failed']);
+    }
+  },
+  patient(120_000),
+);
+
+test(
+  'a worker that crashes mid-stage fails the stage, which is retried once on a fresh worker',
+  async () => {
+    const cams = truth.sources.slice(2, 4);
+    const { jobId } = await createAndStart(cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label })));
+    const media = await waitFor(
+      'the media worker to be busy with syncing',
+      async () => {
+        const running = await call<{ jobId: string; stage: string } | null>('running');
+        if (running?.jobId !== jobId || running.stage !== 'syncing') return null;
+        return page.workers().find((w) => w.url().includes('media.worker')) ?? null;
+      },
+      60_000,
+      10,
+    );
+    // An error escaping the worker: what a crash looks like from the page (the `error` event).
+    await media.evaluate(() =>
+      setTimeout(() => {
+        throw new Error('injected crash (reliability test)');
+      }),
+    );
+    tally.faults++;
+    const after = await waitFor(
+      'the job to leave syncing',
+      async () => {
+        const v = await view(jobId);
+        return v.job.status !== 'syncing' ? v : null;
+      },
+      90_000,
+      250,
+    );
+    const runs = await runsOf(jobId);
+    console.log(`[reliability] worker crash: runs ${JSON.stringify(runs)}, status ${after.job.status}`);
+    expect(runs.slice(0, 2)).toEqual(['syncing:failed', 'syncing:succeeded']);
+    expect(after.job.status, after.job.error_message ?? '').not.toBe('failed');
+    const failure = (await call<Array<{ jobId: string; failure?: { message: string } }>>('history')).find(
+      (h) => h.jobId === jobId && h.failure,
+    )?.failure?.message;
+    expect(failure).toMatch(/media worker failed/);
+  },
+  patient(120_000),
+);
+
+test(
+  'two tabs: one engine (the Web Lock), and no job was lost by any fault above',
+  async () => {
+    const first = page;
+    const second = await openSecondTab(chromium.context, server.origin, dbName);
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await engineActive(second)).toBe(false);
+      expect(await call<boolean>('active')).toBe(true);
+    } finally {
+      await second.close();
+    }
+    page = first;
+    // Every job created here that was not deleted is still listed.
+    const listed = (await api<{ jobs: Array<{ id: string }> }>('GET', '/jobs')).json.jobs.map((j) => j.id);
+    const lost = createdJobs.filter((id) => !deletedJobs.includes(id) && !listed.includes(id));
+    tally.jobsLost += lost.length;
+    expect(lost).toEqual([]);
+    expect(createdJobs.length).toBeGreaterThanOrEqual(5);
+    // Over the whole file (uploads, every stage, workers loading wasm and models, webhooks): same origin or the callbackUrl only.
+    const paths = (part: string): number => requests.filter((r) => r.url.includes(part)).length;
+    console.log(
+      `[reliability] requests recorded in all: ${requests.length} (signed uploads ${paths('/api/signed/upload/')}, wasm ${paths('/wasm/')}, models ${paths('/models/')}, worker scripts ${paths('.worker')}, webhooks ${paths(receiver.origin)})`,
+    );
+    expect(paths('/wasm/')).toBeGreaterThan(0);
+    expect(foreignRequests()).toEqual([]);
+  },
+  patient(60_000),
+);

@@ -13,6 +13,7 @@ import type { ContractHarness } from '../contract/harness.ts';
 import { generateFuzzCases } from './fuzz-cases.ts';
 import { expectFuzzRejected, newTally, summaryLine } from './support.ts';
 import { buildWorld, jobViews } from './world.ts';
+import { patient } from '../support/patience.ts';
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261122) + 1;
 const COUNT = Number(process.env['FUZZ_BROWSER_COUNT'] ?? 300);
@@ -21,7 +22,7 @@ let run: BrowserRun;
 
 beforeAll(async () => {
   run = await startReliabilityRun();
-}, 180_000);
+}, patient(180_000));
 afterAll(async () => {
   await run?.close();
   console.log(summaryLine(tally, 'browser fuzz + CSP'));
@@ -31,81 +32,89 @@ describe('through the service worker', () => {
   let h: ContractHarness;
   beforeAll(async () => {
     h = await makeBrowserHarness(run);
-  }, 60_000);
+  }, patient(60_000));
   afterAll(async () => h?.dispose());
 
-  test(`${COUNT} seeded bad requests: 4xx with the Error shape from the service worker, every job unchanged`, async () => {
-    const world = await buildWorld(h);
-    const before = await jobViews(h, world, { freshUrls: true });
-    const list = (await h.request(`${h.baseUrl}/jobs`, { headers: { authorization: `Bearer ${world.key}` } })).text;
-    let refusedByFetch = 0;
-    for (const c of generateFuzzCases(world, SEED, COUNT)) {
-      let r;
-      try {
-        r = await h.request(new URL(h.baseUrl).origin + c.path, {
-          method: c.method,
-          headers: c.headers,
-          ...(c.body === undefined ? {} : { body: c.body }),
-        });
-      } catch (error) {
-        // fetch itself refuses some requests (a header value it will not send): nothing reached the worker.
-        expect(String(error), c.what).toMatch(/TypeError|Failed to execute|Invalid/);
-        refusedByFetch++;
-        continue;
+  test(
+    `${COUNT} seeded bad requests: 4xx with the Error shape from the service worker, every job unchanged`,
+    async () => {
+      const world = await buildWorld(h);
+      const before = await jobViews(h, world, { freshUrls: true });
+      const list = (await h.request(`${h.baseUrl}/jobs`, { headers: { authorization: `Bearer ${world.key}` } })).text;
+      let refusedByFetch = 0;
+      for (const c of generateFuzzCases(world, SEED, COUNT)) {
+        let r;
+        try {
+          r = await h.request(new URL(h.baseUrl).origin + c.path, {
+            method: c.method,
+            headers: c.headers,
+            ...(c.body === undefined ? {} : { body: c.body }),
+          });
+        } catch (error) {
+          // fetch itself refuses some requests (a header value it will not send): nothing reached the worker.
+          expect(String(error), c.what).toMatch(/TypeError|Failed to execute|Invalid/);
+          refusedByFetch++;
+          continue;
+        }
+        expectFuzzRejected(tally, r.status, r.json, `${c.what} → ${r.status} ${r.text.slice(0, 200)}`);
+        expect(r.servedByServiceWorker, c.what).toBe(true);
       }
-      expectFuzzRejected(tally, r.status, r.json, `${c.what} → ${r.status} ${r.text.slice(0, 200)}`);
-      expect(r.servedByServiceWorker, c.what).toBe(true);
-    }
-    expect(await jobViews(h, world, { freshUrls: true })).toEqual(before);
-    expect(Object.values(before).join('')).toContain('?exp=…&sig=…');
-    expect((await h.request(`${h.baseUrl}/jobs`, { headers: { authorization: `Bearer ${world.key}` } })).text).toBe(
-      list,
-    );
-    console.log(
-      `[reliability] browser fuzz: ${tally.fuzzed} answered by the worker, ${refusedByFetch} refused by fetch before sending`,
-    );
-    expect(tally.fuzzed).toBeGreaterThan(COUNT * 0.9);
-  }, 170_000);
+      expect(await jobViews(h, world, { freshUrls: true })).toEqual(before);
+      expect(Object.values(before).join('')).toContain('?exp=…&sig=…');
+      expect((await h.request(`${h.baseUrl}/jobs`, { headers: { authorization: `Bearer ${world.key}` } })).text).toBe(
+        list,
+      );
+      console.log(
+        `[reliability] browser fuzz: ${tally.fuzzed} answered by the worker, ${refusedByFetch} refused by fetch before sending`,
+      );
+      expect(tally.fuzzed).toBeGreaterThan(COUNT * 0.9);
+    },
+    patient(170_000),
+  );
 });
 
 describe('huge and deep bodies through the service worker', () => {
-  test('a 50 MB JSON string is 413 and 10k-level nesting 400, answered by the worker; the page stays usable', async () => {
-    const handle = await run.openHarness({});
-    try {
-      const { apiKey } = await handle.call('createAccount', null);
-      const results = await handle.page.evaluate(
-        async ([base, key]) => {
-          const send = async (body: string): Promise<{ status: number; text: string; servedBy: string | null }> => {
-            const r = await fetch(`${base}/jobs`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-              body,
-            });
-            return { status: r.status, text: await r.text(), servedBy: r.headers.get('x-multicam-served-by') };
-          };
-          const huge = await send(`{"sources":"${'a'.repeat(50 * 1024 * 1024)}"}`);
-          const deepArrays = await send(`{"sources":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
-          const deepObjects = await send(`{"sources":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`);
-          const list = await fetch(`${base}/jobs`, { headers: { authorization: `Bearer ${key}` } });
-          return { huge, deepArrays, deepObjects, listStatus: list.status, listText: await list.text() };
-        },
-        [handle.baseUrl, apiKey] as const,
-      );
-      for (const [what, r, status] of [
-        ['50 MB', results.huge, 413],
-        ['10k nested arrays', results.deepArrays, 400],
-        ['10k nested objects', results.deepObjects, 400],
-      ] as const) {
-        expectFuzzRejected(tally, r.status, JSON.parse(r.text), `${what} → ${r.status} ${r.text.slice(0, 200)}`);
-        expect(r.status, what).toBe(status);
-        expect(r.servedBy, what).toBe('service-worker');
+  test(
+    'a 50 MB JSON string is 413 and 10k-level nesting 400, answered by the worker; the page stays usable',
+    async () => {
+      const handle = await run.openHarness({});
+      try {
+        const { apiKey } = await handle.call('createAccount', null);
+        const results = await handle.page.evaluate(
+          async ([base, key]) => {
+            const send = async (body: string): Promise<{ status: number; text: string; servedBy: string | null }> => {
+              const r = await fetch(`${base}/jobs`, {
+                method: 'POST',
+                headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+                body,
+              });
+              return { status: r.status, text: await r.text(), servedBy: r.headers.get('x-multicam-served-by') };
+            };
+            const huge = await send(`{"sources":"${'a'.repeat(50 * 1024 * 1024)}"}`);
+            const deepArrays = await send(`{"sources":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+            const deepObjects = await send(`{"sources":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`);
+            const list = await fetch(`${base}/jobs`, { headers: { authorization: `Bearer ${key}` } });
+            return { huge, deepArrays, deepObjects, listStatus: list.status, listText: await list.text() };
+          },
+          [handle.baseUrl, apiKey] as const,
+        );
+        for (const [what, r, status] of [
+          ['50 MB', results.huge, 413],
+          ['10k nested arrays', results.deepArrays, 400],
+          ['10k nested objects', results.deepObjects, 400],
+        ] as const) {
+          expectFuzzRejected(tally, r.status, JSON.parse(r.text), `${what} → ${r.status} ${r.text.slice(0, 200)}`);
+          expect(r.status, what).toBe(status);
+          expect(r.servedBy, what).toBe('service-worker');
+        }
+        expect(results.listStatus).toBe(200);
+        expect(JSON.parse(results.listText)).toEqual({ jobs: [] });
+      } finally {
+        await handle.close();
       }
-      expect(results.listStatus).toBe(200);
-      expect(JSON.parse(results.listText)).toEqual({ jobs: [] });
-    } finally {
-      await handle.close();
-    }
-  }, 60_000);
+    },
+    patient(60_000),
+  );
 });
 
 describe('Content-Security-Policy', () => {

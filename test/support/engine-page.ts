@@ -9,6 +9,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { PutUpload, UploadInfo } from '../../src/contract/types.ts';
+import { patient } from './patience.ts';
 
 /** Where the page is served from, relative to the site root. */
 export const ENGINE_PAGE = '/test/browser/pages/engine.html';
@@ -96,7 +97,7 @@ export async function openSecondTab(context: BrowserContext, origin: string, dbN
     await second.waitForFunction(
       () => (window as unknown as { engineTest: { opened(): boolean } }).engineTest.opened(),
       undefined,
-      { timeout: 20_000 },
+      { timeout: patient(20_000) },
     );
     return second;
   } catch (error) {

@@ -12,12 +12,13 @@
 import { ensureFixtureAt, FIXTURE_CACHE } from '../../tools/fixtures/cache.ts';
 import type { FixtureOptions, FixtureSet } from '../../tools/fixtures/options.ts';
 import type { Truth } from '../../tools/fixtures/truth.ts';
+import { patient } from './patience.ts';
 
 export type { Truth, TruthSource, TruthTurn } from '../../tools/fixtures/truth.ts';
 export type { FixtureOptions, FixtureSet } from '../../tools/fixtures/options.ts';
 
 /** Generation of the tiny set takes about 10 s on two cores; give hooks this much time. */
-export const FIXTURE_TIMEOUT_MS = 120_000;
+export const FIXTURE_TIMEOUT_MS = patient(120_000);
 
 /**
  * Returns the fixture directory and its truth, generating it first when it is not cached.

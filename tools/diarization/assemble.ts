@@ -13,8 +13,9 @@ import { fft } from '../../src/analysis/signal-fft.ts';
 import type { Turn } from '../../src/contract/types.ts';
 import { energySpeechRanges, noiseFloorDb } from '../fixtures/speech.ts';
 import { decodeWithFfmpeg } from './audio.ts';
+import { sharedPath } from '../shared-data.ts';
 
-export const LIBRISPEECH_DIR = '/work/shared/data/librispeech';
+export const LIBRISPEECH_DIR = sharedPath('data', 'librispeech');
 
 /** An assembled conversation at 16 kHz. */
 export interface Conversation {

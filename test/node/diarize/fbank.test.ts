@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { kaldiFbank } from '../../../src/analysis/fbank.ts';
 import { readWavPcm16 } from '../../../tools/diarization/audio.ts';
+import { sharedPath } from '../../../tools/shared-data.ts';
 
-const DIR = '/work/shared/data/kaldi-fbank';
+const DIR = sharedPath('data', 'kaldi-fbank');
 
 /** Parses Kaldi's text archive (one utterance) into rows of numbers. */
 function readArkText(path: string): number[][] {

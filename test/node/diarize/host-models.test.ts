@@ -14,6 +14,7 @@ import type { DiarizeRequest } from '../../../src/pipeline/stages/protocol.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { SEGMENTATION_MODEL_PATH } from '../../../tools/diarization/vad-node.ts';
 import { fbankSpreadEmbeddingModel } from '../../support/onnx-model.ts';
+import { sharedPath } from '../../../tools/shared-data.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const runtime = ort;
@@ -44,7 +45,7 @@ function request(extra: Partial<DiarizeRequest>): DiarizeRequest {
 let speech: Float32Array;
 beforeAll(() => {
   configureOrtWasm(runtime, join(ROOT, 'node_modules', 'onnxruntime-web', 'dist') + '/', 1);
-  speech = decodeWithFfmpeg('/work/shared/data/librispeech/1688-142285-0002.flac').samples;
+  speech = decodeWithFfmpeg(sharedPath('data', 'librispeech', '1688-142285-0002.flac')).samples;
 });
 
 describe('HostModelSlots', () => {
@@ -113,7 +114,7 @@ describe('HostModelSlots', () => {
   });
 
   test.skipIf(!existsSync(SEGMENTATION_MODEL_PATH))(
-    'the real segmentation-3.0 model in its slot gives local speakers and an overlap track over the whole signal',
+    'the real segmentation-3.0 model in its slot gives local speakers and an overlap track over the whole signal (skipped when ../shared lacks the model)',
     async () => {
       const url = `${BASE}pyannote-segmentation-3.0.int8.onnx`;
       const { fetcher } = fetchTestDouble({ [url]: new Uint8Array(readFileSync(SEGMENTATION_MODEL_PATH)) });

@@ -19,6 +19,7 @@ import { librispeechReaders } from '../../../tools/diarization/assemble.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { createNodeVad } from '../../../tools/diarization/vad-node.ts';
 import { fbankSpreadEmbeddingModel } from '../../support/onnx-model.ts';
+import { patient } from '../../support/patience.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -50,7 +51,7 @@ describe('diarizeMix with host speaker embeddings', () => {
       offset += p.samples.length + gap;
     }
     probs = await vad.speechProbabilities(mix);
-  }, 60_000);
+  }, patient(60_000));
   afterAll(async () => {
     await vad?.dispose();
     await embedding?.dispose();

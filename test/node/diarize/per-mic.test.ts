@@ -13,6 +13,7 @@ import {
   type Conversation,
 } from '../../../tools/diarization/assemble.ts';
 import { channelProbabilities, createNodeVad } from '../../../tools/diarization/vad-node.ts';
+import { patient } from '../../support/patience.ts';
 
 /**
  * One mic at 16 kHz: tones at `hz` over uniform hiss of rms −50 dBFS (seeded), each tone
@@ -164,7 +165,7 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
       if (alone.kind === 'speakers')
         for (const t of alone.turns) cleanReference.push({ ...t, speaker: conv.speakerIds[k]! });
     }
-  }, 60_000);
+  }, patient(60_000));
   afterAll(async () => {
     await vad?.dispose();
   });

@@ -15,6 +15,7 @@ import { configureOrtWasm } from '../../../src/models/ort-runtime.ts';
 import { librispeechReaders } from '../../../tools/diarization/assemble.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { encodeOnnxModel, fbankSpreadEmbeddingModel, OnnxType } from '../../support/onnx-model.ts';
+import { sharedPath } from '../../../tools/shared-data.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const runtime = ort;
@@ -59,7 +60,7 @@ describe('SpeakerEmbedding with a test-double model', () => {
   });
 
   test('feeds the model 80-bin Kaldi fbank of each window with the window mean removed (batches equal one pass over the file)', async () => {
-    const speech = decodeWithFfmpeg('/work/shared/data/librispeech/1998-15444-0001.flac').samples;
+    const speech = decodeWithFfmpeg(sharedPath('data', 'librispeech', '1998-15444-0001.flac')).samples;
     const model = await SpeakerEmbedding.create(runtime, fbankSpreadEmbeddingModel(), { batchSize: 3 });
     const grid = await model.embedWindows(speech);
     // What the test double computes, from one fbank pass over the whole file: per-bin RMS of the mean-removed window.

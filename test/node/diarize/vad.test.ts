@@ -3,8 +3,9 @@ import { speechDurationMs, speechSegments } from '../../../src/analysis/vad.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { createNodeVad } from '../../../tools/diarization/vad-node.ts';
+import { sharedPath } from '../../../tools/shared-data.ts';
 
-const SPEECH = '/work/shared/data/librispeech/1688-142285-0002.flac';
+const SPEECH = sharedPath('data', 'librispeech', '1688-142285-0002.flac');
 
 describe('Silero VAD (onnxruntime-web wasm in Node)', () => {
   let vad: SileroVad;

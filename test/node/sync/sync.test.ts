@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { alignSources, SyncError, toReferenceTime, toSourceTime, type SyncSignal } from '../../../src/analysis/sync.ts';
 import { resample } from '../../../src/analysis/signal-resample.ts';
 import { record, rng, speechLike, type MicSpec } from './synthetic.ts';
+import { patient } from '../../support/patience.ts';
 
 const RATE = 16000;
 
@@ -31,85 +32,99 @@ describe('clock mapping', () => {
 });
 
 describe('alignSources on speech-like recordings', () => {
-  test('three microphones with offsets, drift, gain and noise: offsets within 1 ms, drift within 2 ppm', () => {
-    const room = speechLike(100, RATE, 1);
-    const mics: MicSpec[] = [
-      { startSec: 10, durationSec: 80, driftPpm: 0, gain: 1, noise: 0.002, seed: 11 },
-      { startSec: 3.21737, durationSec: 70, driftPpm: 80, gain: 0.3, noise: 0.003, seed: 12 },
-      { startSec: 17.5, durationSec: 75, driftPpm: -95, gain: 2.5, noise: 0.01, seed: 13 },
-    ];
-    const signals: SyncSignal[] = mics.map((m, i) => ({
-      id: `src_${i}`,
-      samples: record(room, RATE, m),
-      sampleRate: RATE,
-    }));
-    const out = alignSources(signals, { origin: 'reference' });
-    expect(out.map((o) => o.id)).toEqual(['src_0', 'src_1', 'src_2']);
-    expect(out[0]).toMatchObject({ offsetMs: 0, driftPpm: 0, isReference: true });
-    for (let i = 1; i < mics.length; i++) {
-      const o = out[i]!;
-      expect(Math.abs(o.offsetMs - truthOffsetMs(mics[i]!, mics[0]!))).toBeLessThan(1);
-      expect(Math.abs(o.driftPpm - mics[i]!.driftPpm)).toBeLessThan(2);
-      expect(o.confidence).toBeGreaterThan(0.5);
-    }
-  }, 120_000);
+  test(
+    'three microphones with offsets, drift, gain and noise: offsets within 1 ms, drift within 2 ppm',
+    () => {
+      const room = speechLike(100, RATE, 1);
+      const mics: MicSpec[] = [
+        { startSec: 10, durationSec: 80, driftPpm: 0, gain: 1, noise: 0.002, seed: 11 },
+        { startSec: 3.21737, durationSec: 70, driftPpm: 80, gain: 0.3, noise: 0.003, seed: 12 },
+        { startSec: 17.5, durationSec: 75, driftPpm: -95, gain: 2.5, noise: 0.01, seed: 13 },
+      ];
+      const signals: SyncSignal[] = mics.map((m, i) => ({
+        id: `src_${i}`,
+        samples: record(room, RATE, m),
+        sampleRate: RATE,
+      }));
+      const out = alignSources(signals, { origin: 'reference' });
+      expect(out.map((o) => o.id)).toEqual(['src_0', 'src_1', 'src_2']);
+      expect(out[0]).toMatchObject({ offsetMs: 0, driftPpm: 0, isReference: true });
+      for (let i = 1; i < mics.length; i++) {
+        const o = out[i]!;
+        expect(Math.abs(o.offsetMs - truthOffsetMs(mics[i]!, mics[0]!))).toBeLessThan(1);
+        expect(Math.abs(o.driftPpm - mics[i]!.driftPpm)).toBeLessThan(2);
+        expect(o.confidence).toBeGreaterThan(0.5);
+      }
+    },
+    patient(120_000),
+  );
 
-  test('12 random pairs: median offset error ≤ 1 ms, worst ≤ 33 ms (one frame)', () => {
-    const r = rng(7);
-    const errors: number[] = [];
-    for (let trial = 0; trial < 12; trial++) {
-      const room = speechLike(30, RATE, 100 + trial);
-      const ref: MicSpec = {
-        startSec: 5 + 5 * r(),
-        durationSec: 18,
-        driftPpm: 0,
-        gain: 1,
-        noise: 0.003,
-        seed: 200 + trial,
-      };
-      const mic: MicSpec = {
-        startSec: 10 * r(),
-        durationSec: 18,
-        driftPpm: (r() * 2 - 1) * 100,
-        gain: 0.2 + 3 * r(),
-        noise: 0.01 * r(),
-        seed: 300 + trial,
-      };
+  test(
+    '12 random pairs: median offset error ≤ 1 ms, worst ≤ 33 ms (one frame)',
+    () => {
+      const r = rng(7);
+      const errors: number[] = [];
+      for (let trial = 0; trial < 12; trial++) {
+        const room = speechLike(30, RATE, 100 + trial);
+        const ref: MicSpec = {
+          startSec: 5 + 5 * r(),
+          durationSec: 18,
+          driftPpm: 0,
+          gain: 1,
+          noise: 0.003,
+          seed: 200 + trial,
+        };
+        const mic: MicSpec = {
+          startSec: 10 * r(),
+          durationSec: 18,
+          driftPpm: (r() * 2 - 1) * 100,
+          gain: 0.2 + 3 * r(),
+          noise: 0.01 * r(),
+          seed: 300 + trial,
+        };
+        const out = alignSources(
+          [
+            { id: 'ref', samples: record(room, RATE, ref), sampleRate: RATE },
+            { id: 'cam', samples: record(room, RATE, mic), sampleRate: RATE },
+          ],
+          { origin: 'reference' },
+        );
+        errors.push(Math.abs(out[1]!.offsetMs - truthOffsetMs(mic, ref)));
+      }
+      errors.sort((a, b) => a - b);
+      expect(errors[6]!).toBeLessThanOrEqual(1);
+      expect(errors[11]!).toBeLessThanOrEqual(33);
+    },
+    patient(120_000),
+  );
+
+  test(
+    'a sparse 6-minute pair drifting 100 ppm: drift known well enough to stay within a frame after an hour',
+    () => {
+      // 8 kHz keeps this light; the analysis runs at 8 kHz anyway.
+      const rate = 8000;
+      const room = speechLike(7 * 60, rate, 5, 0.35);
+      const ref: MicSpec = { startSec: 30, durationSec: 360, driftPpm: 0, gain: 1, noise: 0.002, seed: 1 };
+      const cam: MicSpec = { startSec: 12.3, durationSec: 360, driftPpm: 100, gain: 0.5, noise: 0.004, seed: 2 };
       const out = alignSources(
         [
-          { id: 'ref', samples: record(room, RATE, ref), sampleRate: RATE },
-          { id: 'cam', samples: record(room, RATE, mic), sampleRate: RATE },
+          { id: 'ref', samples: record(room, rate, ref), sampleRate: rate },
+          { id: 'cam', samples: record(room, rate, cam), sampleRate: rate },
         ],
         { origin: 'reference' },
       );
-      errors.push(Math.abs(out[1]!.offsetMs - truthOffsetMs(mic, ref)));
-    }
-    errors.sort((a, b) => a - b);
-    expect(errors[6]!).toBeLessThanOrEqual(1);
-    expect(errors[11]!).toBeLessThanOrEqual(33);
-  }, 120_000);
-
-  test('a sparse 6-minute pair drifting 100 ppm: drift known well enough to stay within a frame after an hour', () => {
-    // 8 kHz keeps this light; the analysis runs at 8 kHz anyway.
-    const rate = 8000;
-    const room = speechLike(7 * 60, rate, 5, 0.35);
-    const ref: MicSpec = { startSec: 30, durationSec: 360, driftPpm: 0, gain: 1, noise: 0.002, seed: 1 };
-    const cam: MicSpec = { startSec: 12.3, durationSec: 360, driftPpm: 100, gain: 0.5, noise: 0.004, seed: 2 };
-    const out = alignSources(
-      [
-        { id: 'ref', samples: record(room, rate, ref), sampleRate: rate },
-        { id: 'cam', samples: record(room, rate, cam), sampleRate: rate },
-      ],
-      { origin: 'reference' },
-    );
-    const o = out[1]!;
-    const truthOffset = ((Math.round(cam.startSec * rate) - Math.round(ref.startSec * rate)) / rate) * 1000;
-    expect(Math.abs(o.offsetMs - truthOffset)).toBeLessThan(1);
-    // Error in source position one hour into the reference timeline.
-    const hour = 3_600_000;
-    const err = Math.abs(toSourceTime(hour, o) - toSourceTime(hour, { offsetMs: truthOffset, driftPpm: cam.driftPpm }));
-    expect(err).toBeLessThan(33);
-  }, 120_000);
+      const o = out[1]!;
+      const truthOffset = ((Math.round(cam.startSec * rate) - Math.round(ref.startSec * rate)) / rate) * 1000;
+      expect(Math.abs(o.offsetMs - truthOffset)).toBeLessThan(1);
+      // Error in source position one hour into the reference timeline.
+      const hour = 3_600_000;
+      const err = Math.abs(
+        toSourceTime(hour, o) - toSourceTime(hour, { offsetMs: truthOffset, driftPpm: cam.driftPpm }),
+      );
+      expect(err).toBeLessThan(33);
+    },
+    patient(120_000),
+  );
 
   test('by default the earliest source starts at 0 on the reference clock', () => {
     const room = speechLike(40, RATE, 21);

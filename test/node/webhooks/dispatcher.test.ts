@@ -10,6 +10,7 @@ import {
   type WebhookReceiver,
 } from '../../support/webhook-receiver.ts';
 import { completeEvent, newSigningSecret, openTestOutbox, reopenTestOutbox } from './outbox-fixture.ts';
+import { patient } from '../../support/patience.ts';
 
 // Short waits so the suite stays fast; the default schedule's arithmetic is tested in schedule.test.ts.
 const FAST: RetrySchedule = { attempts: 3, attemptTimeoutMs: 300, backoffMs: [150, 300] };
@@ -54,7 +55,7 @@ async function waitForRecord(
   done: (r: OutboxEvent) => boolean,
   timeoutMs = 5_000,
 ): Promise<OutboxEvent> {
-  const end = Date.now() + timeoutMs;
+  const end = Date.now() + patient(timeoutMs);
   for (;;) {
     const r = await readEvent(db, id);
     if (r && done(r)) return r;
@@ -149,7 +150,7 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
     expect(elapsed).toBeLessThan(3_000);
   });
 
-  test('the real 10 s limit aborts an attempt held for 12 s', { timeout: 20_000 }, async () => {
+  test('the real 10 s limit aborts an attempt held for 12 s', { timeout: patient(20_000) }, async () => {
     const r = await receiver({ answer: () => ({ status: 200, delayMs: 12_000 }) });
     const db = await openTestOutbox();
     const event = await record(db, completeEvent(r.url));

@@ -3,6 +3,7 @@ import { announceEvents } from '../../../src/webhooks/channel.ts';
 import { readEvent } from '../../../src/webhooks/outbox.ts';
 import { subscribeToEvents, type EventSubscription, type SubscribedEvent } from '../../../src/webhooks/subscribe.ts';
 import { completeEvent, openTestOutbox, reopenTestOutbox } from './outbox-fixture.ts';
+import { patient } from '../../support/patience.ts';
 
 const open: EventSubscription[] = [];
 afterEach(async () => {
@@ -60,7 +61,7 @@ describe('in-page event subscription', () => {
     await db.put('events', later);
     announceEvents([later.id]);
     announceEvents([later.id]);
-    await expect.poll(() => again, { timeout: 2_000 }).toEqual([later.id]);
+    await expect.poll(() => again, { timeout: patient(2_000) }).toEqual([later.id]);
     await second.refresh();
     expect(again).toEqual([later.id]);
     db.close();

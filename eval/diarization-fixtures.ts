@@ -1,5 +1,5 @@
 /**
- * The fixtures part of tools/eval-diarization.ts: a fixed list of generated sets
+ * The fixtures part of eval/diarization.ts: a fixed list of generated sets
  * ({@link EVAL_FIXTURES}, made on first use), scored against their speech-level truth in
  *   - single-mix mode on the fixture's reference mix (reference.wav),
  *   - per-mic mode on the close mics when the set has them, otherwise on the cameras' audio:
@@ -10,17 +10,17 @@
  * @module
  */
 import { join } from 'node:path';
-import type { Turn } from '../../src/contract/types.ts';
-import { diarizeMixWithDiagnostics, type MixOptions } from '../../src/analysis/diarize/mix.ts';
-import { diarizePerMic } from '../../src/analysis/diarize/per-mic.ts';
-import type { DiarizationResult } from '../../src/analysis/diarize/result.ts';
-import type { SileroVad } from '../../src/models/silero-vad.ts';
-import { ensureFixtureAt } from '../fixtures/cache.ts';
-import type { FixtureOptions, FixtureSet } from '../fixtures/options.ts';
-import type { Truth, TruthSource } from '../fixtures/truth.ts';
-import type { EvalRow } from '../eval-diarization.ts';
-import { decodeWithFfmpeg, loadMono16k } from './audio.ts';
-import { channelProbabilities } from './vad-node.ts';
+import type { Turn } from '../src/contract/types.ts';
+import { diarizeMixWithDiagnostics, type MixOptions } from '../src/analysis/diarize/mix.ts';
+import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
+import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
+import type { SileroVad } from '../src/models/silero-vad.ts';
+import { ensureFixtureAt } from '../tools/fixtures/cache.ts';
+import type { FixtureOptions, FixtureSet } from '../tools/fixtures/options.ts';
+import type { Truth, TruthSource } from '../tools/fixtures/truth.ts';
+import type { EvalRow } from './diarization.ts';
+import { decodeWithFfmpeg, loadMono16k } from '../tools/diarization/audio.ts';
+import { channelProbabilities } from '../tools/diarization/vad-node.ts';
 
 type Score = (
   name: string,
