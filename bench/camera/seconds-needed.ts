@@ -11,9 +11,10 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { computeCameraMap } from '../../src/analysis/camera/camera-map.ts';
-import { motionFeatures, samplesToReference, type MotionSamples } from '../../src/analysis/camera/features.ts';
+import { motionFeatures, samplesToReference } from '../../src/analysis/camera/features.ts';
 import { ensureFixture } from '../../test/support/fixtures.ts';
 import { ffmpegLumaFrames } from '../../test/node/camera/ffmpeg-frames.ts';
+import { samplesBefore, turnsBefore } from '../../test/node/camera/prefixes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,19 +46,6 @@ const cams = truth.sources
     };
   });
 
-function prefix(s: MotionSamples, endMs: number): MotionSamples {
-  const n = s.t.findIndex((t) => t >= endMs);
-  const k = n < 0 ? s.t.length : n;
-  return {
-    t: s.t.slice(0, k),
-    whole: s.whole.slice(0, k),
-    left: s.left.slice(0, k),
-    middle: s.middle.slice(0, k),
-    right: s.right.slice(0, k),
-    sceneCut: s.sceneCut.slice(0, k),
-  };
-}
-
 console.log(
   `fixture ${dir} (${seconds} s), ${everyS > 0 ? `runs of ${runLen} frames every ${everyS} s` : 'every frame'}; frames decoded: ${cams.map((c) => c.decoded).join(', ')}`,
 );
@@ -68,9 +56,9 @@ const start = truth.conversation.startMs;
 const step = seconds > 120 ? 15 : 5;
 for (let s = 10; s <= seconds + step; s += step) {
   const end = start + s * 1000;
-  const turns = truth.turns.filter((t) => t.startMs < end).map((t) => ({ ...t, endMs: Math.min(t.endMs, end) }));
+  const turns = turnsBefore(truth.turns, end);
   const map = computeCameraMap({
-    cameras: cams.map((c) => ({ sourceId: c.sourceId, samples: prefix(c.samples, end) })),
+    cameras: cams.map((c) => ({ sourceId: c.sourceId, samples: samplesBefore(c.samples, end) })),
     turns,
     minSpeechMs: 1000,
   });

@@ -5,7 +5,14 @@
  * before and decodes accurately from there, like the browser path's GOP-aligned runs).
  */
 import { spawnSync } from 'node:child_process';
-import type { LumaFrame } from '../../../src/analysis/camera/features.ts';
+import { join } from 'node:path';
+import {
+  motionFeatures,
+  samplesToReference,
+  type LumaFrame,
+  type MotionSamples,
+} from '../../../src/analysis/camera/features.ts';
+import type { Truth } from '../../support/fixtures.ts';
 
 export interface FfmpegFrameOptions {
   width?: number;
@@ -67,4 +74,22 @@ export function ffmpegLumaFrames(file: string, o: FfmpegFrameOptions): LumaFrame
     );
   }
   return frames;
+}
+
+/**
+ * The motion samples of every video source of the fixture in `dir`, on the reference timeline:
+ * each camera decoded every frame (at its frame rate, 30 fps when the truth gives none), its
+ * motion features moved by the source's offset and drift. Source ids are the file names.
+ */
+export function fixtureCameraSamples(dir: string, truth: Truth): Array<{ sourceId: string; samples: MotionSamples }> {
+  return truth.sources
+    .filter((s) => s.kind === 'video')
+    .map((s) => ({
+      sourceId: s.file,
+      samples: samplesToReference(
+        motionFeatures(ffmpegLumaFrames(join(dir, s.file), { fps: s.video?.fps ?? 30 })),
+        s.offsetMs,
+        s.driftPpm,
+      ),
+    }));
 }

@@ -7,29 +7,18 @@
  * sure (the circular-shift null is wide), so its answers are checked for kind and speaker
  * only; the 90 s variant (`seconds: 90`) must be sure of every close-up.
  */
-import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { computeCameraMap } from '../../../src/analysis/camera/camera-map.ts';
-import { motionFeatures, samplesToReference } from '../../../src/analysis/camera/features.ts';
 import type { CameraMap } from '../../../src/contract/types.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
-import { ffmpegLumaFrames } from './ffmpeg-frames.ts';
+import { fixtureCameraSamples } from './ffmpeg-frames.ts';
 
 async function mapFixture(
   options: { seconds?: number },
   minSpeechMs: number,
 ): Promise<{ truth: Truth; map: CameraMap }> {
   const { dir, truth } = await ensureFixture('tiny', options);
-  const cameras = truth.sources
-    .filter((s) => s.kind === 'video')
-    .map((s) => ({
-      sourceId: s.file,
-      samples: samplesToReference(
-        motionFeatures(ffmpegLumaFrames(join(dir, s.file), { fps: s.video?.fps ?? 30 })),
-        s.offsetMs,
-        s.driftPpm,
-      ),
-    }));
+  const cameras = fixtureCameraSamples(dir, truth);
   return { truth, map: computeCameraMap({ cameras, turns: truth.turns, minSpeechMs }) };
 }
 

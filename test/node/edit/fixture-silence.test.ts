@@ -6,16 +6,14 @@
  * the true turns and the expected camera map. Issue 8: tighten leaves pauses of keepPauseSec
  * ± 50 ms, non-speech in pauses survives, savedMs equals the total of the removed ranges.
  */
-import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { CameraMap, JobSource, SilenceSettings, TimeRange, Track } from '../../../src/contract/types.ts';
-import { checkCutList, envelopeDb, findQuietRanges, planEdit, resolveSilence } from '../../../src/analysis/edit.ts';
+import { checkCutList, resolveSilence } from '../../../src/analysis/edit.ts';
 import { ENVELOPE_FLOOR_DB, adaptiveQuietThresholdDb } from '../../../src/analysis/energy.ts';
-import { DIARIZE_SAMPLE_RATE, toReferenceTimeline } from '../../../src/pipeline/stages/diarizing.ts';
-import { decodeAudio } from '../../support/audio-analysis.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
+import { fixtureQuietRanges } from './fixture-quiet.ts';
 import { pausesAfterRemoval } from './measure.ts';
-import { jobOfTruth } from './truth-job.ts';
+import { jobOfTruth, planOfTruth } from './truth-job.ts';
 
 const VARIANTS = [
   { name: 'tiny 20 s', options: {} },
@@ -35,22 +33,7 @@ beforeAll(async () => {
   for (const v of VARIANTS) {
     const { dir, truth } = await ensureFixture('tiny', v.options);
     const { sources, tracks, cameraMap } = jobOfTruth(truth);
-    // The diarize source the engine picks: the audio sources, else the first source.
-    const audioSources = truth.sources.filter((s) => s.kind === 'audio');
-    const diarize = audioSources.length > 0 ? audioSources : truth.sources.slice(0, 1);
-    const lengthMs = Math.max(...truth.sources.map((s) => s.endRefMs));
-    const channels = diarize.map((s) =>
-      toReferenceTimeline(
-        decodeAudio(join(dir, s.file), DIARIZE_SAMPLE_RATE),
-        DIARIZE_SAMPLE_RATE,
-        s.offsetMs,
-        s.driftPpm,
-        lengthMs,
-      ),
-    );
-    const mix = new Float32Array(channels[0]?.length ?? 0);
-    for (const c of channels) for (let i = 0; i < c.length; i++) mix[i]! += c[i]! / channels.length;
-    const quietRanges = findQuietRanges(envelopeDb(mix, DIARIZE_SAMPLE_RATE));
+    const quietRanges = fixtureQuietRanges(dir, truth);
     prepared.set(v.name, { truth, sources, tracks, cameraMap, quietRanges });
   }
 }, FIXTURE_TIMEOUT_MS);
@@ -75,15 +58,7 @@ describe('silence removal on the tiny fixture audio', () => {
       test(`${variant.name}, ${JSON.stringify(settings)}`, () => {
         const { truth, sources, tracks, cameraMap, quietRanges } = prepared.get(variant.name)!;
         const silence = resolveSilence(settings);
-        const plan = planEdit({
-          turns: truth.turns,
-          tracks,
-          sources,
-          cameraMap,
-          presetId: 'balanced',
-          silence,
-          quietRanges,
-        });
+        const plan = planOfTruth(truth, { sources, tracks, cameraMap }, 'balanced', silence, quietRanges);
         expect(checkCutList(plan.cuts, { sources, removedRanges: plan.removedRanges })).toBeNull();
         expect(plan.savedMs).toBeCloseTo(
           plan.removedRanges.reduce((s, r) => s + (r.endMs - r.startMs), 0),

@@ -4,13 +4,12 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { PRESET_IDS, type CameraMap, type Cut, type JobSource } from '../../../src/contract/types.ts';
-import { keptMs, referenceTimeline } from '../../../src/analysis/cut-rules.ts';
-import { editCameras, planCuts } from '../../../src/analysis/cuts.ts';
-import { checkCutList, planEdit, resolveSilence } from '../../../src/analysis/edit.ts';
+import { keptMs } from '../../../src/analysis/cut-rules.ts';
+import { checkCutList, resolveSilence } from '../../../src/analysis/edit.ts';
 import { PRESETS } from '../../../src/analysis/presets.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
-import { singleSpeakerSpans, shownMs } from './measure.ts';
-import { jobOfTruth } from './truth-job.ts';
+import { closeupBoundCuts, closeupShown } from './closeup.ts';
+import { jobOfTruth, planOfTruth } from './truth-job.ts';
 
 const VARIANTS = [
   { name: 'tiny 20 s', options: {} },
@@ -27,24 +26,10 @@ function closeupShare(
   sources: readonly JobSource[],
   cameraMap: CameraMap,
   cuts: readonly Cut[],
-  removed: Parameters<typeof singleSpeakerSpans>[1],
+  removed: Parameters<typeof closeupShown>[4],
 ): { share: number; totalMs: number } {
-  const closeupOf = new Map(
-    cameraMap.cameras.filter((c) => c.kind === 'closeup').map((c) => [c.speakers[0]!, c.sourceId]),
-  );
-  let total = 0;
-  let onCloseup = 0;
-  for (const span of singleSpeakerSpans(truth.turns, removed)) {
-    const cam = sources.find((s) => s.id === closeupOf.get(span.speaker));
-    if (!cam) continue; // spk3 has no close-up in this fixture
-    // Only the part during which the close-up camera was recording can show it.
-    const a = Math.max(span.startMs, cam.offsetMs ?? 0);
-    const b = Math.min(span.endMs, (cam.offsetMs ?? 0) + (cam.durationMs ?? 0));
-    if (b <= a) continue;
-    total += b - a;
-    onCloseup += shownMs(cuts, cam.id, { startMs: a, endMs: b });
-  }
-  return { share: onCloseup / total, totalMs: total };
+  const { onCloseupMs, totalMs } = closeupShown(truth, sources, cameraMap, cuts, removed);
+  return { share: onCloseupMs / totalMs, totalMs };
 }
 
 /**
@@ -77,15 +62,9 @@ describe('planEdit on the tiny fixture truth', () => {
     for (const presetId of PRESET_IDS) {
       test(`${variant.name}, ${presetId}: close-up share and shot lengths`, () => {
         const truth = truths.get(variant.name)!;
-        const { sources, tracks, cameraMap } = jobOfTruth(truth);
-        const plan = planEdit({
-          turns: truth.turns,
-          tracks,
-          sources,
-          cameraMap,
-          presetId,
-          silence: resolveSilence(null),
-        });
+        const job = jobOfTruth(truth);
+        const { sources, tracks, cameraMap } = job;
+        const plan = planOfTruth(truth, job, presetId, resolveSilence(null));
         expect(checkCutList(plan.cuts, { sources, removedRanges: plan.removedRanges })).toBeNull();
         const { share, totalMs } = closeupShare(truth, sources, cameraMap, plan.cuts, plan.removedRanges);
         console.log(
@@ -93,17 +72,7 @@ describe('planEdit on the tiny fixture truth', () => {
         );
         // The best share the hard constraints allow: the same planner scoring nothing but the
         // close-up share (every miss of a speaker with a close-up costs 1, nothing else counts).
-        const timeline = referenceTimeline(sources);
-        const best = planCuts({
-          turns: truth.turns,
-          cameras: editCameras(tracks, new Set(timeline.spans.map((s) => s.sourceId)), cameraMap),
-          preset: PRESETS[presetId],
-          startMs: timeline.startMs,
-          endMs: timeline.endMs!,
-          spans: timeline.spans,
-          removedRanges: [],
-          costs: { cut: 1, missOnGroup: 1, missElsewhere: 1, noCloseupMiss: 0, quickExchanges: false },
-        });
+        const best = closeupBoundCuts(truth.turns, sources, tracks, cameraMap, presetId);
         const bound = closeupShare(truth, sources, cameraMap, best, []).share;
         console.log(`  best possible under the constraints: ${(bound * 100).toFixed(1)} %`);
         expect(totalMs).toBeGreaterThan(5000);
@@ -120,7 +89,8 @@ describe('planEdit on the tiny fixture truth', () => {
 
   test('tighten keeps the laughter and shortens the 2.1 s pause around it only where quiet', () => {
     const truth = truths.get('tiny 20 s')!;
-    const { sources, tracks, cameraMap } = jobOfTruth(truth);
+    const job = jobOfTruth(truth);
+    const { sources } = job;
     const laugh = truth.nonSpeech[0]!;
     // Quiet everywhere except speech and the laughter: what a perfect energy analysis reports.
     const busy = [...truth.turns, ...truth.nonSpeech].toSorted((a, b) => a.startMs - b.startMs);
@@ -131,15 +101,7 @@ describe('planEdit on the tiny fixture truth', () => {
       t = Math.max(t, b.endMs);
     }
     quietRanges.push({ startMs: t, endMs: truth.durationMs });
-    const plan = planEdit({
-      turns: truth.turns,
-      tracks,
-      sources,
-      cameraMap,
-      presetId: 'balanced',
-      silence: resolveSilence({ mode: 'tighten' }),
-      quietRanges,
-    });
+    const plan = planOfTruth(truth, job, 'balanced', resolveSilence({ mode: 'tighten' }), quietRanges);
     expect(checkCutList(plan.cuts, { sources, removedRanges: plan.removedRanges })).toBeNull();
     expect(plan.removedRanges.length).toBeGreaterThan(0);
     for (const r of plan.removedRanges) expect(r.endMs <= laugh.startMs || r.startMs >= laugh.endMs).toBe(true);

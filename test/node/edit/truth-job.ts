@@ -3,7 +3,15 @@
  * of a generated fixture: its sources on the reference timeline, the expected camera map and
  * the tracks that map implies. Shared by the fixture edit tests.
  */
-import type { CameraMap, JobSource, Track } from '../../../src/contract/types.ts';
+import type {
+  CameraMap,
+  JobSource,
+  PresetId,
+  ResolvedSilenceSettings,
+  TimeRange,
+  Track,
+} from '../../../src/contract/types.ts';
+import { planEdit, type PlannedEdit } from '../../../src/analysis/edit.ts';
 import type { Truth } from '../../support/fixtures.ts';
 
 /** The sources, tracks and camera map of `truth` (source ids are the fixture's file names). */
@@ -31,4 +39,27 @@ export function jobOfTruth(truth: Truth): { sources: JobSource[]; tracks: Track[
     cameras,
   };
   return { sources, tracks: cameras.map((c) => ({ sourceId: c.sourceId, speakers: c.speakers })), cameraMap };
+}
+
+/**
+ * `planEdit` of `job` (the {@link jobOfTruth} of `truth`) with its true turns, `presetId`, the
+ * resolved `silence` settings and the `quietRanges` an energy analysis found (omitted: none, so
+ * silence removal removes nothing).
+ */
+export function planOfTruth(
+  truth: Truth,
+  job: ReturnType<typeof jobOfTruth>,
+  presetId: PresetId,
+  silence: ResolvedSilenceSettings,
+  quietRanges?: TimeRange[],
+): PlannedEdit {
+  return planEdit({
+    turns: truth.turns,
+    tracks: job.tracks,
+    sources: job.sources,
+    cameraMap: job.cameraMap,
+    presetId,
+    silence,
+    ...(quietRanges ? { quietRanges } : {}),
+  });
 }

@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { alignSources, SyncError, toReferenceTime, toSourceTime, type SyncSignal } from '../../../src/analysis/sync.ts';
 import { resample } from '../../../src/analysis/signal-resample.ts';
-import { record, rng, speechLike, type MicSpec } from './synthetic.ts';
+import { alignPair, randomPairMics, record, recordedOffsetMs, rng, speechLike, type MicSpec } from './synthetic.ts';
 import { patient } from '../../support/patience.ts';
 
 const RATE = 16000;
 
 /** Truth offset (ms) of mic relative to the reference mic, as record() actually cut it. */
 function truthOffsetMs(mic: MicSpec, ref: MicSpec): number {
-  return ((Math.round(mic.startSec * RATE) - Math.round(ref.startSec * RATE)) / RATE) * 1000;
+  return recordedOffsetMs(mic, ref, RATE);
 }
 
 function failuresOf(fn: () => unknown): SyncError['failures'] {
@@ -66,29 +66,8 @@ describe('alignSources on speech-like recordings', () => {
       const errors: number[] = [];
       for (let trial = 0; trial < 12; trial++) {
         const room = speechLike(30, RATE, 100 + trial);
-        const ref: MicSpec = {
-          startSec: 5 + 5 * r(),
-          durationSec: 18,
-          driftPpm: 0,
-          gain: 1,
-          noise: 0.003,
-          seed: 200 + trial,
-        };
-        const mic: MicSpec = {
-          startSec: 10 * r(),
-          durationSec: 18,
-          driftPpm: (r() * 2 - 1) * 100,
-          gain: 0.2 + 3 * r(),
-          noise: 0.01 * r(),
-          seed: 300 + trial,
-        };
-        const out = alignSources(
-          [
-            { id: 'ref', samples: record(room, RATE, ref), sampleRate: RATE },
-            { id: 'cam', samples: record(room, RATE, mic), sampleRate: RATE },
-          ],
-          { origin: 'reference' },
-        );
+        const { ref, cam: mic } = randomPairMics(r, 200 + trial, 300 + trial);
+        const out = alignPair(room, RATE, ref, mic);
         errors.push(Math.abs(out[1]!.offsetMs - truthOffsetMs(mic, ref)));
       }
       errors.sort((a, b) => a - b);
@@ -106,15 +85,9 @@ describe('alignSources on speech-like recordings', () => {
       const room = speechLike(7 * 60, rate, 5, 0.35);
       const ref: MicSpec = { startSec: 30, durationSec: 360, driftPpm: 0, gain: 1, noise: 0.002, seed: 1 };
       const cam: MicSpec = { startSec: 12.3, durationSec: 360, driftPpm: 100, gain: 0.5, noise: 0.004, seed: 2 };
-      const out = alignSources(
-        [
-          { id: 'ref', samples: record(room, rate, ref), sampleRate: rate },
-          { id: 'cam', samples: record(room, rate, cam), sampleRate: rate },
-        ],
-        { origin: 'reference' },
-      );
+      const out = alignPair(room, rate, ref, cam);
       const o = out[1]!;
-      const truthOffset = ((Math.round(cam.startSec * rate) - Math.round(ref.startSec * rate)) / rate) * 1000;
+      const truthOffset = recordedOffsetMs(cam, ref, rate);
       expect(Math.abs(o.offsetMs - truthOffset)).toBeLessThan(1);
       // Error in source position one hour into the reference timeline.
       const hour = 3_600_000;

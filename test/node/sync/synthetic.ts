@@ -5,6 +5,7 @@
  */
 import { resample } from '../../../src/analysis/signal-resample.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
+import { alignSources, type SourceAlignment } from '../../../src/analysis/sync.ts';
 
 /** The project's seeded generator (mulberry32), under the name these tests use. */
 export const rng = seededRandom;
@@ -77,4 +78,42 @@ export function record(room: Float32Array, rate: number, mic: MicSpec): Float32A
     out[i] = mic.gain * coloured + mic.noise * gauss(r);
   }
   return out;
+}
+
+/** Offset (ms) of `mic` against `ref`, as {@link record} cut them (whole samples at `rate`). */
+export function recordedOffsetMs(mic: MicSpec, ref: MicSpec, rate: number): number {
+  return ((Math.round(mic.startSec * rate) - Math.round(ref.startSec * rate)) / rate) * 1000;
+}
+
+/**
+ * Records `room` (at `rate`) with a reference microphone `ref` and a camera `cam`, and aligns
+ * the two with `alignSources` (ids `ref` and `cam`, in that order; `origin: 'reference'`).
+ * Throws what `alignSources` throws.
+ */
+export function alignPair(room: Float32Array, rate: number, ref: MicSpec, cam: MicSpec): SourceAlignment[] {
+  return alignSources(
+    [
+      { id: 'ref', samples: record(room, rate, ref), sampleRate: rate },
+      { id: 'cam', samples: record(room, rate, cam), sampleRate: rate },
+    ],
+    { origin: 'reference' },
+  );
+}
+
+/**
+ * The two microphones of one random 18 s pair (the "random pairs" sync test): a reference
+ * starting at 5–10 s in the room with noise 0.003, and a camera starting at 0–10 s, drifting
+ * up to ±100 ppm, gain 0.2–3.2, noise up to 0.01. Draws from `r` in that order.
+ */
+export function randomPairMics(r: () => number, refSeed: number, camSeed: number): { ref: MicSpec; cam: MicSpec } {
+  const ref: MicSpec = { startSec: 5 + 5 * r(), durationSec: 18, driftPpm: 0, gain: 1, noise: 0.003, seed: refSeed };
+  const cam: MicSpec = {
+    startSec: 10 * r(),
+    durationSec: 18,
+    driftPpm: (r() * 2 - 1) * 100,
+    gain: 0.2 + 3 * r(),
+    noise: 0.01 * r(),
+    seed: camSeed,
+  };
+  return { ref, cam };
 }
