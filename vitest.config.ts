@@ -23,7 +23,7 @@ export default defineConfig({
       {
         test: {
           name: 'browser',
-          // Node-side tests that drive Debian's Chromium through tools/chromium.ts.
+          // Node-side tests that drive Debian's Chromium through src/cli/chromium.ts.
           include: [
             'test/browser/**/*.test.ts',
             'test/contract/**/*.browser.test.ts',

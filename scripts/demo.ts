@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFile
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SampleManifest } from '../demo/sample/manifest.ts';
-import { serveStatic } from '../tools/serve.ts';
+import { serveStatic } from '../src/cli/serve.ts';
 import { makeSample } from './make-sample.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');

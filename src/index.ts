@@ -17,7 +17,7 @@ export { createService } from './service.ts';
 export type { AccountsApi, MulticamService, ServiceOptions } from './service.ts';
 
 // The engine boundary
-export type { Engine, EngineStage, EngineWork } from './pipeline/engine.ts';
+export type { Engine, EngineStage, EngineWork } from './contract/engine.ts';
 export type {
   DiarizingOutput,
   MappingOutput,

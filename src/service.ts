@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { createSigner } from './auth/signer.ts';
-import type { Engine } from './pipeline/engine.ts';
+import { URL_SIGNING_KEY, createSigner, newUrlSigningKey } from './auth/signer.ts';
+import type { Engine } from './contract/engine.ts';
 import { createStageReporter, type StageReporter } from './pipeline/reporter.ts';
-import type { ServiceContext } from './routes/context.ts';
+import type { ServiceContext } from './jobs/context.ts';
 import { createHandler, isUnderBase } from './routes/handler.ts';
 import {
   DEFAULT_SECRET_OVERLAP_MS,
@@ -21,6 +21,8 @@ import {
 } from './store/accounts.ts';
 import { DB_NAME, openDatabase, type AccountRecord } from './store/db.ts';
 import { openFileBlob } from './store/files.ts';
+import { getOrCreateMeta } from './store/meta.ts';
+import { announceEvents } from './webhooks/channel.ts';
 
 /** Options of {@link createService}. */
 export interface ServiceOptions {
@@ -85,12 +87,15 @@ function normalizeBasePath(basePath: string): string {
  * const res = await service.handle(new Request('https://api.example.com/api/jobs', { headers: { authorization: `Bearer ${apiKey}` } }));
  */
 export async function createService(options: ServiceOptions): Promise<MulticamService> {
-  const db = await openDatabase(options.dbName ?? DB_NAME, options.indexedDB ?? indexedDB);
+  // Commits that record events nudge webhook delivery and subscribers in every context.
+  const db = await openDatabase(options.dbName ?? DB_NAME, options.indexedDB ?? indexedDB, {
+    onEventsRecorded: announceEvents,
+  });
   const now = options.now ?? (() => Date.now());
   const ctx: ServiceContext = {
     db,
     engine: options.engine,
-    signer: await createSigner(db),
+    signer: await createSigner(String(await getOrCreateMeta(db, URL_SIGNING_KEY, newUrlSigningKey))),
     basePath: normalizeBasePath(options.basePath ?? '/api'),
     now,
   };

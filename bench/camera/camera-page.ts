@@ -5,8 +5,8 @@
  */
 import { cpSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
-import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import type { Page } from 'playwright-core';
 import type { CameraMotionArrays, VisionSamplingOptions } from '../../src/vision/protocol.ts';
 import type { CameraMap, Turn } from '../../src/contract/types.ts';
@@ -48,7 +48,7 @@ export interface CameraPageSession {
   close(): Promise<void>;
 }
 
-/** Serves the built page and opens it in Chromium (through tools/chromium.ts). */
+/** Serves the built page and opens it in Chromium (through src/cli/chromium.ts). */
 export async function openCameraPage(): Promise<CameraPageSession> {
   let server: StaticServer | undefined;
   let chromium: LaunchedChromium | undefined;

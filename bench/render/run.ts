@@ -18,8 +18,8 @@ import { toSourceTime } from '../../src/analysis/sync.ts';
 import type { Cut, TimeRange } from '../../src/contract/types.ts';
 import { planRender } from '../../src/render/plan.ts';
 import { ensureFixture, type Truth } from '../../test/support/fixtures.ts';
-import { launchChromium } from '../../tools/chromium.ts';
-import { serveStatic } from '../../tools/serve.ts';
+import { launchChromium } from '../../src/cli/chromium.ts';
+import { serveStatic } from '../../src/cli/serve.ts';
 import { chromiumTree, treeMemory } from '../upload/proc-memory.ts';
 import { buildRenderSite, RENDER_PAGE, ROOT, type PageRenderOptions } from './render-site.ts';
 

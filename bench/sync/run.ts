@@ -11,8 +11,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { launchChromium } from '../../tools/chromium.ts';
-import { serveStatic } from '../../tools/serve.ts';
+import { launchChromium } from '../../src/cli/chromium.ts';
+import { serveStatic } from '../../src/cli/serve.ts';
 import { buildMediaPage, MEDIA_PAGE, MEDIA_SITE } from '../../test/browser/media-page.ts';
 import { ensureFixture } from '../../test/support/fixtures.ts';
 

@@ -1,13 +1,12 @@
 /**
- * Signed URLs and review tokens: HMAC-SHA256 with an installation secret kept in IndexedDB,
- * so the service worker and every page of the origin sign and verify alike. A signed URL
- * covers the method, the path and the expiry; the origin is left out so the same URL works
+ * Signed URLs and review tokens: HMAC-SHA256 with an installation secret kept in IndexedDB
+ * (the caller reads or creates it under {@link URL_SIGNING_KEY} in the `meta` store and passes
+ * it in), so the service worker and every page of the origin sign and verify alike. A signed
+ * URL covers the method, the path and the expiry; the origin is left out so the same URL works
  * under a foreign base URL.
  *
  * @module
  */
-import type { Database } from '../store/db.ts';
-import { getOrCreateMeta } from '../store/meta.ts';
 import { hmacBase64Url, importHmacKey, randomBytes, timingSafeEqual, toBase64Url } from './crypto.ts';
 
 /** Why a signed URL or token was refused. */
@@ -27,10 +26,17 @@ export interface Signer {
 
 const canonical = (method: string, path: string, exp: string): string => `${method.toUpperCase()}\n${path}\n${exp}`;
 
-/** The signer of this installation; creates the secret on first use. */
-export async function createSigner(db: Database): Promise<Signer> {
-  const raw = await getOrCreateMeta(db, 'urlSigningKey', () => toBase64Url(randomBytes(32)));
-  const key = await importHmacKey(new TextEncoder().encode(String(raw)));
+/** The `meta` store key of the installation's URL signing secret. */
+export const URL_SIGNING_KEY = 'urlSigningKey';
+
+/** A new URL signing secret (32 random bytes, base64url), stored on first use. */
+export function newUrlSigningKey(): string {
+  return toBase64Url(randomBytes(32));
+}
+
+/** The signer for the installation secret `secret` (stored under {@link URL_SIGNING_KEY}). */
+export async function createSigner(secret: string): Promise<Signer> {
+  const key = await importHmacKey(new TextEncoder().encode(secret));
 
   async function check(
     text: string,

@@ -1,7 +1,7 @@
 /**
  * The multicam command line (Node). `multicam edit <videos…> -o out.mp4` runs a whole job
- * headless: it builds the app if needed, serves it on 127.0.0.1 (tools/serve.ts), launches
- * Chromium (tools/chromium.ts), and drives the demo page: the files are set on the page's
+ * headless: it builds the app if needed, serves it on 127.0.0.1 (src/cli/serve.ts), launches
+ * Chromium (src/cli/chromium.ts), and drives the demo page: the files are set on the page's
  * file inputs from disk (File objects the page streams to the signed URLs, never read whole
  * into memory), then createJob → uploads → startProcessing, the mapping from the camera map,
  * an optional recut with the preset, startRender, and the output downloaded in 4 MB ranges
@@ -94,11 +94,11 @@ async function findChromium(): Promise<string> {
 export async function runEdit(args: EditArgs, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
   const t0 = Date.now();
   const say = (line: string): void => out(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}`);
-  // tools/chromium.ts reads MULTICAM_CHROMIUM when it is first imported.
+  // src/cli/chromium.ts reads MULTICAM_CHROMIUM when it is first imported.
   process.env['MULTICAM_CHROMIUM'] = await findChromium();
   const site = ensureSite(args.rebuild, say);
-  const { serveStatic } = await import('../../tools/serve.ts');
-  const { launchChromium } = await import('../../tools/chromium.ts');
+  const { serveStatic } = await import('./serve.ts');
+  const { launchChromium } = await import('./chromium.ts');
   const server = await serveStatic(site, 0);
   const browser = await launchChromium();
   try {

@@ -9,7 +9,7 @@
  */
 import { DB_NAME, openDatabase, type Database } from '../store/db.ts';
 import { addWork, dropWork, takeWork } from '../store/work.ts';
-import type { Engine, EngineWork } from './engine.ts';
+import type { Engine, EngineWork } from '../contract/engine.ts';
 
 /** The channel name shared by the queue engine and the page running the pipeline. */
 export const ENGINE_CHANNEL = 'multicam-engine';

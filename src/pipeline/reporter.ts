@@ -6,13 +6,13 @@
  */
 import { decideAutoMap } from '../analysis/automap.ts';
 import type { CameraMap, TimeRange, Turn } from '../contract/types.ts';
-import type { ServiceContext } from '../routes/context.ts';
-import { eventOutputUrl, reviewUrl } from '../routes/links.ts';
+import type { ServiceContext } from '../jobs/context.ts';
+import { eventOutputUrl, reviewUrl } from '../jobs/links.ts';
 import { updateAccount } from '../store/accounts.ts';
 import type { JobRecord } from '../store/db.ts';
 import { deleteFile, storeFile } from '../store/files.ts';
 import { getJobRecord, updateJob } from '../store/jobs.ts';
-import type { EngineStage } from './engine.ts';
+import type { EngineStage } from '../contract/engine.ts';
 import {
   applyTrigger,
   enqueueOrFail,
@@ -20,7 +20,7 @@ import {
   generateCutsInPlace,
   startRenderInPlace,
   talkTimes,
-} from './transitions.ts';
+} from '../jobs/transitions.ts';
 
 /** Output of `syncing`: per-source durations and offsets on the reference timeline (keys: source ids). */
 export interface SyncingOutput {

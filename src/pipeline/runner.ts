@@ -22,7 +22,7 @@ import { getJobRecord } from '../store/jobs.ts';
 import { addWork } from '../store/work.ts';
 import type { VisionWorkerApi } from '../vision/protocol.ts';
 import { announceEvents } from '../webhooks/channel.ts';
-import type { EngineStage, EngineWork } from './engine.ts';
+import type { EngineStage, EngineWork } from '../contract/engine.ts';
 import { ENGINE_CHANNEL, ENGINE_LOCK, type EngineMessage } from './queue-engine.ts';
 import type { StageFailure, StageReporter } from './reporter.ts';
 import { isAbort, type StageAssets, type StageResult, type StageRun, type StageWorkers } from './stages/context.ts';

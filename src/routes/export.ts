@@ -10,7 +10,7 @@
 import { ApiError } from '../contract/errors.ts';
 import type { JobStatus } from '../contract/types.ts';
 import { EXPORT_FORMATS, ExportError, exportEdit, isExportFormat, type ExportOptions } from '../export/index.ts';
-import type { ServiceContext } from './context.ts';
+import type { ServiceContext } from '../jobs/context.ts';
 import { ownedJob } from './jobs.ts';
 
 /** Statuses in which a job has an edit to export. */

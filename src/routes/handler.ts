@@ -7,7 +7,7 @@
 import { ApiError } from '../contract/errors.ts';
 import { accountForApiKey } from '../store/accounts.ts';
 import { getJobRecord } from '../store/jobs.ts';
-import type { ServiceContext } from './context.ts';
+import type { ServiceContext } from '../jobs/context.ts';
 import { exportJobEdit } from './export.ts';
 import { errorResponse, json } from './http.ts';
 import * as jobs from './jobs.ts';

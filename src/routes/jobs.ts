@@ -36,19 +36,19 @@ import {
   parseSourceIds,
   parseTracks,
   requireObject,
-  type ParsedCreateJob,
 } from '../contract/validate.ts';
 import { sha256Hex } from '../auth/crypto.ts';
+import type { ServiceContext } from '../jobs/context.ts';
+import { apiBaseOf, eventOutputUrl, partUploadUrl, putUploadUrl, reviewUrl } from '../jobs/links.ts';
+import { createJobRecord } from '../jobs/record.ts';
+import { applyTrigger, enqueueOrFail, generateCutsInPlace, startRenderInPlace } from '../jobs/transitions.ts';
 import { enforceMappingDeadline } from '../pipeline/reporter.ts';
-import { applyTrigger, enqueueOrFail, generateCutsInPlace, startRenderInPlace } from '../pipeline/transitions.ts';
 import { getAccount } from '../store/accounts.ts';
-import type { JobRecord, SourceRecord, UploadPlan } from '../store/db.ts';
-import { deleteFile, deleteUpload, putUpload, uploadsOfJob } from '../store/files.ts';
+import type { JobRecord } from '../store/db.ts';
+import { deleteFile, deleteUpload, uploadsOfJob } from '../store/files.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency.ts';
-import { deleteJobRecord, getJobRecord, insertJob, listJobsForAccount, updateJob } from '../store/jobs.ts';
-import type { ServiceContext } from './context.ts';
+import { deleteJobRecord, getJobRecord, listJobsForAccount, updateJob } from '../store/jobs.ts';
 import { canonicalJson, readJson } from './http.ts';
-import { apiBaseOf, eventOutputUrl, partUploadUrl, putUploadUrl, reviewUrl } from './links.ts';
 import { toGetJobResponse, toListItem, toSummary } from './views.ts';
 
 /** A response body with optional extra headers. */
@@ -57,25 +57,14 @@ export interface OperationResult {
   headers?: Record<string, string>;
 }
 
-const MIB = 1024 * 1024;
 /** How many part URLs createJob hands out; the rest come from requestUploadPartUrls. */
 export const FIRST_PART_URLS = 10;
-/** Parts are at least 8 MiB and at most 10 000 per file (as S3 allows). */
-export function partSizeFor(fileSize: number): number {
-  return Math.max(8 * MIB, Math.ceil(fileSize / 10_000 / MIB) * MIB);
-}
 
 /** A job of the caller, or 404. */
 export async function ownedJob(ctx: ServiceContext, accountId: string, jobId: string): Promise<JobRecord> {
   const job = await getJobRecord(ctx.db, jobId);
   if (!job || job.accountId !== accountId) throw ApiError.notFound(`job ${jobId} not found`);
   return job;
-}
-
-function defaultTitle(parsed: ParsedCreateJob, now: number): string | null {
-  if (parsed.sources.length === 0) return null;
-  const title = `${parsed.sources.map((s) => s.label).join(', ')} (${new Date(now).toISOString().slice(0, 10)})`;
-  return title.length > LIMITS.titleMaxLength ? `${title.slice(0, LIMITS.titleMaxLength - 1)}…` : title;
 }
 
 async function uploadsOf(ctx: ServiceContext, apiBase: string, job: JobRecord): Promise<Record<string, UploadInfo>> {
@@ -93,94 +82,6 @@ async function uploadsOf(ctx: ServiceContext, apiBase: string, job: JobRecord): 
     }
   }
   return uploads;
-}
-
-async function createJobRecord(
-  ctx: ServiceContext,
-  accountId: string,
-  apiBase: string,
-  parsed: ParsedCreateJob,
-): Promise<JobRecord> {
-  const now = ctx.now();
-  const jobId = crypto.randomUUID();
-  const sources: SourceRecord[] = parsed.sources.map((s) => {
-    const id = crypto.randomUUID();
-    let upload: UploadPlan = { method: 'put' };
-    if (s.fileSize !== undefined && s.fileSize > LIMITS.multipartThreshold) {
-      const uploadId = crypto.randomUUID();
-      const partSize = partSizeFor(s.fileSize);
-      upload = {
-        method: 'multipart',
-        uploadId,
-        key: `jobs/${jobId}/sources/${id}/${uploadId}`,
-        partSize,
-        partCount: Math.ceil(s.fileSize / partSize),
-      };
-    }
-    const source: SourceRecord = {
-      id,
-      label: s.label,
-      kind: s.kind,
-      ext: s.ext,
-      fileId: null,
-      upload,
-      sizeError: null,
-    };
-    if (s.fileSize !== undefined) source.fileSize = s.fileSize;
-    return source;
-  });
-  const job = await insertJob(ctx.db, {
-    id: jobId,
-    accountId,
-    apiBase,
-    title: parsed.title ?? defaultTitle(parsed, now),
-    status: 'created',
-    sources,
-    tracks: [],
-    turns: [],
-    speakers: [],
-    cuts: [],
-    removedRanges: null,
-    cameraMap: null,
-    presetId: 'balanced',
-    silence: parsed.silence,
-    review: parsed.review,
-    autoMap: parsed.autoMap,
-    callbackUrl: parsed.callbackUrl,
-    diarizeSourceIds: null,
-    errorMessage: null,
-    failedAtStatus: null,
-    failurePermanent: false,
-    stageAttempts: {},
-    progress: null,
-    outputFileId: null,
-    renderedAt: null,
-    audioFileId: null,
-    mappedBy: null,
-    mappingSince: null,
-    mappingAsked: false,
-    processingStarted: false,
-    billedMinutes: 0,
-    eventCount: 0,
-    createdAt: now,
-    updatedAt: now,
-  });
-  for (const source of sources) {
-    if (source.upload.method !== 'multipart' || source.fileSize === undefined) continue;
-    const { uploadId, key, partSize, partCount } = source.upload;
-    await putUpload(ctx.db, {
-      uploadId,
-      key,
-      accountId,
-      jobId,
-      sourceId: source.id,
-      partSize,
-      partCount,
-      fileSize: source.fileSize,
-      createdAt: now,
-    });
-  }
-  return job;
 }
 
 async function checkQuota(ctx: ServiceContext, accountId: string): Promise<void> {

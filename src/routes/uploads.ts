@@ -23,7 +23,7 @@ import {
   writeRun,
 } from '../store/files.ts';
 import { getJobRecord, updateJob } from '../store/jobs.ts';
-import type { ServiceContext } from './context.ts';
+import type { ServiceContext } from '../jobs/context.ts';
 import { json, readJson } from './http.ts';
 
 const CONTENT_TYPES: Record<string, string> = {

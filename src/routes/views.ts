@@ -14,8 +14,8 @@ import {
   type JobSummary,
 } from '../contract/types.ts';
 import type { JobRecord, SourceRecord } from '../store/db.ts';
-import type { ServiceContext } from './context.ts';
-import { fileUrl, reviewUrl } from './links.ts';
+import type { ServiceContext } from '../jobs/context.ts';
+import { fileUrl, reviewUrl } from '../jobs/links.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

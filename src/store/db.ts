@@ -18,7 +18,7 @@ import type {
   Track,
   Turn,
 } from '../contract/types.ts';
-import type { EngineStage } from '../pipeline/engine.ts';
+import type { EngineStage } from '../contract/engine.ts';
 
 /** The default database name. */
 export const DB_NAME = 'multicam';
@@ -212,6 +212,25 @@ export interface MulticamDB extends DBSchema {
 /** An open connection to the database. */
 export type Database = IDBPDatabase<MulticamDB>;
 
+/**
+ * What the layers above attach to a connection when they open it: the store imports nothing
+ * above itself, so whoever opens the database says what a commit announces.
+ */
+export interface DatabaseHooks {
+  /**
+   * Called with the events' ids after a transaction that recorded events has committed
+   * ({@link "./jobs.ts".updateJob}). The service wires `announceEvents` (src/webhooks/channel.ts).
+   */
+  onEventsRecorded?: (ids: readonly string[]) => void;
+}
+
+const hooksOf = new WeakMap<Database, DatabaseHooks>();
+
+/** The hooks given to {@link openDatabase} for `db` (none for a connection opened without). */
+export function databaseHooks(db: Database): DatabaseHooks {
+  return hooksOf.get(db) ?? {};
+}
+
 function upgrade(
   db: Database,
   oldVersion: number,
@@ -245,8 +264,13 @@ function upgrade(
 /**
  * Opens (and migrates) the database. `factory` defaults to the global `indexedDB`; tests pass
  * a fresh fake-indexeddb `IDBFactory`, which `idb`'s `openDB` cannot take, hence `wrap`.
+ * `hooks` are kept with the connection (see {@link databaseHooks}).
  */
-export async function openDatabase(name: string = DB_NAME, factory: IDBFactory = indexedDB): Promise<Database> {
+export async function openDatabase(
+  name: string = DB_NAME,
+  factory: IDBFactory = indexedDB,
+  hooks: DatabaseHooks = {},
+): Promise<Database> {
   const request = factory.open(name, DB_VERSION);
   request.addEventListener('upgradeneeded', (event) => {
     const db = wrap(request.result) as unknown as Database;
@@ -261,5 +285,6 @@ export async function openDatabase(name: string = DB_NAME, factory: IDBFactory =
   // A newer version opened elsewhere (another tab, a worker after an update) must not be
   // blocked by this connection: close it and let the newer code take over.
   db.addEventListener('versionchange', () => db.close());
+  hooksOf.set(db, hooks);
   return db;
 }

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { Database, EventRecord, JobRecord } from './db.ts';
-import { announceEvents } from '../webhooks/channel.ts';
+import { databaseHooks, type Database, type EventRecord, type JobRecord } from './db.ts';
 
 /** Stores a new job with the next creation sequence number. */
 export async function insertJob(db: Database, job: Omit<JobRecord, 'seq'>): Promise<JobRecord> {
@@ -49,7 +48,8 @@ export interface JobUpdate<T> {
 /**
  * Read-modify-write of one job and its events in one transaction. `step` must be synchronous
  * (an `await` inside would let the transaction commit early). Resolves `undefined` when the
- * job does not exist.
+ * job does not exist. Once a transaction that recorded events has committed, the
+ * connection's `onEventsRecorded` hook (given to `openDatabase`) gets their ids.
  */
 export async function updateJob<T>(
   db: Database,
@@ -75,10 +75,12 @@ export async function updateJob<T>(
   if (outcome.job) writes.push(jobs.put(outcome.job));
   for (const event of outcome.events ?? []) writes.push(tx.objectStore('events').add(event));
   await Promise.all([...writes, tx.done]);
-  // After the commit, nudge the webhook dispatcher and in-page subscribers in every context
-  // (the service worker records events on routes such as approve; the dispatcher runs in a page).
+  // After the commit, tell whoever opened the database (the service nudges the webhook
+  // dispatcher and in-page subscribers in every context: the service worker records events on
+  // routes such as approve; the dispatcher runs in a page).
   const recorded = outcome.events ?? [];
-  if (recorded.length > 0) announceEvents(recorded.map((event) => event.id));
+  const { onEventsRecorded } = databaseHooks(db);
+  if (recorded.length > 0 && onEventsRecorded) onEventsRecorded(recorded.map((event) => event.id));
   return outcome.result;
 }
 

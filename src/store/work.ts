@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { EngineWork } from '../pipeline/engine.ts';
+import type { EngineWork } from '../contract/engine.ts';
 import type { Database } from './db.ts';
 
 /** Queues one unit of work, unless the same job and stage is already queued. */

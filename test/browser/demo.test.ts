@@ -10,8 +10,8 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { makeSample } from '../../scripts/make-sample.ts';
-import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
-import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { patient } from '../support/patience.ts';
 

@@ -14,8 +14,8 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CameraMap, Cut, GetJobResponse, TimeRange, Turn } from '../../src/contract/types.ts';
-import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
-import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import {
   HARNESS_PATH,
   makeBrowserHarness,

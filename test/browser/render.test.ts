@@ -18,8 +18,8 @@ import {
   type PageRenderSummary,
 } from '../../bench/render/render-site.ts';
 import type { Cut, TimeRange } from '../../src/contract/types.ts';
-import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
-import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { clickScore, decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { patient } from '../support/patience.ts';

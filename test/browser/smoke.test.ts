@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
-import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 
 let chromium: LaunchedChromium;
 let server: StaticServer;

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
-import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 
 let chromium: LaunchedChromium;
 let server: StaticServer;

@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import type { Page, Request as PwRequest } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CreateJobResponse, GetJobResponse } from '../../src/contract/types.ts';
-import { launchChromium, type LaunchedChromium } from '../../tools/chromium.ts';
-import { serveStatic, type StaticServer } from '../../tools/serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { buildSite } from '../support/build-site.ts';
 import {
   callEngine,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Engine, EngineStage, EngineWork } from '../../src/pipeline/engine.ts';
+import type { Engine, EngineStage, EngineWork } from '../../src/contract/engine.ts';
 import type { StageFailure, StageOutputs, StageReporter } from '../../src/pipeline/reporter.ts';
 import type { StageOutput } from '../contract/harness.ts';
 

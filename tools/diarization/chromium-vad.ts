@@ -1,7 +1,7 @@
 /**
- * Runs Silero VAD inside Chromium (launched through tools/chromium.ts) with the engine's own
+ * Runs Silero VAD inside Chromium (launched through src/cli/chromium.ts) with the engine's own
  * code: test/browser/pages/vad.html (pickExecutionProvider → loadOrt → SileroVad), built with
- * Vite into .cache/vad-site and served by tools/serve.ts with cross-origin isolation, so wasm
+ * Vite into .cache/vad-site and served by src/cli/serve.ts with cross-origin isolation, so wasm
  * can use 2 threads. Used by bench/diarize/run.ts and test/browser/vad.test.ts.
  *
  * @module
@@ -10,8 +10,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildSite, ROOT } from '../../test/support/build-site.ts';
-import { launchChromium, type LaunchedChromium } from '../chromium.ts';
-import { serveStatic, type StaticServer } from '../serve.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import type { VadPageOptions, VadPageRun } from '../../test/browser/pages/vad.worker.ts';
 import type { PageDiarizeRun } from '../../test/browser/pages/vad.ts';
 

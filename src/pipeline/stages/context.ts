@@ -9,7 +9,7 @@ import type { RenderClient } from '../../render/client.ts';
 import type { VisionWorkerApi } from '../../vision/protocol.ts';
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from '../../media/errors.ts';
 import type { Database, JobRecord, SourceRecord } from '../../store/db.ts';
-import type { EngineStage } from '../engine.ts';
+import type { EngineStage } from '../../contract/engine.ts';
 import type { StageFailure, StageOutputs } from '../reporter.ts';
 import type { AnalysisWorkerApi } from './protocol.ts';
 

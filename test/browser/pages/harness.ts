@@ -6,7 +6,7 @@
  * @module
  */
 import { startMulticam, type MulticamInstance } from '../../../src/dom/start.ts';
-import type { EngineStage } from '../../../src/pipeline/engine.ts';
+import type { EngineStage } from '../../../src/contract/engine.ts';
 import { openDatabase, type Database } from '../../../src/store/db.ts';
 import { digestStream, expectedDigest, generateBlob, type ChunkedDigest } from './bytes.ts';
 import { createPageTestEngine, type PageStageOutput, type PageTestEngine } from './page-test-engine.ts';

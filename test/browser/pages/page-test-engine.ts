@@ -8,7 +8,7 @@
  * @module
  */
 import type { CameraMap, Turn } from '../../../src/contract/types.ts';
-import type { EngineStage, EngineWork } from '../../../src/pipeline/engine.ts';
+import type { EngineStage, EngineWork } from '../../../src/contract/engine.ts';
 import { ENGINE_CHANNEL, takeQueuedWork, type EngineMessage } from '../../../src/pipeline/queue-engine.ts';
 import type { StageReporter } from '../../../src/pipeline/reporter.ts';
 import type { Database } from '../../../src/store/db.ts';

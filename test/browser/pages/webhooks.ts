@@ -8,7 +8,7 @@
  * @module
  */
 import { startMulticam, type MulticamInstance } from '../../../src/dom/start.ts';
-import type { EngineStage } from '../../../src/pipeline/engine.ts';
+import type { EngineStage } from '../../../src/contract/engine.ts';
 import { openDatabase, type Database, type EventRecord } from '../../../src/store/db.ts';
 import { announceEvents } from '../../../src/webhooks/channel.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../../../src/webhooks/delivery.ts';

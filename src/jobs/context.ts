@@ -4,7 +4,7 @@
  * @module
  */
 import type { Signer } from '../auth/signer.ts';
-import type { Engine } from '../pipeline/engine.ts';
+import type { Engine } from '../contract/engine.ts';
 import type { Database } from '../store/db.ts';
 
 /** What every operation and the reporter work with: the database, the engine, the URL signer, the base path and the clock. */

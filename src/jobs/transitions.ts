@@ -12,8 +12,8 @@ import type { EventType, JobStatus, PipelineStage, Track, Turn } from '../contra
 import type { EventRecord, JobRecord } from '../store/db.ts';
 import { makeEvent } from '../store/events.ts';
 import { updateJob } from '../store/jobs.ts';
-import type { ServiceContext } from '../routes/context.ts';
-import type { EngineStage } from './engine.ts';
+import type { ServiceContext } from './context.ts';
+import type { EngineStage } from '../contract/engine.ts';
 
 /**
  * Applies `trigger` to `job` in place: status, `updatedAt` and the event with `payload`
