@@ -34,7 +34,6 @@ export type { ClientOptions, CreateJobResult } from './client/client.ts';
 
 // The contract
 export { ApiError, ERROR_STATUS } from './contract/errors.ts';
-export type { ErrorExtras } from './contract/errors.ts';
 export { transition, allowedFrom, isRetryableStage, RETRYABLE_STAGES, TRANSITIONS } from './contract/machine.ts';
 export type { Transition, TransitionRule, Trigger } from './contract/machine.ts';
 export { nextAction, SUPPORT_MAILTO } from './contract/next-action.ts';
@@ -64,6 +63,7 @@ export type {
   Cut,
   ErrorBody,
   ErrorCode,
+  ErrorExtras,
   EventPayload,
   EventType,
   GetJobResponse,
@@ -116,7 +116,7 @@ export { startWebhookDelivery } from './webhooks/delivery.ts';
 export type { WebhookDelivery, WebhookDeliveryOptions } from './webhooks/delivery.ts';
 export { subscribeToEvents } from './webhooks/subscribe.ts';
 export type { SubscribedEvent, EventSubscription } from './webhooks/subscribe.ts';
-export { announceEvents, EVENTS_CHANNEL } from './webhooks/channel.ts';
+export { announceEvents, EVENTS_CHANNEL } from './webhooks/events-channel.ts';
 export { DEFAULT_RETRY_SCHEDULE } from './webhooks/schedule.ts';
 export type { RetrySchedule } from './webhooks/schedule.ts';
 

@@ -8,7 +8,8 @@ import { URL_SIGNING_KEY, createSigner, newUrlSigningKey } from './auth/signer.t
 import type { Engine } from './contract/engine.ts';
 import { createStageReporter, type StageReporter } from './pipeline/reporter.ts';
 import type { ServiceContext } from './jobs/context.ts';
-import { createHandler, isUnderBase } from './routes/handler.ts';
+import { DEFAULT_BASE_PATH, isUnderBase, normaliseBasePath } from './contract/base-path.ts';
+import { createHandler } from './routes/handler.ts';
 import {
   DEFAULT_SECRET_OVERLAP_MS,
   createApiKey,
@@ -22,7 +23,7 @@ import {
 import { DB_NAME, openDatabase, type AccountRecord } from './store/db.ts';
 import { openFileBlob } from './store/files.ts';
 import { getOrCreateMeta } from './store/meta.ts';
-import { announceEvents } from './webhooks/channel.ts';
+import { announceEvents } from './webhooks/events-channel.ts';
 
 /** Options of {@link createService}. */
 export interface ServiceOptions {
@@ -73,11 +74,6 @@ export interface MulticamService {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function normalizeBasePath(basePath: string): string {
-  const trimmed = basePath.replace(/\/+$/, '');
-  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
-}
-
 /**
  * Opens the database and returns the service.
  *
@@ -96,7 +92,7 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
     db,
     engine: options.engine,
     signer: await createSigner(String(await getOrCreateMeta(db, URL_SIGNING_KEY, newUrlSigningKey))),
-    basePath: normalizeBasePath(options.basePath ?? '/api'),
+    basePath: normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH),
     now,
   };
   const handle = createHandler(ctx);

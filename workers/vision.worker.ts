@@ -5,7 +5,6 @@
  * @module
  */
 import { expose, transfer } from 'comlink';
-import { computeCameraMap } from '../src/analysis/camera/camera-map.ts';
 import { cameraMotion } from '../src/vision/camera-motion.ts';
 import type { VisionWorkerApi } from '../src/vision/protocol.ts';
 
@@ -34,9 +33,6 @@ const api: VisionWorkerApi = {
     } finally {
       if (jobKey) running.delete(jobKey);
     }
-  },
-  async cameraMap(input) {
-    return computeCameraMap(input);
   },
   cancel(jobKey) {
     running.get(jobKey)?.abort(new DOMException(`camera motion ${jobKey} cancelled`, 'AbortError'));

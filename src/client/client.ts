@@ -31,8 +31,13 @@ import { apiErrorOf, readApiResponse } from './response.ts';
 export interface ClientOptions {
   /** The service's base URL including the base path, e.g. `https://api.example.com/api`. */
   baseUrl: string;
-  /** An account API key (`mc_live_…`). */
+  /** An account API key (`mc_live_…`), or with `authScheme: 'Review'` the token of a `reviewUrl`. */
   apiKey: string;
+  /**
+   * How `apiKey` is sent: `Authorization: Bearer <key>` (default), or `Authorization: Review
+   * <token>`, which the routes accept for the review token's one job only (the review editor).
+   */
+  authScheme?: 'Bearer' | 'Review';
   /** A fetch implementation; default the global `fetch`. */
   fetch?: typeof fetch;
 }
@@ -75,12 +80,13 @@ export interface CreateJobResult extends CreateJobResponse {
  */
 export class MulticamClient {
   readonly baseUrl: string;
-  private readonly apiKey: string;
+  /** The Authorization header value of every call but {@link MulticamClient.upload}. */
+  private readonly authorization: string;
   private readonly fetchImpl: typeof fetch;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.apiKey = options.apiKey;
+    this.authorization = `${options.authScheme ?? 'Bearer'} ${options.apiKey}`;
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
@@ -90,7 +96,7 @@ export class MulticamClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<{ data: T; response: Response }> {
-    const init: RequestInit = { method, headers: { authorization: `Bearer ${this.apiKey}`, ...headers } };
+    const init: RequestInit = { method, headers: { authorization: this.authorization, ...headers } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
@@ -190,7 +196,7 @@ export class MulticamClient {
     if (options.mediaRoot !== undefined) query.set('mediaRoot', options.mediaRoot);
     const response = await this.fetchImpl(`${this.baseUrl}${this.job(jobId, `/export?${query}`)}`, {
       method: 'GET',
-      headers: { authorization: `Bearer ${this.apiKey}` },
+      headers: { authorization: this.authorization },
     });
     const text = await response.text();
     if (!response.ok) throw apiErrorOf(response, text);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ErrorBody, ErrorCode } from './types.ts';
+import type { ErrorBody, ErrorCode, ErrorExtras } from './types.ts';
 
 /** HTTP status of every error code, per the spec's code table. */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -25,16 +25,6 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_KEY_MISMATCH: 422,
 };
-
-/** The optional fields of the Error body (`Omit` cannot be used: ErrorBody has an index signature). */
-export interface ErrorExtras {
-  code?: ErrorCode;
-  maxBytes?: number;
-  sourceId?: string;
-  sourceIndex?: number;
-  status?: string;
-  pendingSourceIds?: string[];
-}
 
 /**
  * An error answered with the spec's Error shape. `name` carries the code (comlink only

@@ -320,15 +320,19 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** The Error body of every error response. Extra fields may appear. */
-export interface ErrorBody {
-  error: string;
+/** The optional fields of the Error body (`Omit` cannot be used on ErrorBody: it has an index signature). */
+export interface ErrorExtras {
   code?: ErrorCode;
   maxBytes?: number;
   sourceId?: string;
   sourceIndex?: number;
   status?: string;
   pendingSourceIds?: string[];
+}
+
+/** The Error body of every error response. Extra fields may appear. */
+export interface ErrorBody extends ErrorExtras {
+  error: string;
   [extra: string]: unknown;
 }
 

@@ -5,5 +5,6 @@
  */
 export { startMulticam } from './start.ts';
 export type { MulticamInstance, StartMulticamOptions } from './start.ts';
-export { registerServiceWorker, serviceWorkerScriptUrl, normaliseBasePath } from './register.ts';
+export { registerServiceWorker, serviceWorkerScriptUrl } from './register.ts';
+export { normaliseBasePath } from '../contract/base-path.ts';
 export type { RegistrationConfig } from './register.ts';

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { normaliseBasePath } from '../contract/base-path.ts';
 
 /** What the page passes to the service worker through its script URL. */
 export interface RegistrationConfig {
@@ -17,20 +18,10 @@ export interface RegistrationConfig {
 }
 
 /**
- * Normalises a base path: one leading slash, no trailing slash. The service worker
- * (src/sw/config.ts) reads the same two query parameters, `base` and `db`; the runtimes are
- * separate tsconfig projects, so the names are spelled in both places.
+ * The absolute script URL of the registration, e.g. `http://host/sw.js?base=%2Fapi`. The
+ * service worker (src/sw/config.ts) reads the same two query parameters, `base` and `db`; the
+ * runtimes are separate tsconfig projects, so the names are spelled in both places.
  */
-export function normaliseBasePath(basePath: string): string {
-  const trimmed = basePath.trim().replace(/\/+$/, '');
-  const path = trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
-  if (path === '/' || /[?#\s]/.test(path)) {
-    throw new Error(`basePath must be a path such as /api, got ${JSON.stringify(basePath)}`);
-  }
-  return path;
-}
-
-/** The absolute script URL of the registration, e.g. `http://host/sw.js?base=%2Fapi`. */
 export function serviceWorkerScriptUrl(config: RegistrationConfig): string {
   const params = new URLSearchParams({ base: normaliseBasePath(config.basePath) });
   if (config.dbName !== undefined) params.set('db', config.dbName);

@@ -9,7 +9,8 @@ import { createService, type MulticamService } from '../service.ts';
 import { createQueueEngine } from '../pipeline/queue-engine.ts';
 import { startEngineRunner, type EngineRunner, type EngineRunnerOptions } from '../pipeline/runner.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../webhooks/delivery.ts';
-import { normaliseBasePath, registerServiceWorker } from './register.ts';
+import { DEFAULT_BASE_PATH, normaliseBasePath } from '../contract/base-path.ts';
+import { registerServiceWorker } from './register.ts';
 
 /** Options of {@link startMulticam}. */
 export interface StartMulticamOptions {
@@ -65,7 +66,7 @@ export interface MulticamInstance {
  * ```
  */
 export async function startMulticam(options: StartMulticamOptions = {}): Promise<MulticamInstance> {
-  const basePath = normaliseBasePath(options.basePath ?? '/api');
+  const basePath = normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH);
   const dbOption = options.dbName === undefined ? {} : { dbName: options.dbName };
   const registration = await registerServiceWorker({
     basePath,

@@ -8,7 +8,7 @@
  */
 import { planEdit } from '../analysis/edit.ts';
 import { transition, type Trigger } from '../contract/machine.ts';
-import type { EventType, JobStatus, PipelineStage, Track, Turn } from '../contract/types.ts';
+import type { EventType, PipelineStage, Track, Turn } from '../contract/types.ts';
 import type { EventRecord, JobRecord } from '../store/db.ts';
 import { makeEvent } from '../store/events.ts';
 import { updateJob } from '../store/jobs.ts';
@@ -102,6 +102,3 @@ export async function enqueueOrFail(ctx: ServiceContext, jobId: string, stage: E
     return false;
   }
 }
-
-/** Statuses in which the job's pipeline is running. */
-export const RUNNING_STATUSES: readonly JobStatus[] = ['syncing', 'diarizing', 'rendering'];

@@ -7,8 +7,8 @@
  * @module
  */
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
-import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-path.ts';
-import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-path.ts';
+import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-decoder.ts';
+import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-decoder.ts';
 import type {
   DecodeAudioOptions,
   DecodedAudio,

@@ -21,7 +21,7 @@ import { listEventsForJob } from '../store/events.ts';
 import { getJobRecord } from '../store/jobs.ts';
 import { addWork } from '../store/work.ts';
 import type { VisionWorkerApi } from '../vision/protocol.ts';
-import { announceEvents } from '../webhooks/channel.ts';
+import { announceEvents } from '../webhooks/events-channel.ts';
 import type { EngineStage, EngineWork } from '../contract/engine.ts';
 import { ENGINE_CHANNEL, ENGINE_LOCK, type EngineMessage } from './queue-engine.ts';
 import type { StageFailure, StageReporter } from './reporter.ts';

@@ -11,57 +11,6 @@
  */
 import { FFFSType, FFmpeg } from '@ffmpeg/ffmpeg';
 
-/** Builds a WAV (PCM s16le) Blob from planar float chunks, appended in order. */
-export class WavBlobWriter {
-  private parts: Blob[] = [];
-  private frames = 0;
-
-  constructor(
-    readonly sampleRate: number,
-    readonly channels: number,
-  ) {}
-
-  /** Appends planar samples (one array per channel, equal lengths). */
-  append(planes: readonly Float32Array[]): void {
-    const n = planes[0]?.length ?? 0;
-    const pcm = new Int16Array(n * this.channels);
-    for (let c = 0; c < this.channels; c++) {
-      const p = planes[Math.min(c, planes.length - 1)]!;
-      for (let i = 0; i < n; i++) {
-        const v = Math.max(-1, Math.min(1, p[i]!));
-        pcm[i * this.channels + c] = Math.round(v * 32767);
-      }
-    }
-    this.parts.push(new Blob([pcm.buffer]));
-    this.frames += n;
-  }
-
-  /** The finished file. */
-  finish(): Blob {
-    const bytes = this.frames * this.channels * 2;
-    const h = new DataView(new ArrayBuffer(44));
-    const ascii = (o: number, s: string) => {
-      for (let i = 0; i < s.length; i++) h.setUint8(o + i, s.charCodeAt(i));
-    };
-    ascii(0, 'RIFF');
-    h.setUint32(4, 36 + bytes, true);
-    ascii(8, 'WAVE');
-    ascii(12, 'fmt ');
-    h.setUint32(16, 16, true);
-    h.setUint16(20, 1, true);
-    h.setUint16(22, this.channels, true);
-    h.setUint32(24, this.sampleRate, true);
-    h.setUint32(28, this.sampleRate * this.channels * 2, true);
-    h.setUint16(32, this.channels * 2, true);
-    h.setUint16(34, 16, true);
-    ascii(36, 'data');
-    h.setUint32(40, bytes, true);
-    const blob = new Blob([h.buffer, ...this.parts], { type: 'audio/wav' });
-    this.parts = [];
-    return blob;
-  }
-}
-
 /** Where the pinned ffmpeg core is served. */
 export interface AacEncoderOptions {
   /** Base URL of the `wasm/` folder. Default: `/wasm/` on the current origin. */

@@ -34,7 +34,8 @@ import {
 } from 'mediabunny';
 import type { ClockMapping } from '../analysis/sync.ts';
 import { toSourceTime } from '../analysis/sync.ts';
-import { encodeAacWithFfmpeg, WavBlobWriter, type AacEncoderOptions } from './aac-ffmpeg.ts';
+import { encodeAacWithFfmpeg, type AacEncoderOptions } from './aac-ffmpeg.ts';
+import { WavBlobWriter } from './wav.ts';
 import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
 import { FfmpegH264Encoder } from './x264-ffmpeg.ts';
 import { frameReferenceTime, planRender, RenderPlanError, type RenderPlan } from './plan.ts';

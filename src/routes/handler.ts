@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isUnderBase } from '../contract/base-path.ts';
 import { ApiError } from '../contract/errors.ts';
 import { accountForApiKey } from '../store/accounts.ts';
 import { getJobRecord } from '../store/jobs.ts';
@@ -116,11 +117,6 @@ const ROUTES: Route[] = [
 
 /** What the hosted editor may do with a review token: read the job, map, recut, edit cuts, render, approve, export the edit. */
 const REVIEW_PATHS = new RegExp(`^/jobs/${ID}(/(tracks|recut|cuts|render|approve|export))?$`);
-
-/** True when `url`'s path is the base path or under it (any origin). */
-export function isUnderBase(basePath: string, url: URL): boolean {
-  return url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
-}
 
 /** Who is calling: an account (API key), or a person holding a review link for one job. */
 interface Caller {

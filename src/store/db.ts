@@ -219,7 +219,7 @@ export type Database = IDBPDatabase<MulticamDB>;
 export interface DatabaseHooks {
   /**
    * Called with the events' ids after a transaction that recorded events has committed
-   * ({@link "./jobs.ts".updateJob}). The service wires `announceEvents` (src/webhooks/channel.ts).
+   * ({@link "./jobs.ts".updateJob}). The service wires `announceEvents` (src/webhooks/events-channel.ts).
    */
   onEventsRecorded?: (ids: readonly string[]) => void;
 }

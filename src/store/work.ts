@@ -33,8 +33,3 @@ export async function takeWork(db: Database): Promise<EngineWork[]> {
   await tx.done;
   return items.map(({ jobId, stage }) => ({ jobId, stage }));
 }
-
-/** The queued items without taking them. */
-export async function peekWork(db: Database): Promise<EngineWork[]> {
-  return (await db.getAll('work')).map(({ jobId, stage }) => ({ jobId, stage }));
-}

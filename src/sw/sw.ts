@@ -12,7 +12,8 @@
  */
 import { createService, type MulticamService } from '../service.ts';
 import { createQueueEngine } from '../pipeline/queue-engine.ts';
-import { isUnderBasePath, readServiceWorkerConfig } from './config.ts';
+import { isUnderBase } from '../contract/base-path.ts';
+import { readServiceWorkerConfig } from './config.ts';
 import { markServedByServiceWorker, serverError, serviceUnavailable } from './respond.ts';
 
 const sw = self as unknown as ServiceWorkerGlobalScope;
@@ -54,6 +55,6 @@ sw.addEventListener('install', () => void sw.skipWaiting());
 sw.addEventListener('activate', (event) => event.waitUntil(sw.clients.claim()));
 sw.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
-  if (!isUnderBasePath(url, config.basePath)) return;
+  if (!isUnderBase(config.basePath, url)) return;
   event.respondWith(answer(event.request, url));
 });

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { onEventsRecorded } from './channel.ts';
+import { onEventsRecorded } from './events-channel.ts';
 import { readAllEvents, updateEvent, type OutboxDatabase, type OutboxEvent } from './outbox.ts';
 import {
   abandon,

@@ -14,7 +14,7 @@
  * @module
  */
 import type { EventType } from '../contract/types.ts';
-import { onEventsRecorded } from './channel.ts';
+import { onEventsRecorded } from './events-channel.ts';
 import { readAllEvents, updateEvent, type OutboxDatabase } from './outbox.ts';
 
 /** What a subscriber receives. */

@@ -19,7 +19,8 @@ import {
   type TimeRange,
   type Track,
 } from '../../contract/types.ts';
-import { ReviewApi, jobIdOfReviewToken } from './api.ts';
+import type { ExportFormat } from '../../export/index.ts';
+import { jobIdOfReviewToken, reviewClient } from './api.ts';
 import { cameraColour, el } from './dom.ts';
 import {
   cutIndexAt,
@@ -111,12 +112,13 @@ async function decodePeaks(url: string, offsetMs: number, signal: AbortSignal): 
  */
 export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOptions): ReviewEditor {
   const token = options.token;
-  const jobId = token ? jobIdOfReviewToken(token) : null;
-  if (!token || !jobId) {
+  const tokenJobId = token ? jobIdOfReviewToken(token) : null;
+  if (!token || !tokenJobId) {
     showInvalidLink(root, token ? 'The link’s token is not in the expected form.' : 'The link has no token.');
     return { dispose() {} };
   }
-  const api = new ReviewApi(options.baseUrl, token, jobId);
+  const jobId: string = tokenJobId;
+  const api = reviewClient(options.baseUrl, token);
   const abort = new AbortController();
   let state: GetJobResponse | null = null;
   let cuts: Cut[] = [];
@@ -161,7 +163,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     saving = saving.then(async () => {
       setStatus('Saving…');
       try {
-        await api.updateCuts(snapshot);
+        await api.updateCuts(jobId, snapshot);
         clearError();
         setStatus(`Saved at ${new Date().toLocaleTimeString()}`);
         root.dataset['saved'] = String(Number(root.dataset['saved'] ?? '0') + 1);
@@ -254,7 +256,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       data,
       (id) => map?.cameras.find((c) => c.sourceId === id)?.speakers ?? [],
       'Confirm mapping',
-      (tracks) => api.submitSpeakerMapping({ tracks }),
+      (tracks) => api.submitSpeakerMapping(jobId, { tracks }),
     );
     body.replaceChildren(
       el('h2', { text: 'Which speakers does each camera show?' }),
@@ -280,7 +282,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
         data,
         (id) => data.job.tracks.find((t) => t.sourceId === id)?.speakers ?? [],
         'Save mapping',
-        (tracks) => saving.then(() => api.submitSpeakerMapping({ tracks, cuts, removedRanges: removed })),
+        (tracks) => saving.then(() => api.submitSpeakerMapping(jobId, { tracks, cuts, removedRanges: removed })),
       ),
     );
 
@@ -431,7 +433,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       onclick: () => {
         recut.disabled = true;
         api
-          .recut({ presetId: preset, silence: { mode: silenceMode } })
+          .recutJob(jobId, { presetId: preset, silence: { mode: silenceMode } })
           .then((r) => {
             cuts = r.cuts;
             removed = r.removedRanges;
@@ -453,7 +455,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       disabled: !editable,
       onclick: () => {
         render.disabled = true;
-        saving.then(() => api.startRender()).then(() => load(), showError);
+        saving.then(() => api.startRender(jobId)).then(() => load(), showError);
       },
     });
     const approve = el('button', {
@@ -463,7 +465,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       disabled: job.status !== 'complete',
       onclick: () => {
         approve.disabled = true;
-        api.approve().then(() => load(), showError);
+        api.approveJob(jobId).then(() => load(), showError);
       },
     });
     const download = job.output_url
@@ -491,9 +493,10 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       onclick: () => {
         exportButton.disabled = true;
         saving
-          .then(() => api.exportEdit(exportSelect.value))
-          .then(({ blob, filename }) => {
-            const url = URL.createObjectURL(blob);
+          .then(() => api.exportEdit(jobId, exportSelect.value as ExportFormat))
+          .then(({ body, contentType, filename }) => {
+            // A plain link cannot carry the review token's Authorization header, hence a Blob.
+            const url = URL.createObjectURL(new Blob([body], { type: contentType }));
             const link = el('a', { href: url, download: filename });
             link.click();
             setTimeout(() => URL.revokeObjectURL(url), 60_000);
@@ -663,7 +666,7 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
     clearTimeout(pollTimer);
     let data: GetJobResponse;
     try {
-      data = await api.getJob();
+      data = await api.getJob(jobId);
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
         dispose();

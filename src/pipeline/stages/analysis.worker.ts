@@ -9,6 +9,7 @@ import { diarizeMix, type MixOptions } from '../../analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../../analysis/energy.ts';
+import { mixDown } from '../../analysis/signal-mix.ts';
 import { alignSources, SyncError } from '../../analysis/sync.ts';
 import {
   pickExecutionProvider,
@@ -171,13 +172,6 @@ async function detectSpeakers(
     ...(host.embeddings ? { embeddings: host.embeddings } : {}),
   };
   return { result: diarizeMix(mix, request.sampleRate, probs[0]!, options), hostModels: host.uses };
-}
-
-function mixDown(channels: readonly Float32Array[]): Float32Array {
-  const length = Math.max(0, ...channels.map((c) => c.length));
-  const mix = new Float32Array(length);
-  for (const channel of channels) for (let i = 0; i < channel.length; i++) mix[i]! += channel[i]! / channels.length;
-  return mix;
 }
 
 const api: AnalysisWorkerApi = {

@@ -7,12 +7,13 @@
  * @module
  */
 import { transfer } from 'comlink';
+import { mixDown } from '../../analysis/signal-mix.ts';
 import { toSourceTime } from '../../analysis/sync.ts';
+import { monoWavBlob } from '../../render/wav.ts';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import { mediaFailure, sourceName, type StageRunner } from './context.ts';
 import type { HostModelSlot, HostModelUse } from './protocol.ts';
-import { monoWavBlob } from './wav.ts';
 
 /** The rate VAD and speaker detection run at. */
 export const DIARIZE_SAMPLE_RATE = 16000;
@@ -95,8 +96,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
       return { ok: false, failure: mediaFailure(job, source, error) };
     }
   }
-  const mix = new Float32Array(channels[0]?.length ?? 0);
-  for (const channel of channels) for (let i = 0; i < channel.length; i++) mix[i]! += channel[i]! / channels.length;
+  const mix = mixDown(channels); // every channel is lengthMs long on the reference timeline
   const audio = monoWavBlob(mix, DIARIZE_SAMPLE_RATE);
   const decodedAt = performance.now();
 

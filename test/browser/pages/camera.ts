@@ -7,6 +7,7 @@
  */
 import { wrap, proxy, type Remote } from 'comlink';
 import type { CameraMotionArrays, VisionSamplingOptions, VisionWorkerApi } from '../../../src/vision/protocol.ts';
+import { computeCameraMap } from '../../../src/analysis/camera/camera-map.ts';
 import { samplesToReference } from '../../../src/analysis/camera/features.ts';
 import type { CameraMap, Turn } from '../../../src/contract/types.ts';
 
@@ -48,7 +49,7 @@ async function motion(
   };
 }
 
-/** Samples cameras in the worker, maps them to reference time and computes the map in the worker too. */
+/** Samples cameras in the worker, maps them to reference time and computes the map on the page (`computeCameraMap` is pure). */
 async function map(
   cameras: Array<{ sourceId: string; url: string; offsetMs: number; driftPpm: number }>,
   turns: Turn[],
@@ -60,7 +61,7 @@ async function map(
     const { samples } = await vision().cameraMotion(c.url, sampling);
     sampled.push({ sourceId: c.sourceId, samples: samplesToReference(samples, c.offsetMs, c.driftPpm) });
   }
-  return vision().cameraMap({ cameras: sampled, turns, ...(minSpeechMs !== undefined ? { minSpeechMs } : {}) });
+  return computeCameraMap({ cameras: sampled, turns, ...(minSpeechMs !== undefined ? { minSpeechMs } : {}) });
 }
 
 /** Cancels a run started with `options.jobKey`; the pending `motion` call then rejects. */

@@ -10,7 +10,7 @@
 import { startMulticam, type MulticamInstance } from '../../../src/dom/start.ts';
 import type { EngineStage } from '../../../src/contract/engine.ts';
 import { openDatabase, type Database, type EventRecord } from '../../../src/store/db.ts';
-import { announceEvents } from '../../../src/webhooks/channel.ts';
+import { announceEvents } from '../../../src/webhooks/events-channel.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../../../src/webhooks/delivery.ts';
 import { WebhookDispatcher } from '../../../src/webhooks/dispatcher.ts';
 import { readEvent, type OutboxEvent } from '../../../src/webhooks/outbox.ts';

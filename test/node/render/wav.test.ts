@@ -1,6 +1,6 @@
-/** The WAV Blob the AAC encoder reads (src/render/aac-ffmpeg.ts): header, interleaving, clipping. */
+/** The WAV Blob the AAC encoder reads (src/render/wav.ts): header, interleaving, clipping. */
 import { describe, expect, test } from 'vitest';
-import { WavBlobWriter } from '../../../src/render/aac-ffmpeg.ts';
+import { WavBlobWriter } from '../../../src/render/wav.ts';
 
 describe('WavBlobWriter', () => {
   test('appended planar chunks become one interleaved s16 WAV with a correct header', async () => {

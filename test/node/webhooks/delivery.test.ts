@@ -3,7 +3,7 @@ import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, expect, test } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../../../src/store/db.ts';
-import { announceEvents } from '../../../src/webhooks/channel.ts';
+import { announceEvents } from '../../../src/webhooks/events-channel.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../../../src/webhooks/delivery.ts';
 import { readEvent } from '../../../src/webhooks/outbox.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';

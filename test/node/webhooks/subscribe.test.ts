@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { announceEvents } from '../../../src/webhooks/channel.ts';
+import { announceEvents } from '../../../src/webhooks/events-channel.ts';
 import { readEvent } from '../../../src/webhooks/outbox.ts';
 import { subscribeToEvents, type EventSubscription, type SubscribedEvent } from '../../../src/webhooks/subscribe.ts';
 import { completeEvent, openTestOutbox, reopenTestOutbox } from './outbox-fixture.ts';
