@@ -140,7 +140,7 @@ function lazyWorkers(onCrash: (error: WorkerCrashError) => void): StageWorkers &
     analysis() {
       if (!analysis) {
         const worker = watch(
-          new Worker(new URL('./stages/analysis.worker.ts', import.meta.url), { type: 'module' }),
+          new Worker(new URL('../../workers/analysis.worker.ts', import.meta.url), { type: 'module' }),
           'analysis',
           () => (analysis = undefined),
         );

@@ -1,5 +1,5 @@
 /**
- * The typed protocol of the engine's analysis worker (src/pipeline/stages/analysis.worker.ts):
+ * The typed protocol of the engine's analysis worker (workers/analysis.worker.ts):
  * sync alignment, voice activity, speaker detection and quiet ranges run there, off the page's
  * main thread. Results are plain data; failures the job must name come back as values, not
  * thrown errors, because comlink would strip their fields.
@@ -9,6 +9,9 @@
 import type { SourceAlignment, SyncFailure, SyncSignal } from '../../analysis/sync.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import type { TimeRange } from '../../contract/types.ts';
+import type { HostModelFailure, HostModelSlot, HostModelUse } from '../../models/host-models.ts';
+
+export type { HostModelFailure, HostModelSlot, HostModelUse };
 
 /** What {@link AnalysisWorkerApi.align} returns. */
 export type AlignResult = { ok: true; alignments: SourceAlignment[] } | { ok: false; failures: SyncFailure[] };
@@ -36,28 +39,6 @@ export interface DiarizeRequest {
 
 /** The most VAD lanes a diarize call starts by default (each holds an onnxruntime instance and a channel). */
 export const VAD_LANES_MAX = 4;
-
-/** The optional model slots of single-mix speaker detection. */
-export type HostModelSlot = 'segmentation' | 'embedding';
-
-/** How a model slot was used by one diarize call. */
-export type HostModelUse =
-  /** No URL was given for the slot. */
-  | { state: 'not-supplied' }
-  /** A URL was given but the call ran per-mic diarization, which has no use for it. */
-  | { state: 'skipped-per-mic' }
-  /** The model ran: load time (0 when already loaded) and run time, ms. */
-  | { state: 'used'; url: string; loadMs: number; runMs: number };
-
-/** A supplied model that could not be used: the stage fails naming it (no silent fallback). */
-export interface HostModelFailure {
-  slot: HostModelSlot;
-  url: string;
-  /** Names the model URL and what was wrong. */
-  message: string;
-  /** The file itself is wrong (not ONNX, wrong inputs or shapes): retrying cannot help. Fetch failures are not permanent. */
-  permanent: boolean;
-}
 
 /** What {@link AnalysisWorkerApi.diarize} returns. */
 export interface DiarizeResponse {
@@ -93,7 +74,7 @@ export interface AnalysisWorkerApi {
   abort(requestId: string): void;
 }
 
-/** A VAD lane's API (src/pipeline/stages/vad-lane.worker.ts), used by the analysis worker. */
+/** A VAD lane's API (workers/vad-lane.worker.ts), used by the analysis worker. */
 export interface VadLaneApi {
   /**
    * Silero's speech probabilities of `channel` (16 kHz) on wasm, the model loaded on the first

@@ -39,7 +39,7 @@ async function diarize(
       return new Float32Array(await response.arrayBuffer());
     }),
   );
-  const worker = new Worker(new URL('../../../src/pipeline/stages/analysis.worker.ts', import.meta.url), {
+  const worker = new Worker(new URL('../../../workers/analysis.worker.ts', import.meta.url), {
     type: 'module',
   });
   const analysis = wrap<AnalysisWorkerApi>(worker);

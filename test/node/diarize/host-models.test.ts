@@ -1,5 +1,5 @@
 /**
- * The analysis worker's model slots (src/pipeline/stages/host-models.ts) in Node: fetched once
+ * The analysis worker's model slots (src/models/host-models.ts) in Node: fetched once
  * per URL, run on the single-mix signal, and a model that cannot be used fails naming its URL
  * (permanent when the file is wrong, retried when the fetch failed). Files are answered by a
  * TEST DOUBLE fetch; the speaker-embedding model is the test double of test/support/onnx-model.ts.
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web/wasm';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { configureOrtWasm } from '../../../src/models/ort-runtime.ts';
-import { HostModelError, HostModelSlots } from '../../../src/pipeline/stages/host-models.ts';
+import { HostModelError, HostModelSlots } from '../../../src/models/host-models.ts';
 import type { DiarizeRequest } from '../../../src/pipeline/stages/protocol.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { SEGMENTATION_MODEL_PATH } from '../../../tools/diarization/vad-node.ts';

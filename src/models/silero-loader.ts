@@ -1,14 +1,14 @@
 /**
  * Silero VAD as the engine's workers load it: the onnxruntime-web build for the execution
  * provider (only that one is downloaded), one wasm thread, the model from its bytes. The
- * analysis worker and its VAD lanes both start it this way, so every lane computes what the
+ * analysis worker and its VAD lanes (workers/) both start it this way, so every lane computes what the
  * analysis worker would.
  *
  * @module
  */
-import { loadOrt } from '../../models/ort-loader.ts';
-import { configureOrtWasm, type ExecutionProviderName, type OrtModule } from '../../models/ort-runtime.ts';
-import { SileroVad } from '../../models/silero-vad.ts';
+import { loadOrt } from './ort-loader.ts';
+import { configureOrtWasm, type ExecutionProviderName, type OrtModule } from './ort-runtime.ts';
+import { SileroVad } from './silero-vad.ts';
 
 /** Loads onnxruntime-web for `executionProvider` (wasm files under `ortWasmPath`) and Silero from `bytes`. */
 export async function startSilero(

@@ -1,25 +1,26 @@
 /**
- * The engine's analysis worker: exposes {@link AnalysisWorkerApi} with comlink. It lives next to
- * the stages that use it (not in workers/) because it is part of the engine runner.
+ * The engine's analysis worker: exposes {@link AnalysisWorkerApi} (src/pipeline/stages/protocol.ts)
+ * with comlink. The engine runner (src/pipeline/runner.ts) starts it for the syncing and
+ * diarizing stages.
  *
  * @module
  */
 import { expose, transfer, wrap, type Remote } from 'comlink';
-import { diarizeMix, type MixOptions } from '../../analysis/diarize/mix.ts';
-import { diarizePerMic } from '../../analysis/diarize/per-mic.ts';
-import type { DiarizationResult } from '../../analysis/diarize/result.ts';
-import { envelopeDb, findQuietRanges } from '../../analysis/energy.ts';
-import { mixDown } from '../../analysis/signal-mix.ts';
-import { alignSources, SyncError } from '../../analysis/sync.ts';
+import { diarizeMix, type MixOptions } from '../src/analysis/diarize/mix.ts';
+import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
+import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
+import { envelopeDb, findQuietRanges } from '../src/analysis/energy.ts';
+import { mixDown } from '../src/analysis/signal-mix.ts';
+import { alignSources, SyncError } from '../src/analysis/sync.ts';
 import {
   pickExecutionProvider,
   type ExecutionProviderName,
   type GpuLike,
   type OrtModule,
-} from '../../models/ort-runtime.ts';
-import type { SileroVad } from '../../models/silero-vad.ts';
-import { HostModelError, HostModelSlots } from './host-models.ts';
-import { startSilero } from './silero.ts';
+} from '../src/models/ort-runtime.ts';
+import type { SileroVad } from '../src/models/silero-vad.ts';
+import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
+import { startSilero } from '../src/models/silero-loader.ts';
 import {
   VAD_LANES_MAX,
   type AnalysisWorkerApi,
@@ -28,7 +29,7 @@ import {
   type HostModelSlot,
   type HostModelUse,
   type VadLaneApi,
-} from './protocol.ts';
+} from '../src/pipeline/stages/protocol.ts';
 
 const running = new Map<string, AbortController>();
 /**

@@ -7,9 +7,9 @@
  * @module
  */
 import { expose, transfer } from 'comlink';
-import type { SileroVad } from '../../models/silero-vad.ts';
-import type { VadLaneApi } from './protocol.ts';
-import { startSilero } from './silero.ts';
+import type { SileroVad } from '../src/models/silero-vad.ts';
+import type { VadLaneApi } from '../src/pipeline/stages/protocol.ts';
+import { startSilero } from '../src/models/silero-loader.ts';
 
 let vad: Promise<SileroVad> | undefined;
 

@@ -1,5 +1,6 @@
 /**
- * The optional model slots of single-mix speaker detection, as the analysis worker runs them:
+ * The optional model slots of single-mix speaker detection, as the analysis worker
+ * (workers/analysis.worker.ts) runs them:
  * a pyannote segmentation-3.0 model (local speakers: a count floor, turn changes, overlapped
  * speech) and a speaker-embedding model (speaker similarity), both supplied by the host app
  * as URLs. Each is fetched and loaded once per URL and kept for the next job, like the VAD.
@@ -11,12 +12,41 @@
  *
  * @module
  */
-import type { EmbeddingGrid } from '../../analysis/diarize/embeddings.ts';
-import type { LocalSpeakerWindows } from '../../analysis/diarize/local.ts';
-import { SpeakerEmbedding } from '../../models/embedding.ts';
-import type { ExecutionProviderName, OrtModule } from '../../models/ort-runtime.ts';
-import { PyannoteSegmentation, type OverlapTrack } from '../../models/segmentation.ts';
-import type { DiarizeRequest, HostModelFailure, HostModelSlot, HostModelUse } from './protocol.ts';
+import type { EmbeddingGrid } from '../analysis/diarize/embeddings.ts';
+import type { LocalSpeakerWindows } from '../analysis/diarize/local.ts';
+import { SpeakerEmbedding } from './embedding.ts';
+import type { ExecutionProviderName, OrtModule } from './ort-runtime.ts';
+import { PyannoteSegmentation, type OverlapTrack } from './segmentation.ts';
+
+/** The optional model slots of single-mix speaker detection. */
+export type HostModelSlot = 'segmentation' | 'embedding';
+
+/** How a model slot was used by one diarize call. */
+export type HostModelUse =
+  /** No URL was given for the slot. */
+  | { state: 'not-supplied' }
+  /** A URL was given but the call ran per-mic diarization, which has no use for it. */
+  | { state: 'skipped-per-mic' }
+  /** The model ran: load time (0 when already loaded) and run time, ms. */
+  | { state: 'used'; url: string; loadMs: number; runMs: number };
+
+/** A supplied model that could not be used: the stage fails naming it (no silent fallback). */
+export interface HostModelFailure {
+  slot: HostModelSlot;
+  url: string;
+  /** Names the model URL and what was wrong. */
+  message: string;
+  /** The file itself is wrong (not ONNX, wrong inputs or shapes): retrying cannot help. Fetch failures are not permanent. */
+  permanent: boolean;
+}
+
+/** The host-supplied model URLs of one diarize call (absolute URLs; either may be absent). */
+export interface HostModelUrls {
+  /** Pyannote segmentation-3.0: overlapped speech in single-mix mode. */
+  segmentationModelUrl?: string;
+  /** A speaker-embedding model: speaker similarity in single-mix mode. */
+  embeddingModelUrl?: string;
+}
 
 /** A supplied model could not be used; carries what the stage reports. */
 export class HostModelError extends Error {
@@ -94,7 +124,7 @@ export class HostModelSlots {
   ) {}
 
   /** How the slots are used by a per-mic call: not at all, but a supplied URL is recorded as skipped. */
-  static skippedPerMic(request: DiarizeRequest): Record<HostModelSlot, HostModelUse> {
+  static skippedPerMic(request: HostModelUrls): Record<HostModelSlot, HostModelUse> {
     return {
       segmentation: request.segmentationModelUrl ? { state: 'skipped-per-mic' } : { state: 'not-supplied' },
       embedding: request.embeddingModelUrl ? { state: 'skipped-per-mic' } : { state: 'not-supplied' },
@@ -106,7 +136,7 @@ export class HostModelSlots {
    *
    * @throws HostModelError naming the model URL when a supplied model cannot be used
    */
-  async run(request: DiarizeRequest, mix16k: Float32Array, signal?: AbortSignal): Promise<HostModelOutputs> {
+  async run(request: HostModelUrls, mix16k: Float32Array, signal?: AbortSignal): Promise<HostModelOutputs> {
     const out: HostModelOutputs = {
       uses: { segmentation: { state: 'not-supplied' }, embedding: { state: 'not-supplied' } },
     };
