@@ -19,7 +19,7 @@ import { createRenderClient, type RenderClient } from '../render/client.ts';
 import { DB_NAME, openDatabase, type Database, type JobRecord } from '../store/db.ts';
 import { listEventsForJob } from '../store/events.ts';
 import { getJobRecord } from '../store/jobs.ts';
-import { addWork } from '../store/work.ts';
+import { addWork, deleteWork, listWork } from '../store/work.ts';
 import type { VisionWorkerApi } from '../vision/protocol.ts';
 import { announceEvents } from '../webhooks/events-channel.ts';
 import type { EngineStage, EngineWork } from '../contract/engine.ts';
@@ -232,27 +232,19 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
 
   /** The oldest queued work that still applies, with the keys of its records; stale records are dropped. */
   async function nextWork(open: Database): Promise<{ work: EngineWork; keys: number[]; job: JobRecord } | null> {
-    const tx = open.transaction('work');
-    const [records, keys] = await Promise.all([tx.store.getAll(), tx.store.getAllKeys(), tx.done]);
     const stale: number[] = [];
     let found: { work: EngineWork; keys: number[]; job: JobRecord } | null = null;
-    for (const [i, record] of records.entries()) {
-      const key = keys[i]!;
+    for (const { key, work } of await listWork(open)) {
       if (found) {
-        if (record.jobId === found.work.jobId && record.stage === found.work.stage) found.keys.push(key);
+        if (work.jobId === found.work.jobId && work.stage === found.work.stage) found.keys.push(key);
         continue;
       }
-      const job = await getJobRecord(open, record.jobId);
-      if (!job || !needsStage(job, record.stage)) stale.push(key);
-      else found = { work: { jobId: record.jobId, stage: record.stage }, keys: [key], job };
+      const job = await getJobRecord(open, work.jobId);
+      if (!job || !needsStage(job, work.stage)) stale.push(key);
+      else found = { work, keys: [key], job };
     }
     if (stale.length > 0) await deleteWork(open, stale);
     return found;
-  }
-
-  async function deleteWork(open: Database, keys: readonly number[]): Promise<void> {
-    const tx = open.transaction('work', 'readwrite');
-    await Promise.all([...keys.map((key) => tx.store.delete(key)), tx.done]);
   }
 
   async function runOne(open: Database, next: { work: EngineWork; keys: number[]; job: JobRecord }): Promise<void> {

@@ -33,3 +33,22 @@ export async function takeWork(db: Database): Promise<EngineWork[]> {
   await tx.done;
   return items.map(({ jobId, stage }) => ({ jobId, stage }));
 }
+
+/** A queued item with its record key (the keys rise with the order items were queued). */
+export interface QueuedWork {
+  key: number;
+  work: EngineWork;
+}
+
+/** Every queued item, oldest first, left in the store (the runner removes an item once its stage is done). */
+export async function listWork(db: Database): Promise<QueuedWork[]> {
+  const tx = db.transaction('work');
+  const [records, keys] = await Promise.all([tx.store.getAll(), tx.store.getAllKeys(), tx.done]);
+  return records.map(({ jobId, stage }, i) => ({ key: keys[i]!, work: { jobId, stage } }));
+}
+
+/** Removes the queued items with these record keys (finished or stale work). */
+export async function deleteWork(db: Database, keys: readonly number[]): Promise<void> {
+  const tx = db.transaction('work', 'readwrite');
+  await Promise.all([...keys.map((key) => tx.store.delete(key)), tx.done]);
+}
