@@ -11,6 +11,7 @@ import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../src/analysis/energy.ts';
 import { mixDown } from '../src/analysis/signal-mix.ts';
+import { toReferenceTimeline } from '../src/analysis/reference-timeline.ts';
 import { alignSources, SyncError } from '../src/analysis/sync.ts';
 import {
   pickExecutionProvider,
@@ -21,11 +22,13 @@ import {
 import type { SileroVad } from '../src/models/silero-vad.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
+import { monoWavBlob } from '../src/render/wav.ts';
 import {
   VAD_LANES_MAX,
   type AnalysisWorkerApi,
   type DiarizeOutcome,
   type DiarizeRequest,
+  type DiarizeSourcesOutcome,
   type HostModelSlot,
   type HostModelUse,
   type VadLaneApi,
@@ -175,6 +178,49 @@ async function detectSpeakers(
   return { result: diarizeMix(mix, request.sampleRate, probs[0]!, options), hostModels: host.uses };
 }
 
+/** Runs a diarize call abortable with {@link AnalysisWorkerApi.abort} and `requestId`. */
+async function tracked<T>(requestId: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  running.set(requestId, controller);
+  try {
+    return await run(controller.signal);
+  } finally {
+    running.delete(requestId);
+  }
+}
+
+/** VAD, speaker detection and quiet ranges of channels already on the reference timeline. */
+async function diarizeChannels(request: DiarizeRequest, signal: AbortSignal): Promise<DiarizeOutcome> {
+  const t0 = performance.now();
+  const loaded = await loadVad(request);
+  const { model, runtime } = loaded;
+  const loadMs = performance.now() - t0;
+  const { probs, lanes } = await channelProbabilities(loaded, request, signal);
+  signal.throwIfAborted();
+  const vadMs = performance.now() - t0;
+  let detected;
+  try {
+    detected = await detectSpeakers(runtime, request, probs, signal);
+  } catch (error) {
+    if (error instanceof HostModelError) return { ok: false, modelFailure: error.failure };
+    throw error;
+  }
+  const { result, hostModels } = detected;
+  const mix = request.channels.length > 1 ? mixDown(request.channels) : request.channels[0]!;
+  const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
+  return {
+    ok: true,
+    result,
+    quietRanges,
+    vadProvider: model.executionProvider,
+    vadLanes: lanes,
+    vadLoadMs: loadMs,
+    vadMs,
+    elapsedMs: performance.now() - t0,
+    hostModels,
+  };
+}
+
 const api: AnalysisWorkerApi = {
   async align(signals, referenceId) {
     try {
@@ -185,41 +231,23 @@ const api: AnalysisWorkerApi = {
     }
   },
 
-  async diarize(request, requestId): Promise<DiarizeOutcome> {
-    const controller = new AbortController();
-    running.set(requestId, controller);
-    const t0 = performance.now();
-    try {
-      const loaded = await loadVad(request);
-      const { model, runtime } = loaded;
-      const loadMs = performance.now() - t0;
-      const { probs, lanes } = await channelProbabilities(loaded, request, controller.signal);
-      controller.signal.throwIfAborted();
-      const vadMs = performance.now() - t0;
-      let detected;
-      try {
-        detected = await detectSpeakers(runtime, request, probs, controller.signal);
-      } catch (error) {
-        if (error instanceof HostModelError) return { ok: false, modelFailure: error.failure };
-        throw error;
-      }
-      const { result, hostModels } = detected;
-      const mix = request.channels.length > 1 ? mixDown(request.channels) : request.channels[0]!;
-      const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
-      return {
-        ok: true,
-        result,
-        quietRanges,
-        vadProvider: model.executionProvider,
-        vadLanes: lanes,
-        vadLoadMs: loadMs,
-        vadMs,
-        elapsedMs: performance.now() - t0,
-        hostModels,
-      };
-    } finally {
-      running.delete(requestId);
-    }
+  diarize(request, requestId) {
+    return tracked(requestId, (signal) => diarizeChannels(request, signal));
+  },
+
+  diarizeSources(request, requestId) {
+    return tracked(requestId, async (signal): Promise<DiarizeSourcesOutcome> => {
+      const t0 = performance.now();
+      const { sources, lengthMs, ...rest } = request;
+      const channels = sources.map((s) =>
+        toReferenceTimeline(s.samples, s.sampleRate, s.offsetMs, s.driftPpm, lengthMs),
+      );
+      const audio = monoWavBlob(mixDown(channels), request.sampleRate); // every channel is lengthMs long
+      const prepareMs = performance.now() - t0;
+      signal.throwIfAborted();
+      const outcome = await diarizeChannels({ ...rest, channels }, signal);
+      return outcome.ok ? { ...outcome, audio, prepareMs } : outcome;
+    });
   },
 
   abort(requestId) {

@@ -1,19 +1,18 @@
 /**
  * The diarizing stage: decode the diarize sources (by default the audio sources, else the
- * first source) at 16 kHz, put them on the reference timeline with each source's offset and
- * drift, and run VAD + speaker detection in the analysis worker (per-mic with several diarize
- * sources, single-mix clustering with one). The mix is kept as the job's audio (`audioUrl`).
+ * first source) at 16 kHz in the media worker, and hand them with each source's offset and
+ * drift to the analysis worker, which puts them on the reference timeline, mixes them, writes
+ * the mix as WAV (kept as the job's audio, `audioUrl`) and runs VAD + speaker detection
+ * (per-mic with several diarize sources, single-mix clustering with one). The page only
+ * routes: the decoded buffers are transferred, never copied or looped over here.
  *
  * @module
  */
 import { transfer } from 'comlink';
-import { mixDown } from '../../analysis/signal-mix.ts';
-import { toSourceTime } from '../../analysis/sync.ts';
-import { monoWavBlob } from '../../render/wav.ts';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import { mediaFailure, sourceName, type StageRunner } from './context.ts';
-import type { HostModelSlot, HostModelUse } from './protocol.ts';
+import type { DecodedSource, HostModelSlot, HostModelUse } from './protocol.ts';
 
 /** The rate VAD and speaker detection run at. */
 export const DIARIZE_SAMPLE_RATE = 16000;
@@ -27,29 +26,6 @@ export function diarizeSources(job: JobRecord): SourceRecord[] {
   const audio = job.sources.filter((s) => s.kind === 'audio');
   if (audio.length > 0) return audio;
   return job.sources.slice(0, 1);
-}
-
-/**
- * Resamples a source's audio onto the reference timeline (sample 0 = reference time 0) with
- * its offset and drift; reference times the source did not record stay silent.
- */
-export function toReferenceTimeline(
-  samples: Float32Array,
-  rate: number,
-  offsetMs: number,
-  driftPpm: number,
-  lengthMs: number,
-): Float32Array {
-  const out = new Float32Array(Math.ceil((lengthMs * rate) / 1000));
-  const mapping = { offsetMs, driftPpm };
-  for (let i = 0; i < out.length; i++) {
-    const s = (toSourceTime((i * 1000) / rate, mapping) * rate) / 1000;
-    const k = Math.floor(s);
-    if (k < 0 || k + 1 >= samples.length) continue;
-    const f = s - k;
-    out[i] = samples[k]! * (1 - f) + samples[k + 1]! * f;
-  }
-  return out;
 }
 
 /**
@@ -78,7 +54,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
   const lengthMs = Math.max(
     ...job.sources.map((s) => (s.offsetMs ?? 0) + (s.durationMs ?? 0) / (1 + (s.driftPpm ?? 0) * 1e-6)),
   );
-  const channels: Float32Array[] = [];
+  const decoded: DecodedSource[] = [];
   for (const source of sources) {
     if (source.fileId === null)
       return {
@@ -88,16 +64,17 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
     try {
       const blob = await openFileBlob(db, source.fileId);
       const audio = await media.decodeAudio(blob, { label: source.label, sampleRate: DIARIZE_SAMPLE_RATE, signal });
-      channels.push(
-        toReferenceTimeline(audio.samples, audio.sampleRate, source.offsetMs ?? 0, source.driftPpm ?? 0, lengthMs),
-      );
+      decoded.push({
+        samples: audio.samples,
+        sampleRate: audio.sampleRate,
+        offsetMs: source.offsetMs ?? 0,
+        driftPpm: source.driftPpm ?? 0,
+      });
     } catch (error) {
       if (signal.aborted) throw error;
       return { ok: false, failure: mediaFailure(job, source, error) };
     }
   }
-  const mix = mixDown(channels); // every channel is lengthMs long on the reference timeline
-  const audio = monoWavBlob(mix, DIARIZE_SAMPLE_RATE);
   const decodedAt = performance.now();
 
   const requestId = `diarize_${job.id}_${Date.now()}`;
@@ -106,17 +83,18 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
   signal.addEventListener('abort', onAbort, { once: true });
   let response;
   try {
-    response = await analysis.diarize(
+    response = await analysis.diarizeSources(
       transfer(
         {
-          channels,
+          sources: decoded,
+          lengthMs,
           sampleRate: DIARIZE_SAMPLE_RATE,
           modelUrl: assets.vadModelUrl,
           ortWasmPath: assets.ortWasmPath,
           ...(assets.segmentationModelUrl ? { segmentationModelUrl: assets.segmentationModelUrl } : {}),
           ...(assets.embeddingModelUrl ? { embeddingModelUrl: assets.embeddingModelUrl } : {}),
         },
-        channels.map((c) => c.buffer as ArrayBuffer),
+        decoded.map((d) => d.samples.buffer as ArrayBuffer),
       ),
       requestId,
     );
@@ -143,17 +121,18 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
     output: {
       turns: response.result.turns,
       speakers: response.result.speakers,
-      audio,
+      audio: response.audio,
       quietRanges: response.quietRanges,
     },
     metrics: {
-      decodeMs: Math.round(decodedAt - startedAt),
+      // Decoding here plus putting on the reference timeline, mixing and WAV writing in the worker.
+      decodeMs: Math.round(decodedAt - startedAt + response.prepareMs),
       vadLoadMs: Math.round(response.vadLoadMs),
       vadMs: Math.round(response.vadMs),
       diarizeMs: Math.round(response.elapsedMs - response.vadMs),
       vadProvider: response.vadProvider,
       vadLanes: response.vadLanes,
-      channels: channels.length,
+      channels: decoded.length,
       ...hostModelMetrics(response.hostModels),
     },
   };

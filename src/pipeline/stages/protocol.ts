@@ -37,6 +37,25 @@ export interface DiarizeRequest {
   vadLanes?: number;
 }
 
+/** One diarize source's decoded audio, with where it sits on the reference timeline. */
+export interface DecodedSource {
+  /** Mono samples in the source's own time. */
+  samples: Float32Array;
+  sampleRate: number;
+  offsetMs: number;
+  driftPpm: number;
+}
+
+/**
+ * Input of {@link AnalysisWorkerApi.diarizeSources}: decoded diarize sources, not yet on the
+ * reference timeline; each is resampled onto it at `sampleRate` (16 kHz) for the channels.
+ */
+export interface DiarizeSourcesRequest extends Omit<DiarizeRequest, 'channels'> {
+  sources: DecodedSource[];
+  /** Where the reference timeline ends (the last source's end), ms: every channel is this long. */
+  lengthMs: number;
+}
+
 /** The most VAD lanes a diarize call starts by default (each holds an onnxruntime instance and a channel). */
 export const VAD_LANES_MAX = 4;
 
@@ -61,6 +80,14 @@ export interface DiarizeResponse {
 /** What {@link AnalysisWorkerApi.diarize} returns: a response, or the supplied model that failed. */
 export type DiarizeOutcome = ({ ok: true } & DiarizeResponse) | { ok: false; modelFailure: HostModelFailure };
 
+/**
+ * What {@link AnalysisWorkerApi.diarizeSources} returns: a diarize outcome and, when it
+ * succeeded, the mix of the channels as 16-bit WAV (the job's audio) and the time spent putting
+ * the sources on the reference timeline, mixing and writing it (ms).
+ */
+export type DiarizeSourcesOutcome =
+  ({ ok: true; audio: Blob; prepareMs: number } & DiarizeResponse) | { ok: false; modelFailure: HostModelFailure };
+
 /** The analysis worker's API (used as comlink `Remote<AnalysisWorkerApi>`). */
 export interface AnalysisWorkerApi {
   /** `alignSources` on decoded audio. */
@@ -70,7 +97,12 @@ export interface AnalysisWorkerApi {
    * with the supplied segmentation and speaker-embedding models when given).
    */
   diarize(request: DiarizeRequest, requestId: string): Promise<DiarizeOutcome>;
-  /** Aborts the diarize call started with `requestId`. */
+  /**
+   * The diarizing stage's call: each source onto the reference timeline (offset, drift), the
+   * channels' mix as WAV, then {@link AnalysisWorkerApi.diarize} on the channels.
+   */
+  diarizeSources(request: DiarizeSourcesRequest, requestId: string): Promise<DiarizeSourcesOutcome>;
+  /** Aborts the diarize or diarizeSources call started with `requestId`. */
   abort(requestId: string): void;
 }
 
