@@ -1,10 +1,12 @@
 /**
- * The vision worker: samples camera frames with WebCodecs and returns motion features.
+ * The vision worker: samples camera frames with WebCodecs and returns motion features, and
+ * scores them against the speech turns (the camera map).
  * Protocol: `VisionWorkerApi` (src/vision/protocol.ts).
  *
  * @module
  */
 import { expose, transfer } from 'comlink';
+import { computeCameraMap } from '../src/analysis/camera/camera-map.ts';
 import { cameraMotion } from '../src/vision/camera-motion.ts';
 import type { VisionWorkerApi } from '../src/vision/protocol.ts';
 
@@ -33,6 +35,9 @@ const api: VisionWorkerApi = {
     } finally {
       if (jobKey) running.delete(jobKey);
     }
+  },
+  async cameraMap(input) {
+    return computeCameraMap(input);
   },
   cancel(jobKey) {
     running.get(jobKey)?.abort(new DOMException(`camera motion ${jobKey} cancelled`, 'AbortError'));

@@ -3,7 +3,9 @@
  *
  * @module
  */
+import type { CameraMapInput } from '../analysis/camera/camera-map.ts';
 import type { MotionSamples } from '../analysis/camera/features.ts';
+import type { CameraMap } from '../contract/types.ts';
 import type { FrameSamplingOptions, VideoInput } from './frame-sampler.ts';
 
 /** Sampling options that can cross the worker boundary (no signal, no callback). */
@@ -34,6 +36,8 @@ export interface VisionWorkerApi {
   ): Promise<CameraMotion>;
   /** Aborts a running {@link VisionWorkerApi.cameraMotion} with this key. */
   cancel(jobKey: string): void;
+  /** `computeCameraMap` off the calling thread (seconds of work for hours of footage): the mapping stage's scoring. */
+  cameraMap(input: CameraMapInput): Promise<CameraMap>;
 }
 
 /** {@link CameraMotion} with plain arrays, for hops that do not keep typed arrays (e.g. Playwright's `page.evaluate`). */

@@ -1,12 +1,11 @@
 /**
  * The mapping stage: motion features of every camera (sampled frames, decoded in the vision
  * worker), put on the reference timeline, scored against the speech turns by
- * `computeCameraMap`. A camera that cannot be sampled is passed on without samples, and the
+ * `computeCameraMap` in the vision worker too (the page only routes). A camera that cannot be sampled is passed on without samples, and the
  * map says it has no answer for it; it never guesses.
  *
  * @module
  */
-import { computeCameraMap } from '../../analysis/camera/camera-map.ts';
 import { samplesToReference, type MotionSamples } from '../../analysis/camera/features.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { StageRunner } from './context.ts';
@@ -37,5 +36,5 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
     signal.removeEventListener('abort', onAbort);
   }
   if (cameras.length === 0) return { ok: false, failure: { message: 'no camera to map' } };
-  return { ok: true, output: { cameraMap: computeCameraMap({ cameras, turns: job.turns }) } };
+  return { ok: true, output: { cameraMap: await vision.cameraMap({ cameras, turns: job.turns }) } };
 };
