@@ -11,7 +11,7 @@ import { ApiError } from '../contract/errors.ts';
 import type { JobStatus } from '../contract/types.ts';
 import { EXPORT_FORMATS, ExportError, exportEdit, isExportFormat, type ExportOptions } from '../export/index.ts';
 import type { ServiceContext } from '../jobs/context.ts';
-import { ownedJob } from './jobs.ts';
+import { ownedJob } from './jobs/owned.ts';
 
 /** Statuses in which a job has an edit to export. */
 const EXPORTABLE: ReadonlySet<JobStatus> = new Set(['ready', 'rendering', 'complete', 'approved']);
