@@ -46,6 +46,11 @@ async function uploadsOf(ctx: ServiceContext, apiBase: string, job: JobRecord): 
   return uploads;
 }
 
+/** The body of createJob's answer for `job`. */
+async function createdBody(ctx: ServiceContext, apiBase: string, job: JobRecord): Promise<CreateJobResponse> {
+  return { jobId: job.id, uploads: await uploadsOf(ctx, apiBase, job), audioUploads: {} };
+}
+
 /** 403 QUOTA_EXCEEDED when the account's minutes are used up. */
 async function checkQuota(ctx: ServiceContext, accountId: string): Promise<void> {
   const account = await getAccount(ctx.db, accountId);
@@ -66,13 +71,7 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
   if (key === null) {
     await checkQuota(ctx, accountId);
     const job = await createJobRecord(ctx, accountId, apiBase, parsed);
-    return {
-      body: {
-        jobId: job.id,
-        uploads: await uploadsOf(ctx, apiBase, job),
-        audioUploads: {},
-      } satisfies CreateJobResponse,
-    };
+    return { body: await createdBody(ctx, apiBase, job) };
   }
   const claim = await claimIdempotencyKey(ctx.db, accountId, key, await sha256Hex(canonicalJson(raw)), ctx.now());
   switch (claim.kind) {
@@ -95,14 +94,7 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
           'IDEMPOTENCY_KEY_REUSED',
           'the job this Idempotency-Key created has been deleted; use a new key',
         );
-      return {
-        body: {
-          jobId: job.id,
-          uploads: await uploadsOf(ctx, apiBase, job),
-          audioUploads: {},
-        } satisfies CreateJobResponse,
-        headers: { 'Idempotent-Replayed': 'true' },
-      };
+      return { body: await createdBody(ctx, apiBase, job), headers: { 'Idempotent-Replayed': 'true' } };
     }
     case 'claimed':
       break;
@@ -117,9 +109,7 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
     throw error;
   }
   await completeIdempotencyKey(ctx.db, accountId, key, job.id);
-  return {
-    body: { jobId: job.id, uploads: await uploadsOf(ctx, apiBase, job), audioUploads: {} } satisfies CreateJobResponse,
-  };
+  return { body: await createdBody(ctx, apiBase, job) };
 }
 
 /** listJobs: GET /jobs. */

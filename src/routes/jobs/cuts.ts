@@ -8,19 +8,13 @@ import { planEdit } from '../../analysis/edit.ts';
 import { ApiError } from '../../contract/errors.ts';
 import type { RecutResponse } from '../../contract/types.ts';
 import { parseCuts, parsePresetId, parseRanges, parseSilence, requireObject } from '../../contract/validate.ts';
-import type { ServiceContext } from '../../jobs/context.ts';
 import { applyTrigger } from '../../jobs/transitions.ts';
 import { updateJob } from '../../store/jobs.ts';
 import { readJson } from '../http.ts';
-import { checkCuts, ownedJob, requireEditable, type OperationResult } from './owned.ts';
+import { checkCuts, ownedJob, requireEditable, type JobOperation } from './owned.ts';
 
 /** recutJob: POST /jobs/{id}/recut. */
-export async function recutJob(
-  ctx: ServiceContext,
-  accountId: string,
-  jobId: string,
-  request: Request,
-): Promise<OperationResult> {
+export const recutJob: JobOperation = async (ctx, accountId, jobId, request) => {
   await ownedJob(ctx, accountId, jobId);
   const body = requireObject(await readJson(request));
   const presetId = parsePresetId(body['presetId']);
@@ -55,15 +49,10 @@ export async function recutJob(
   });
   if (!result) throw ApiError.notFound(`job ${jobId} not found`);
   return { body: result };
-}
+};
 
 /** updateCuts: PATCH /jobs/{id}/cuts. */
-export async function updateCuts(
-  ctx: ServiceContext,
-  accountId: string,
-  jobId: string,
-  request: Request,
-): Promise<OperationResult> {
+export const updateCuts: JobOperation = async (ctx, accountId, jobId, request) => {
   await ownedJob(ctx, accountId, jobId);
   const body = requireObject(await readJson(request));
   const cuts = body['cuts'] === undefined ? null : parseCuts(body['cuts']);
@@ -79,4 +68,4 @@ export async function updateCuts(
   });
   if (!done) throw ApiError.notFound(`job ${jobId} not found`);
   return { body: { jobId, success: true } };
-}
+};

@@ -11,21 +11,16 @@ import { enforceMappingDeadline } from '../../pipeline/reporter.ts';
 import { deleteFile, deleteUpload, uploadsOfJob } from '../../store/files.ts';
 import { deleteJobRecord } from '../../store/jobs.ts';
 import { toGetJobResponse, toSummary } from '../views.ts';
-import { ownedJob, type OperationResult } from './owned.ts';
+import { ownedJob, type JobOperation, type OperationResult } from './owned.ts';
 
 /** getJob: GET /jobs/{id}[?view=summary]. */
-export async function getJob(
-  ctx: ServiceContext,
-  accountId: string,
-  jobId: string,
-  request: Request,
-): Promise<OperationResult> {
+export const getJob: JobOperation = async (ctx, accountId, jobId, request) => {
   let job = await ownedJob(ctx, accountId, jobId);
   if (await enforceMappingDeadline(ctx, job)) job = await ownedJob(ctx, accountId, jobId);
   const apiBase = apiBaseOf(ctx, request);
   const view = new URL(request.url).searchParams.get('view');
   return { body: view === 'summary' ? await toSummary(ctx, job, apiBase) : await toGetJobResponse(ctx, job, apiBase) };
-}
+};
 
 /** deleteJob: DELETE /jobs/{id}; any status; every stored byte of the job goes. */
 export async function deleteJob(ctx: ServiceContext, accountId: string, jobId: string): Promise<OperationResult> {

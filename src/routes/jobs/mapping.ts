@@ -7,13 +7,12 @@
 import { ApiError } from '../../contract/errors.ts';
 import type { SubmitSpeakerMappingResponse, Track } from '../../contract/types.ts';
 import { parseCuts, parseRanges, parseTracks, requireObject } from '../../contract/validate.ts';
-import type { ServiceContext } from '../../jobs/context.ts';
 import { reviewUrl } from '../../jobs/links.ts';
 import { applyTrigger, enqueueOrFail, generateCutsInPlace, startRenderInPlace } from '../../jobs/transitions.ts';
 import type { JobRecord } from '../../store/db.ts';
 import { updateJob } from '../../store/jobs.ts';
 import { canonicalJson, readJson } from '../http.ts';
-import { checkCuts, ownedJob, videoIds, type OperationResult } from './owned.ts';
+import { checkCuts, ownedJob, videoIds, type JobOperation } from './owned.ts';
 
 function sameTracks(a: readonly Track[], b: readonly Track[]): boolean {
   return canonicalJson(a) === canonicalJson(b);
@@ -39,12 +38,7 @@ function checkTracks(job: JobRecord, tracks: Track[]): void {
 }
 
 /** submitSpeakerMapping: POST /jobs/{id}/tracks. */
-export async function submitSpeakerMapping(
-  ctx: ServiceContext,
-  accountId: string,
-  jobId: string,
-  request: Request,
-): Promise<OperationResult> {
+export const submitSpeakerMapping: JobOperation = async (ctx, accountId, jobId, request) => {
   const before = await ownedJob(ctx, accountId, jobId);
   const body = requireObject(await readJson(request));
   const tracks = parseTracks(body['tracks']);
@@ -86,4 +80,4 @@ export async function submitSpeakerMapping(
   if (!outcome) throw ApiError.notFound(`job ${jobId} not found`);
   if (outcome.render) await enqueueOrFail(ctx, jobId, 'rendering');
   return { body: { jobId, cuts: outcome.cuts, success: true } satisfies SubmitSpeakerMappingResponse };
-}
+};

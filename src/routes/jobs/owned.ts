@@ -10,12 +10,21 @@ import type { Cut, TimeRange } from '../../contract/types.ts';
 import type { ServiceContext } from '../../jobs/context.ts';
 import type { JobRecord } from '../../store/db.ts';
 import { getJobRecord } from '../../store/jobs.ts';
+import { parseSourceIds } from '../../contract/validate.ts';
 
 /** A response body with optional extra headers. */
 export interface OperationResult {
   body: unknown;
   headers?: Record<string, string>;
 }
+
+/** An operation on one job of the caller that reads the request (its body, its URL). */
+export type JobOperation = (
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+) => Promise<OperationResult>;
 
 /** A job of the caller, or 404. */
 export async function ownedJob(ctx: ServiceContext, accountId: string, jobId: string): Promise<JobRecord> {
@@ -39,4 +48,16 @@ export function checkCuts(job: JobRecord, cuts: readonly Cut[], removedRanges: r
 export function requireEditable(job: JobRecord, operation: string): void {
   if (job.status !== 'ready' && job.status !== 'complete')
     throw ApiError.invalidStatus(job.status, `${operation} (the job must be ready or complete)`);
+}
+
+/** A body's optional `diarizeSourceIds` (null when absent), checked against the job's sources. */
+export function diarizeSourceIdsOf(body: Record<string, unknown>, job: JobRecord): string[] | null {
+  return body['diarizeSourceIds'] === undefined
+    ? null
+    : parseSourceIds(
+        body['diarizeSourceIds'],
+        'diarizeSourceIds',
+        job.sources.map((s) => s.id),
+        false,
+      );
 }

@@ -6,20 +6,14 @@
  */
 import { ApiError } from '../../contract/errors.ts';
 import { LIMITS, type JobStatus, type StartProcessingResponse } from '../../contract/types.ts';
-import { parseSourceIds, requireObject } from '../../contract/validate.ts';
-import type { ServiceContext } from '../../jobs/context.ts';
+import { requireObject } from '../../contract/validate.ts';
 import { applyTrigger, enqueueOrFail } from '../../jobs/transitions.ts';
 import { updateJob } from '../../store/jobs.ts';
 import { readJson } from '../http.ts';
-import { ownedJob, videoIds, type OperationResult } from './owned.ts';
+import { diarizeSourceIdsOf, ownedJob, videoIds, type JobOperation, type OperationResult } from './owned.ts';
 
 /** startProcessing: POST /jobs/{id}/process. */
-export async function startProcessing(
-  ctx: ServiceContext,
-  accountId: string,
-  jobId: string,
-  request: Request,
-): Promise<OperationResult> {
+export const startProcessing: JobOperation = async (ctx, accountId, jobId, request) => {
   const job = await ownedJob(ctx, accountId, jobId);
   const body = requireObject(await readJson(request), true);
   const already = (status: JobStatus): OperationResult => ({
@@ -29,15 +23,7 @@ export async function startProcessing(
     if (job.processingStarted && (job.status === 'syncing' || job.status === 'diarizing')) return already(job.status);
     throw ApiError.invalidStatus(job.status, 'startProcessing (the job must be created or uploading)');
   }
-  const diarizeSourceIds =
-    body['diarizeSourceIds'] === undefined
-      ? null
-      : parseSourceIds(
-          body['diarizeSourceIds'],
-          'diarizeSourceIds',
-          job.sources.map((s) => s.id),
-          false,
-        );
+  const diarizeSourceIds = diarizeSourceIdsOf(body, job);
   if (job.sources.length === 0) throw ApiError.badRequest('the job has no sources');
   for (const source of job.sources) {
     if (source.sizeError) {
@@ -73,4 +59,4 @@ export async function startProcessing(
   if (!(await enqueueOrFail(ctx, jobId, 'syncing')))
     throw new ApiError(502, 'the sync stage could not be started; the job is marked failed');
   return { body: { jobId, status: 'syncing' } satisfies StartProcessingResponse };
-}
+};

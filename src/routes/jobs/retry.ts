@@ -6,33 +6,19 @@
 import { ApiError } from '../../contract/errors.ts';
 import { isRetryableStage, transition } from '../../contract/machine.ts';
 import type { JobStatusResponse } from '../../contract/types.ts';
-import { parseSourceIds, requireObject } from '../../contract/validate.ts';
-import type { ServiceContext } from '../../jobs/context.ts';
+import { requireObject } from '../../contract/validate.ts';
 import { enqueueOrFail } from '../../jobs/transitions.ts';
 import { updateJob } from '../../store/jobs.ts';
 import { readJson } from '../http.ts';
-import { ownedJob, type OperationResult } from './owned.ts';
+import { diarizeSourceIdsOf, ownedJob, type JobOperation } from './owned.ts';
 
 /** retryJob: POST /jobs/{id}/retry. */
-export async function retryJob(
-  ctx: ServiceContext,
-  accountId: string,
-  jobId: string,
-  request: Request,
-): Promise<OperationResult> {
+export const retryJob: JobOperation = async (ctx, accountId, jobId, request) => {
   const before = await ownedJob(ctx, accountId, jobId);
   if (before.status !== 'failed')
     throw new ApiError(409, `retryJob needs a failed job; the job is ${before.status}`, { status: before.status });
   const body = requireObject(await readJson(request), true);
-  const diarizeSourceIds =
-    body['diarizeSourceIds'] === undefined
-      ? null
-      : parseSourceIds(
-          body['diarizeSourceIds'],
-          'diarizeSourceIds',
-          before.sources.map((s) => s.id),
-          false,
-        );
+  const diarizeSourceIds = diarizeSourceIdsOf(body, before);
   const target = await updateJob(ctx.db, jobId, (job) => {
     if (job.status !== 'failed')
       throw new ApiError(409, `retryJob needs a failed job; the job is ${job.status}`, { status: job.status });
@@ -58,4 +44,4 @@ export async function retryJob(
   if (!(await enqueueOrFail(ctx, jobId, target)))
     throw new ApiError(502, `the ${target} stage could not be restarted; the job is marked failed`);
   return { body: { jobId, status: target } satisfies JobStatusResponse };
-}
+};
