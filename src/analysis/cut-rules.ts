@@ -127,80 +127,101 @@ export function checkCutList(
 ): CutListViolation | null {
   const timeline = referenceTimeline(context.sources);
   const spanOf = new Map(timeline.spans.map((s) => [s.sourceId, s]));
-  const fail = (field: CutListViolation['field'], index: number, rule: string, message: string): CutListViolation => ({
-    field,
-    index,
-    rule,
-    message,
-  });
-
   for (let i = 0; i < cuts.length; i++) {
-    const cut = cuts[i]!;
-    const at = `cuts[${i}]`;
-    if (!Number.isFinite(cut.startMs)) return fail('cuts', i, 'cut-finite', `${at}.startMs must be a finite number`);
-    if (!Number.isFinite(cut.endMs)) return fail('cuts', i, 'cut-finite', `${at}.endMs must be a finite number`);
-    if (!(cut.startMs < cut.endMs)) {
-      return fail(
-        'cuts',
-        i,
-        'cut-order',
-        `${at}.startMs (${fmt(cut.startMs)}) must be below endMs (${fmt(cut.endMs)})`,
-      );
-    }
-    const span = spanOf.get(cut.sourceId);
-    if (!span)
-      return fail('cuts', i, 'cut-source', `${at}.sourceId "${cut.sourceId}" is not a video source of the job`);
-    if (cut.startMs < span.startMs - BOUND_TOLERANCE_MS || cut.endMs > span.endMs + BOUND_TOLERANCE_MS) {
-      const end = Number.isFinite(span.endMs) ? fmt(span.endMs) : 'its end';
-      return fail(
-        'cuts',
-        i,
-        'cut-in-source',
-        `${at} (${fmt(cut.startMs)}–${fmt(cut.endMs)} ms) must lie within source "${cut.sourceId}" (${fmt(span.startMs)}–${end} ms on the reference timeline)`,
-      );
-    }
-    if (i === 0) {
-      if (Math.abs(cut.startMs - timeline.startMs) > BOUND_TOLERANCE_MS) {
-        return fail(
-          'cuts',
-          0,
-          'cut-start',
-          `cuts[0].startMs must be ${fmt(timeline.startMs)} (the start of the timeline), not ${fmt(cut.startMs)}`,
-        );
-      }
-      continue;
-    }
-    const prev = cuts[i - 1]!;
-    if (cut.startMs < prev.startMs) {
-      return fail(
-        'cuts',
-        i,
-        'cut-sorted',
-        `${at}.startMs (${fmt(cut.startMs)}) must not be before cuts[${i - 1}].startMs (${fmt(prev.startMs)}): cuts are sorted by startMs`,
-      );
-    }
-    if (cut.startMs < prev.endMs) {
-      return fail(
-        'cuts',
-        i,
-        'cut-overlap',
-        `${at}.startMs (${fmt(cut.startMs)}) overlaps cuts[${i - 1}], which ends at ${fmt(prev.endMs)}`,
-      );
-    }
-    if (cut.startMs > prev.endMs && footageBetween(timeline.spans, prev.endMs, cut.startMs)) {
-      return fail(
-        'cuts',
-        i,
-        'cut-gap',
-        `${at}.startMs (${fmt(cut.startMs)}) leaves a gap after cuts[${i - 1}], which ends at ${fmt(prev.endMs)}`,
-      );
-    }
+    const bad = checkCut(cuts, i, timeline, spanOf);
+    if (bad) return bad;
   }
+  const uncovered = checkCutsReachEnd(cuts, timeline);
+  if (uncovered) return uncovered;
+  const removed = context.removedRanges;
+  for (let i = 0; i < removed.length; i++) {
+    const bad = checkRemovedRange(removed, i, timeline);
+    if (bad) return bad;
+  }
+  return null;
+}
+
+function violation(field: CutListViolation['field'], index: number, rule: string, message: string): CutListViolation {
+  return { field, index, rule, message };
+}
+
+/** The rules one cut breaks first (finite, ordered, in its source, the start, sorted, no overlap, no gap), or null. */
+function checkCut(
+  cuts: readonly Cut[],
+  i: number,
+  timeline: ReferenceTimeline,
+  spanOf: ReadonlyMap<string, SourceSpan>,
+): CutListViolation | null {
+  const cut = cuts[i]!;
+  const at = `cuts[${i}]`;
+  if (!Number.isFinite(cut.startMs)) return violation('cuts', i, 'cut-finite', `${at}.startMs must be a finite number`);
+  if (!Number.isFinite(cut.endMs)) return violation('cuts', i, 'cut-finite', `${at}.endMs must be a finite number`);
+  if (!(cut.startMs < cut.endMs)) {
+    return violation(
+      'cuts',
+      i,
+      'cut-order',
+      `${at}.startMs (${fmt(cut.startMs)}) must be below endMs (${fmt(cut.endMs)})`,
+    );
+  }
+  const span = spanOf.get(cut.sourceId);
+  if (!span)
+    return violation('cuts', i, 'cut-source', `${at}.sourceId "${cut.sourceId}" is not a video source of the job`);
+  if (cut.startMs < span.startMs - BOUND_TOLERANCE_MS || cut.endMs > span.endMs + BOUND_TOLERANCE_MS) {
+    const end = Number.isFinite(span.endMs) ? fmt(span.endMs) : 'its end';
+    return violation(
+      'cuts',
+      i,
+      'cut-in-source',
+      `${at} (${fmt(cut.startMs)}–${fmt(cut.endMs)} ms) must lie within source "${cut.sourceId}" (${fmt(span.startMs)}–${end} ms on the reference timeline)`,
+    );
+  }
+  if (i === 0) {
+    if (Math.abs(cut.startMs - timeline.startMs) > BOUND_TOLERANCE_MS) {
+      return violation(
+        'cuts',
+        0,
+        'cut-start',
+        `cuts[0].startMs must be ${fmt(timeline.startMs)} (the start of the timeline), not ${fmt(cut.startMs)}`,
+      );
+    }
+    return null;
+  }
+  const prev = cuts[i - 1]!;
+  if (cut.startMs < prev.startMs) {
+    return violation(
+      'cuts',
+      i,
+      'cut-sorted',
+      `${at}.startMs (${fmt(cut.startMs)}) must not be before cuts[${i - 1}].startMs (${fmt(prev.startMs)}): cuts are sorted by startMs`,
+    );
+  }
+  if (cut.startMs < prev.endMs) {
+    return violation(
+      'cuts',
+      i,
+      'cut-overlap',
+      `${at}.startMs (${fmt(cut.startMs)}) overlaps cuts[${i - 1}], which ends at ${fmt(prev.endMs)}`,
+    );
+  }
+  if (cut.startMs > prev.endMs && footageBetween(timeline.spans, prev.endMs, cut.startMs)) {
+    return violation(
+      'cuts',
+      i,
+      'cut-gap',
+      `${at}.startMs (${fmt(cut.startMs)}) leaves a gap after cuts[${i - 1}], which ends at ${fmt(prev.endMs)}`,
+    );
+  }
+  return null;
+}
+
+/** The cuts end at the end of the timeline (when it has one), or the rule they break. */
+function checkCutsReachEnd(cuts: readonly Cut[], timeline: ReferenceTimeline): CutListViolation | null {
   if (timeline.endMs !== null && timeline.endMs > timeline.startMs) {
     const last = cuts.at(-1);
-    if (!last) return fail('cuts', 0, 'cuts-empty', 'cuts must cover the timeline; the list is empty');
+    if (!last) return violation('cuts', 0, 'cuts-empty', 'cuts must cover the timeline; the list is empty');
     if (Math.abs(last.endMs - timeline.endMs) > BOUND_TOLERANCE_MS) {
-      return fail(
+      return violation(
         'cuts',
         cuts.length - 1,
         'cut-end',
@@ -208,42 +229,47 @@ export function checkCutList(
       );
     }
   }
+  return null;
+}
 
-  const removed = context.removedRanges;
+/** The rules one removed range breaks first (finite, ordered, in the timeline, sorted), or null. */
+function checkRemovedRange(
+  removed: readonly TimeRange[],
+  i: number,
+  timeline: ReferenceTimeline,
+): CutListViolation | null {
   const tlEnd = timeline.endMs ?? Infinity;
-  for (let i = 0; i < removed.length; i++) {
-    const r = removed[i]!;
-    const at = `removedRanges[${i}]`;
-    if (!Number.isFinite(r.startMs))
-      return fail('removedRanges', i, 'removed-finite', `${at}.startMs must be a finite number`);
-    if (!Number.isFinite(r.endMs))
-      return fail('removedRanges', i, 'removed-finite', `${at}.endMs must be a finite number`);
-    if (!(r.startMs < r.endMs)) {
-      return fail(
-        'removedRanges',
-        i,
-        'removed-order',
-        `${at}.startMs (${fmt(r.startMs)}) must be below endMs (${fmt(r.endMs)})`,
-      );
-    }
-    if (r.startMs < timeline.startMs - BOUND_TOLERANCE_MS || r.endMs > tlEnd + BOUND_TOLERANCE_MS) {
-      const end = Number.isFinite(tlEnd) ? fmt(tlEnd) : 'its end';
-      return fail(
-        'removedRanges',
-        i,
-        'removed-in-timeline',
-        `${at} (${fmt(r.startMs)}–${fmt(r.endMs)} ms) must lie within the timeline (${fmt(timeline.startMs)}–${end} ms)`,
-      );
-    }
-    const prev = removed[i - 1];
-    if (prev && r.startMs < prev.endMs) {
-      return fail(
-        'removedRanges',
-        i,
-        'removed-sorted',
-        `${at}.startMs (${fmt(r.startMs)}) must not be before removedRanges[${i - 1}].endMs (${fmt(prev.endMs)}): removed ranges are sorted and do not overlap`,
-      );
-    }
+  const r = removed[i]!;
+  const at = `removedRanges[${i}]`;
+  if (!Number.isFinite(r.startMs))
+    return violation('removedRanges', i, 'removed-finite', `${at}.startMs must be a finite number`);
+  if (!Number.isFinite(r.endMs))
+    return violation('removedRanges', i, 'removed-finite', `${at}.endMs must be a finite number`);
+  if (!(r.startMs < r.endMs)) {
+    return violation(
+      'removedRanges',
+      i,
+      'removed-order',
+      `${at}.startMs (${fmt(r.startMs)}) must be below endMs (${fmt(r.endMs)})`,
+    );
+  }
+  if (r.startMs < timeline.startMs - BOUND_TOLERANCE_MS || r.endMs > tlEnd + BOUND_TOLERANCE_MS) {
+    const end = Number.isFinite(tlEnd) ? fmt(tlEnd) : 'its end';
+    return violation(
+      'removedRanges',
+      i,
+      'removed-in-timeline',
+      `${at} (${fmt(r.startMs)}–${fmt(r.endMs)} ms) must lie within the timeline (${fmt(timeline.startMs)}–${end} ms)`,
+    );
+  }
+  const prev = removed[i - 1];
+  if (prev && r.startMs < prev.endMs) {
+    return violation(
+      'removedRanges',
+      i,
+      'removed-sorted',
+      `${at}.startMs (${fmt(r.startMs)}) must not be before removedRanges[${i - 1}].endMs (${fmt(prev.endMs)}): removed ranges are sorted and do not overlap`,
+    );
   }
   return null;
 }

@@ -17,7 +17,8 @@ import type {
   Turn,
 } from '../contract/types.ts';
 import { referenceTimeline, totalMs } from './cut-rules.ts';
-import { editCameras, planCuts } from './cuts.ts';
+import { editCameras } from './cuts/camera-set.ts';
+import { planCuts } from './cuts/plan.ts';
 import { PRESETS } from './presets.ts';
 import { findRemovedRanges } from './silence.ts';
 

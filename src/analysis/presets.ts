@@ -18,7 +18,7 @@ export interface EditPreset {
   /** A close-up held longer than this gets a cut-away to a group shot ("monologue relief"). */
   maxShotMs: number;
   /**
-   * How long a monologue relief stays on the group shot. The optimal planner (cuts.ts) keeps a
+   * How long a monologue relief stays on the group shot. The optimal planner (cuts/plan.ts) keeps a
    * cut-away as short as the rules allow, which is the minimum shot, so this equals `minShotMs`;
    * it is kept as the documented figure of each preset.
    */

@@ -25,6 +25,34 @@ function defaultTitle(parsed: ParsedCreateJob, now: number): string | null {
   return title.length > LIMITS.titleMaxLength ? `${title.slice(0, LIMITS.titleMaxLength - 1)}…` : title;
 }
 
+/** A new source of job `jobId`: its upload plan (one PUT, or multipart above the threshold), no file yet. */
+function newSourceRecord(s: ParsedCreateJob['sources'][number], jobId: string): SourceRecord {
+  const id = crypto.randomUUID();
+  let upload: UploadPlan = { method: 'put' };
+  if (s.fileSize !== undefined && s.fileSize > LIMITS.multipartThreshold) {
+    const uploadId = crypto.randomUUID();
+    const partSize = partSizeFor(s.fileSize);
+    upload = {
+      method: 'multipart',
+      uploadId,
+      key: `jobs/${jobId}/sources/${id}/${uploadId}`,
+      partSize,
+      partCount: Math.ceil(s.fileSize / partSize),
+    };
+  }
+  const source: SourceRecord = {
+    id,
+    label: s.label,
+    kind: s.kind,
+    ext: s.ext,
+    fileId: null,
+    upload,
+    sizeError: null,
+  };
+  if (s.fileSize !== undefined) source.fileSize = s.fileSize;
+  return source;
+}
+
 /** Stores a new job of `accountId` created under `apiBase` (and its multipart uploads); returns the stored record. */
 export async function createJobRecord(
   ctx: ServiceContext,
@@ -34,32 +62,7 @@ export async function createJobRecord(
 ): Promise<JobRecord> {
   const now = ctx.now();
   const jobId = crypto.randomUUID();
-  const sources: SourceRecord[] = parsed.sources.map((s) => {
-    const id = crypto.randomUUID();
-    let upload: UploadPlan = { method: 'put' };
-    if (s.fileSize !== undefined && s.fileSize > LIMITS.multipartThreshold) {
-      const uploadId = crypto.randomUUID();
-      const partSize = partSizeFor(s.fileSize);
-      upload = {
-        method: 'multipart',
-        uploadId,
-        key: `jobs/${jobId}/sources/${id}/${uploadId}`,
-        partSize,
-        partCount: Math.ceil(s.fileSize / partSize),
-      };
-    }
-    const source: SourceRecord = {
-      id,
-      label: s.label,
-      kind: s.kind,
-      ext: s.ext,
-      fileId: null,
-      upload,
-      sizeError: null,
-    };
-    if (s.fileSize !== undefined) source.fileSize = s.fileSize;
-    return source;
-  });
+  const sources = parsed.sources.map((s) => newSourceRecord(s, jobId));
   const job = await insertJob(ctx.db, {
     id: jobId,
     accountId,

@@ -151,8 +151,30 @@ export function planRender(
     if (!clocks.has(c.sourceId)) throw new RenderPlanError(`cuts[${i}].sourceId`, `no source "${c.sourceId}"`);
   });
   const frameMs = 1000 / fps;
+  const { segments, perSource } = videoSegments(pieces, frameMs, clocks);
+  const video = segments.filter((s) => s.frameCount > 0);
+  const frameCount = video.length > 0 ? video[video.length - 1]!.firstFrame + video[video.length - 1]!.frameCount : 0;
+  const { audio, keptMs } = audioRanges(pieces, fadeMs);
+  let mainSourceId: string | null = null;
+  let best = -1;
+  for (const [id, ms] of perSource) {
+    if (ms > best) {
+      best = ms;
+      mainSourceId = id;
+    }
+  }
+  return { fps, segments: video, audio, frameCount, durationMs: frameCount * frameMs, keptMs, mainSourceId };
+}
 
-  // Video: merge pieces of one source that follow each other on the reference timeline.
+/**
+ * Video: pieces of one source that follow each other on the reference timeline merged into
+ * one segment, each boundary on the nearest output frame; and the kept time per source.
+ */
+function videoSegments(
+  pieces: ReturnType<typeof keptPieces>,
+  frameMs: number,
+  clocks: ReadonlyMap<string, ClockMapping>,
+): { segments: RenderSegment[]; perSource: Map<string, number> } {
   const segments: RenderSegment[] = [];
   const perSource = new Map<string, number>();
   let out = 0;
@@ -164,7 +186,7 @@ export function planRender(
     const f1 = Math.round(outEnd / frameMs);
     if (prev && prev.sourceId === p.sourceId && prev.endMs === p.startMs && prev.seg) {
       // Continuous on the reference timeline: extend the previous segment.
-      setEnd(prev.seg, f1, prev.outStart, prev.refStart, clocks);
+      setEnd(prev.seg, f1, prev.outStart, prev.refStart, clocks, frameMs);
       prev.endMs = p.endMs;
     } else {
       const f0 = Math.round(out / frameMs);
@@ -179,18 +201,42 @@ export function planRender(
         srcStartMs: 0,
         srcEndMs: 0,
       };
-      setEnd(seg, f1, out, p.startMs, clocks);
+      setEnd(seg, f1, out, p.startMs, clocks, frameMs);
       prev = { sourceId: p.sourceId, endMs: p.endMs, seg, outStart: out, refStart: p.startMs };
       segments.push(seg);
     }
     out = outEnd;
   }
-  const video = segments.filter((s) => s.frameCount > 0);
-  const frameCount = video.length > 0 ? video[video.length - 1]!.firstFrame + video[video.length - 1]!.frameCount : 0;
+  return { segments, perSource };
+}
 
-  // Audio: the kept timeline whatever the camera; a join is where the reference time jumps.
+/** Ends `seg` at output frame `endFrame`, with its reference and source times. */
+function setEnd(
+  seg: RenderSegment,
+  endFrame: number,
+  exactOutStart: number,
+  refStart: number,
+  cl: ReadonlyMap<string, ClockMapping>,
+  frameMs: number,
+): void {
+  const clock = cl.get(seg.sourceId)!;
+  seg.frameCount = Math.max(0, endFrame - seg.firstFrame);
+  seg.outStartMs = seg.firstFrame * frameMs;
+  seg.outEndMs = endFrame * frameMs;
+  // The reference instant shown at the rounded start: shifted by the rounding so frames stay on the source's clock.
+  seg.refStartMs = refStart + (seg.outStartMs - exactOutStart);
+  seg.refEndMs = seg.refStartMs + (seg.outEndMs - seg.outStartMs);
+  seg.srcStartMs = toSourceTime(seg.refStartMs, clock);
+  seg.srcEndMs = toSourceTime(seg.refEndMs, clock);
+}
+
+/**
+ * Audio: the kept timeline whatever the camera; a join is where the reference time jumps,
+ * with a crossfade of `fadeMs` (never longer than either side). Also the kept length.
+ */
+function audioRanges(pieces: ReturnType<typeof keptPieces>, fadeMs: number): { audio: AudioRange[]; keptMs: number } {
   const audio: AudioRange[] = [];
-  out = 0;
+  let out = 0;
   for (const p of pieces) {
     const last = audio[audio.length - 1];
     if (last && last.refEndMs === p.startMs) {
@@ -216,34 +262,7 @@ export function planRender(
     a.fadeOutMs = f;
     b.fadeInMs = f;
   }
-
-  let mainSourceId: string | null = null;
-  let best = -1;
-  for (const [id, ms] of perSource) {
-    if (ms > best) {
-      best = ms;
-      mainSourceId = id;
-    }
-  }
-  return { fps, segments: video, audio, frameCount, durationMs: frameCount * frameMs, keptMs: out, mainSourceId };
-
-  function setEnd(
-    seg: RenderSegment,
-    endFrame: number,
-    exactOutStart: number,
-    refStart: number,
-    cl: ReadonlyMap<string, ClockMapping>,
-  ): void {
-    const clock = cl.get(seg.sourceId)!;
-    seg.frameCount = Math.max(0, endFrame - seg.firstFrame);
-    seg.outStartMs = seg.firstFrame * frameMs;
-    seg.outEndMs = endFrame * frameMs;
-    // The reference instant shown at the rounded start: shifted by the rounding so frames stay on the source's clock.
-    seg.refStartMs = refStart + (seg.outStartMs - exactOutStart);
-    seg.refEndMs = seg.refStartMs + (seg.outEndMs - seg.outStartMs);
-    seg.srcStartMs = toSourceTime(seg.refStartMs, clock);
-    seg.srcEndMs = toSourceTime(seg.refEndMs, clock);
-  }
+  return { audio, keptMs: out };
 }
 
 /** Reference time shown by output frame `frame` of `seg` (frame in output numbering). */

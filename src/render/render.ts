@@ -39,7 +39,7 @@ import { WavBlobWriter } from './wav.ts';
 import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
 import { FfmpegH264Encoder } from './x264-ffmpeg.ts';
 import { frameReferenceTime, planRender, RenderPlanError, type RenderPlan } from './plan.ts';
-import type { RenderProgress, RenderRequest, RenderResult, RenderSink } from './protocol.ts';
+import type { RenderOutputOptions, RenderProgress, RenderRequest, RenderResult, RenderSink } from './protocol.ts';
 
 /** A render failed; the message names the field or file at fault. */
 export class RenderError extends Error {
@@ -97,6 +97,92 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     if (signal.aborted) throw new RenderAbortError('render cancelled');
   };
   const o = input.output ?? {};
+  const { container, videoCodec, audioCodec } = checkRenderInput(input);
+  const sources = new SourceInputs(input);
+  const disposers: Array<() => Promise<void> | void> = [];
+  let output: Output | null = null;
+  let sinkDone = false;
+  try {
+    report({ fraction: 0, stage: 'starting', frames: 0 });
+    const { plan, videoTracks, fps } = await planWithTracks(input, sources);
+    const video = await chooseVideoEncoding(o, videoCodec, videoTracks.get(plan.mainSourceId!)!, fps);
+    const readers = await openAudioReaders(input, sources, [...videoTracks.keys()]);
+    disposers.push(() => Promise.all(readers.map((r) => r.dispose())).then(() => undefined));
+    const mixer = readers.length > 0 ? new AudioMixer(readers, plan.audio, plan.keptMs) : null;
+    const target = await streamTarget(input.sink);
+    output = new Output({
+      format:
+        container === 'mp4'
+          ? new Mp4OutputFormat({ fastStart: target.sequential ? 'fragmented' : false })
+          : new WebMOutputFormat(),
+      target: target.target,
+    });
+    const writer = video.useFfmpeg
+      ? ffmpegVideoWriter(output, video, fps, input, signal, disposers)
+      : webCodecsVideoWriter(output, video, videoCodec, fps);
+    const steps = { signal, report, checkAbort, disposers };
+    const audio = !mixer
+      ? NO_AUDIO
+      : audioCodec === 'aac'
+        ? await aacAudioWriter(output, mixer, o.audioBitrate ?? 128_000, target.sequential, input, steps)
+        : opusAudioWriter(output, mixer, o.audioBitrate ?? 128_000);
+    const videoWeight = mixer && audioCodec === 'aac' ? 0.8 : 1;
+    await output.start();
+    const framesDone = await renderFrames(plan, videoTracks, sources.clocks, fps, writer, audio, videoWeight, steps);
+    await writer.finish();
+    await audio.pump(Infinity);
+    audio.close();
+    report({ fraction: 0.99, stage: 'finalizing', frames: framesDone });
+    await output.finalize();
+    sinkDone = true;
+    await input.sink.close();
+    report({ fraction: 1, stage: 'done', frames: framesDone });
+    return {
+      container,
+      mimeType: container === 'mp4' ? 'video/mp4' : 'video/webm',
+      width: video.width,
+      height: video.height,
+      fps,
+      videoCodec,
+      videoEncoder: video.useFfmpeg ? 'ffmpeg.wasm' : 'webcodecs',
+      videoCodecString: writer.codecString(),
+      audioCodec: mixer ? audioCodec : null,
+      audioEncoder: audio.encoder,
+      frames: framesDone,
+      durationMs: plan.durationMs,
+      keptMs: plan.keptMs,
+      bytes: target.bytes(),
+      segments: plan.segments.map((s) => ({ outStartMs: s.outStartMs, outEndMs: s.outEndMs, sourceId: s.sourceId })),
+      joinsMs: plan.audio.slice(1).map((r) => r.outStartMs),
+      elapsedMs: performance.now() - t0,
+    };
+  } catch (e) {
+    if (output && output.state !== 'finalized' && output.state !== 'canceled')
+      await output.cancel().catch(() => undefined);
+    if (!sinkDone) await input.sink.abort?.(e instanceof Error ? e.message : String(e));
+    if (signal.aborted) throw new RenderAbortError('render cancelled');
+    throw e;
+  } finally {
+    for (const d of disposers) await Promise.resolve(d()).catch(() => undefined);
+    sources.dispose();
+  }
+}
+
+/** What the steps of a render share: cancellation, progress and the clean-ups to run at the end. */
+interface RenderSteps {
+  signal: AbortSignal;
+  report: (p: RenderProgress) => void;
+  checkAbort: () => void;
+  disposers: Array<() => Promise<void> | void>;
+}
+
+/** The container and codecs of the output, after checking the request's options and sources. */
+function checkRenderInput(input: RenderEditInput): {
+  container: RenderResult['container'];
+  videoCodec: RenderResult['videoCodec'];
+  audioCodec: NonNullable<RenderResult['audioCodec']>;
+} {
+  const o = input.output ?? {};
   const container = o.container ?? 'mp4';
   if (container !== 'mp4' && container !== 'webm')
     throw new RenderError(`output.container must be mp4 or webm (got ${String(container)})`);
@@ -121,15 +207,30 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
   input.audioSourceIds?.forEach((id, i) => {
     if (!input.sources.some((src) => src.id === id)) throw new RenderError(`audioSourceIds[${i}]: no source "${id}"`);
   });
+  return { container, videoCodec, audioCodec };
+}
 
-  // Open every source once; a file mediabunny cannot read is named.
-  const byId = new Map(input.sources.map((s, i) => [s.id, { s, i }]));
-  const inputs = new Map<string, Input>();
-  const disposers: Array<() => Promise<void> | void> = [];
-  const openInput = async (id: string): Promise<Input> => {
-    const found = byId.get(id);
+/** The sources of a render: each file opened once (a file mediabunny cannot read is named), and each one's clock. */
+class SourceInputs {
+  readonly byId: Map<string, { s: RenderEditInput['sources'][number]; i: number }>;
+  readonly clocks: Map<string, ClockMapping>;
+  private readonly inputs = new Map<string, Input>();
+  constructor(input: RenderEditInput) {
+    this.byId = new Map(input.sources.map((s, i) => [s.id, { s, i }]));
+    this.clocks = new Map<string, ClockMapping>(
+      input.sources.map((s) => [s.id, { offsetMs: s.offsetMs, driftPpm: s.driftPpm }]),
+    );
+  }
+
+  /** The index of source `id` in the request. */
+  indexOf(id: string): number {
+    return this.byId.get(id)!.i;
+  }
+
+  async open(id: string): Promise<Input> {
+    const found = this.byId.get(id);
     if (!found) throw new RenderError(`sources: no source "${id}"`);
-    let inp = inputs.get(id);
+    let inp = this.inputs.get(id);
     if (!inp) {
       inp = new Input({ source: new BlobSource(found.s.blob), formats: ALL_FORMATS });
       try {
@@ -137,377 +238,444 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       } catch (e) {
         throw new RenderError(`sources[${found.i}] (${id}): the file cannot be read (${(e as Error).message})`);
       }
-      inputs.set(id, inp);
+      this.inputs.set(id, inp);
     }
     return inp;
-  };
-  const clocks = new Map<string, ClockMapping>(
-    input.sources.map((s) => [s.id, { offsetMs: s.offsetMs, driftPpm: s.driftPpm }]),
-  );
+  }
 
-  let output: Output | null = null;
-  let sinkDone = false;
+  dispose(): void {
+    for (const inp of this.inputs.values()) inp.dispose();
+  }
+}
+
+/**
+ * The render plan at the output rate, and the video track of every cut source. The plan is
+ * made at a provisional rate first to find the main camera, whose rate is the default.
+ */
+async function planWithTracks(
+  input: RenderEditInput,
+  sources: SourceInputs,
+): Promise<{ plan: RenderPlan; videoTracks: Map<string, InputVideoTrack>; fps: number }> {
+  const o = input.output ?? {};
+  const planAt = (fps: number): RenderPlan =>
+    planRender(input.cuts, input.removedRanges, {
+      fps,
+      clocks: sources.clocks,
+      ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}),
+    });
+  let plan: RenderPlan;
   try {
-    report({ fraction: 0, stage: 'starting', frames: 0 });
-    // Plan at a provisional rate to find the main camera, then at the real output rate.
-    let plan: RenderPlan;
-    try {
-      plan = planRender(input.cuts, input.removedRanges, {
-        fps: o.fps ?? 30,
-        clocks,
-        ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}),
-      });
-    } catch (e) {
-      if (e instanceof RenderPlanError) throw new RenderError(e.message);
-      throw e;
-    }
-    if (plan.frameCount === 0 || plan.mainSourceId === null)
-      throw new RenderError('cuts: nothing to render (the cuts minus the removed ranges are empty)');
-    const videoTracks = new Map<string, InputVideoTrack>();
-    for (const seg of plan.segments) {
-      if (videoTracks.has(seg.sourceId)) continue;
-      const track = await (await openInput(seg.sourceId)).getPrimaryVideoTrack();
-      const i = byId.get(seg.sourceId)!.i;
-      if (!track) throw new RenderError(`sources[${i}] (${seg.sourceId}): a cut names it but it has no video track`);
-      if (!(await track.canDecode()))
-        throw new RenderError(
-          `sources[${i}] (${seg.sourceId}): this browser cannot decode its video (${(await track.getCodec()) ?? 'unknown codec'})`,
-        );
-      videoTracks.set(seg.sourceId, track);
-    }
-    const main = videoTracks.get(plan.mainSourceId)!;
-    let fps = o.fps;
-    if (fps === undefined) {
-      const stats = await main.computePacketStats(120);
-      fps = stats.averagePacketRate > 0 ? Math.round(stats.averagePacketRate * 1000) / 1000 : 30;
-    }
-    if (fps !== (o.fps ?? 30))
-      plan = planRender(input.cuts, input.removedRanges, {
-        fps,
-        clocks,
-        ...(o.fadeMs !== undefined ? { fadeMs: o.fadeMs } : {}),
-      });
-    const width = even(o.width ?? (await main.getDisplayWidth()));
-    const height = even(o.height ?? (await main.getDisplayHeight()));
-    if (!(width >= 16 && width <= 7680 && height >= 16 && height <= 4320))
-      throw new RenderError(`output.width and output.height must be from 16×16 to 7680×4320 (got ${width}×${height})`);
-    const codecString = videoCodec === 'avc' ? avcCodecString(width, height, fps) : undefined;
-    const videoBitrate = o.videoBitrate ?? Math.round(width * height * fps * 0.1);
-    const videoEncoderChoice = o.videoEncoder ?? 'auto';
-    if (!['auto', 'webcodecs', 'ffmpeg.wasm'].includes(videoEncoderChoice))
+    plan = planAt(o.fps ?? 30);
+  } catch (e) {
+    if (e instanceof RenderPlanError) throw new RenderError(e.message);
+    throw e;
+  }
+  if (plan.frameCount === 0 || plan.mainSourceId === null)
+    throw new RenderError('cuts: nothing to render (the cuts minus the removed ranges are empty)');
+  const videoTracks = new Map<string, InputVideoTrack>();
+  for (const seg of plan.segments) {
+    if (videoTracks.has(seg.sourceId)) continue;
+    const track = await (await sources.open(seg.sourceId)).getPrimaryVideoTrack();
+    const i = sources.indexOf(seg.sourceId);
+    if (!track) throw new RenderError(`sources[${i}] (${seg.sourceId}): a cut names it but it has no video track`);
+    if (!(await track.canDecode()))
       throw new RenderError(
-        `output.videoEncoder must be auto, webcodecs or ffmpeg.wasm (got ${String(videoEncoderChoice)})`,
+        `sources[${i}] (${seg.sourceId}): this browser cannot decode its video (${(await track.getCodec()) ?? 'unknown codec'})`,
       );
-    let useFfmpegVideo = videoEncoderChoice === 'ffmpeg.wasm';
-    if (
-      !useFfmpegVideo &&
-      !(await canEncodeVideo(videoCodec, {
-        width,
-        height,
-        bitrate: videoBitrate,
-        ...(codecString ? { fullCodecString: codecString } : {}),
-      }))
-    ) {
-      if (videoEncoderChoice === 'auto' && videoCodec === 'avc') useFfmpegVideo = true;
-      else
-        throw new RenderError(
-          `output.videoCodec: this browser cannot encode ${codecString ?? videoCodec} at ${width}×${height}`,
-        );
-    }
-    if (useFfmpegVideo && videoCodec !== 'avc')
-      throw new RenderError('output.videoEncoder: the ffmpeg.wasm fallback encodes avc (H.264) only');
+    videoTracks.set(seg.sourceId, track);
+  }
+  const main = videoTracks.get(plan.mainSourceId)!;
+  let fps = o.fps;
+  if (fps === undefined) {
+    const stats = await main.computePacketStats(120);
+    fps = stats.averagePacketRate > 0 ? Math.round(stats.averagePacketRate * 1000) / 1000 : 30;
+  }
+  if (fps !== (o.fps ?? 30)) plan = planAt(fps);
+  return { plan, videoTracks, fps };
+}
 
-    // Audio sources: the given ones, else every audio-only source, else the cut cameras.
-    const audioIds =
-      input.audioSourceIds && input.audioSourceIds.length > 0
-        ? input.audioSourceIds
-        : input.sources.some((s) => s.kind === 'audio')
-          ? input.sources.filter((s) => s.kind === 'audio').map((s) => s.id)
-          : [...videoTracks.keys()];
-    const readers: SourceAudioReader[] = [];
-    for (const id of audioIds) {
-      const track = await (await openInput(id)).getPrimaryAudioTrack();
-      if (!track) {
-        if (input.audioSourceIds?.includes(id))
-          throw new RenderError(`audioSourceIds: source "${id}" has no audio track`);
-        continue;
-      }
-      if (!(await track.canDecode()))
-        throw new RenderError(`sources[${byId.get(id)!.i}] (${id}): this browser cannot decode its audio`);
-      readers.push(
-        new SourceAudioReader(
-          track,
-          await track.getSampleRate(),
-          Math.min(2, await track.getNumberOfChannels()),
-          clocks.get(id)!,
-        ),
-      );
-    }
-    disposers.push(() => Promise.all(readers.map((r) => r.dispose())).then(() => undefined));
-    const mixer = readers.length > 0 ? new AudioMixer(readers, plan.audio, plan.keptMs) : null;
-    const audioBitrate = o.audioBitrate ?? 128_000;
+/** The output frame and how the video is encoded. */
+interface VideoEncoding {
+  width: number;
+  height: number;
+  /** The full codec string (H.264 only). */
+  codecString: string | undefined;
+  bitrate: number;
+  /** ffmpeg.wasm's libx264 instead of WebCodecs. */
+  useFfmpeg: boolean;
+}
 
-    // Output: positioned writes straight to the sink, in chunks of 4 MiB.
-    let bytes = 0;
-    const writable = new WritableStream<StreamTargetChunk>({
-      async write(chunk) {
-        bytes = Math.max(bytes, chunk.position + chunk.data.byteLength);
-        await input.sink.write(chunk.data, chunk.position);
-      },
-    });
-    // Read through `await`: across comlink the sink is a proxy and its properties are promises.
-    const sequential = (await (input.sink.sequential as unknown)) === true;
-    output = new Output({
-      format:
-        container === 'mp4'
-          ? new Mp4OutputFormat({ fastStart: sequential ? 'fragmented' : false })
-          : new WebMOutputFormat(),
-      target: new StreamTarget(writable, { chunked: true, chunkSize: 4 * 1024 * 1024 }),
-    });
-    const canvas = new OffscreenCanvas(width, height);
-    const ctx = canvas.getContext('2d', { alpha: false, willReadFrequently: useFfmpegVideo });
-    if (!ctx) throw new RenderError('OffscreenCanvas 2D context is not available in this browser');
-    const frameSec = 1 / fps;
-    let addFrame: (frame: VideoSample | null, k: number) => Promise<void>;
-    let finishVideo: () => Promise<void>;
-    let usedCodecString = codecString ?? videoCodec;
-    if (useFfmpegVideo) {
-      const x264 = new FfmpegH264Encoder(width, height, fps, videoBitrate, input.ffmpeg?.wasmBase);
-      disposers.push(() => x264.dispose());
-      const packetSource = new EncodedVideoPacketSource('avc');
-      output.addVideoTrack(packetSource, { frameRate: fps });
-      let firstPacket = true;
-      const addPackets = async (packets: Awaited<ReturnType<FfmpegH264Encoder['flush']>>) => {
-        for (const p of packets) {
-          const meta = firstPacket && x264.decoderConfig ? { decoderConfig: x264.decoderConfig } : undefined;
-          await packetSource.add(
-            new EncodedPacket(p.data, p.key ? 'key' : 'delta', p.frame * frameSec, frameSec),
-            meta,
-          );
-          firstPacket = false;
-        }
-        if (x264.decoderConfig) usedCodecString = x264.decoderConfig.codec;
-      };
-      addFrame = async (frame) => {
-        // libx264 takes raw RGBA: every frame goes through the canvas.
-        ctx.fillStyle = '#000';
-        ctx.fillRect(0, 0, width, height);
-        if (frame) frame.drawWithFit(ctx, { fit: 'contain' });
-        await addPackets(await x264.add(ctx.getImageData(0, 0, width, height).data, signal));
-      };
-      finishVideo = async () => {
-        await addPackets(await x264.flush(signal));
-        packetSource.close();
-      };
-    } else {
-      const videoSource = new VideoSampleSource({
-        codec: videoCodec,
-        bitrate: videoBitrate,
-        keyFrameInterval: 2,
-        latencyMode: 'quality',
-        ...(codecString ? { fullCodecString: codecString } : {}),
-      });
-      output.addVideoTrack(videoSource, { frameRate: fps });
-      addFrame = async (current, k) => {
-        let frame: VideoSample;
-        if (
-          current &&
-          current.displayWidth === width &&
-          current.displayHeight === height &&
-          current.rotation === 0 &&
-          !current.flip
-        ) {
-          // Already the output size: re-time the decoded frame itself (no copy through a canvas).
-          frame = current.clone();
-          frame.setTimestamp(k * frameSec);
-          frame.setDuration(frameSec);
-        } else {
-          ctx.fillStyle = '#000';
-          ctx.fillRect(0, 0, width, height);
-          if (current) current.drawWithFit(ctx, { fit: 'contain' });
-          frame = new VideoSample(canvas, { timestamp: k * frameSec, duration: frameSec });
-        }
-        try {
-          await videoSource.add(frame);
-        } finally {
-          frame.close();
-        }
-      };
-      finishVideo = async () => videoSource.close();
-    }
-
-    // Audio track: AAC prepared before the video (one ffmpeg.wasm run), Opus encoded along the way.
-    let audioEncoder: RenderResult['audioEncoder'] = null;
-    let pumpAudio: (untilSec: number) => Promise<void> = async () => undefined;
-    let closeAudio: () => void = () => undefined;
-    const videoWeight = mixer && audioCodec === 'aac' ? 0.8 : 1;
-    if (mixer && audioCodec === 'aac') {
-      audioEncoder = 'ffmpeg.wasm';
-      const wav = new WavBlobWriter(OUTPUT_SAMPLE_RATE, mixer.channels);
-      while (!mixer.done) {
-        checkAbort();
-        wav.append(await mixer.next(AUDIO_CHUNK * 10));
-        report({ fraction: 0.15 * (mixer.position / Math.max(1, mixer.totalSamples)), stage: 'audio', frames: 0 });
-      }
-      const adts = await encodeAacWithFfmpeg(wav.finish(), audioBitrate, signal, input.ffmpeg ?? {});
-      checkAbort();
-      report({ fraction: 0.2, stage: 'audio', frames: 0 });
-      const aacInput = new Input({ source: new BufferSource(adts), formats: ALL_FORMATS });
-      disposers.push(() => aacInput.dispose());
-      const aacTrack = await aacInput.getPrimaryAudioTrack();
-      if (!aacTrack) throw new RenderError('audio: ffmpeg.wasm produced no AAC stream');
-      const decoderConfig = await aacTrack.getDecoderConfig();
-      if (!decoderConfig) throw new RenderError('audio: the AAC stream has no decoder configuration');
-      const aacSource = new EncodedAudioPacketSource('aac');
-      output.addAudioTrack(aacSource);
-      const packets = new EncodedPacketSink(aacTrack).packets();
-      disposers.push(async () => void (await packets.return()));
-      // ffmpeg's AAC encoder primes with 1024 samples: shift them before 0 so audio and video start together.
-      const priming = 1024 / OUTPUT_SAMPLE_RATE;
-      let first = true;
-      let pending: EncodedPacket | null = null;
-      let finished = false;
-      pumpAudio = async (untilSec) => {
-        while (!finished) {
-          if (!pending) {
-            const n = await packets.next();
-            if (n.done) {
-              finished = true;
-              break;
-            }
-            pending = n.value;
-          }
-          const ts = pending.timestamp - priming;
-          if (ts < 0 && sequential) {
-            // A fragmented MP4 has no edit list to hide the priming packet: its negative start would
-            // lengthen the file by one packet (21 ms), so it is dropped (the first 21 ms fade in).
-            pending = null;
-            continue;
-          }
-          if (ts > untilSec) break;
-          const packet = new EncodedPacket(pending.data, 'key', ts, pending.duration);
-          await aacSource.add(packet, first ? { decoderConfig } : undefined);
-          first = false;
-          pending = null;
-        }
-      };
-      closeAudio = () => aacSource.close();
-    } else if (mixer) {
-      audioEncoder = 'webcodecs';
-      const opusSource = new AudioSampleSource({ codec: 'opus', bitrate: audioBitrate });
-      output.addAudioTrack(opusSource);
-      pumpAudio = async (untilSec) => {
-        while (!mixer.done && mixer.position / OUTPUT_SAMPLE_RATE <= untilSec) {
-          const ts = mixer.position / OUTPUT_SAMPLE_RATE;
-          const planes = await mixer.next(AUDIO_CHUNK);
-          const n = planes[0]!.length;
-          const data = new Float32Array(n * planes.length);
-          planes.forEach((p, c) => data.set(p, c * n));
-          const sample = new AudioSample({
-            data,
-            format: 'f32-planar',
-            numberOfChannels: planes.length,
-            sampleRate: OUTPUT_SAMPLE_RATE,
-            timestamp: ts,
-          });
-          try {
-            await opusSource.add(sample);
-          } finally {
-            sample.close();
-          }
-        }
-      };
-      closeAudio = () => opusSource.close();
-    }
-
-    await output.start();
-    let framesDone = 0;
-    const sinks = new Map<string, VideoSampleSink>();
-    for (const seg of plan.segments) {
-      checkAbort();
-      const track = videoTracks.get(seg.sourceId)!;
-      let sink = sinks.get(seg.sourceId);
-      if (!sink) {
-        sink = new VideoSampleSink(track);
-        sinks.set(seg.sourceId, sink);
-      }
-      const clock = clocks.get(seg.sourceId)!;
-      // Decode forward through the segment: one iterator from the frame shown at its start.
-      const iterator = sink.samples(Math.max(0, seg.srcStartMs / 1000), seg.srcEndMs / 1000 + frameSec);
-      let current: VideoSample | null = null;
-      let next: VideoSample | null = null;
-      let ended = false;
-      try {
-        for (let k = seg.firstFrame; k < seg.firstFrame + seg.frameCount; k++) {
-          checkAbort();
-          const srcSec = toSourceTime(frameReferenceTime(seg, k, fps), clock) / 1000;
-          // Advance to the last decoded frame at or before the wanted instant (half a millisecond of slack).
-          for (;;) {
-            if (!next && !ended) {
-              const r = await iterator.next();
-              if (r.done) ended = true;
-              else next = r.value;
-            }
-            if (next && next.timestamp <= srcSec + 0.0005) {
-              current?.close();
-              current = next;
-              next = null;
-            } else break;
-          }
-          await pumpAudio(k * frameSec + AUDIO_LEAD_SEC);
-          // Before the source's first frame (it started recording later) the output is black.
-          await addFrame(current && srcSec >= 0 ? current : null, k);
-          framesDone++;
-          if (framesDone % 10 === 0)
-            report({
-              fraction: 1 - videoWeight + videoWeight * 0.98 * (framesDone / plan.frameCount),
-              stage: 'video',
-              frames: framesDone,
-            });
-        }
-      } finally {
-        current?.close();
-        next?.close();
-        await iterator.return();
-      }
-    }
-    await finishVideo();
-    await pumpAudio(Infinity);
-    closeAudio();
-    report({ fraction: 0.99, stage: 'finalizing', frames: framesDone });
-    await output.finalize();
-    sinkDone = true;
-    await input.sink.close();
-    report({ fraction: 1, stage: 'done', frames: framesDone });
-    return {
-      container,
-      mimeType: container === 'mp4' ? 'video/mp4' : 'video/webm',
+/** Output size (the main camera's by default), bitrate, and WebCodecs or the ffmpeg.wasm fallback. */
+async function chooseVideoEncoding(
+  o: RenderOutputOptions,
+  videoCodec: RenderResult['videoCodec'],
+  main: InputVideoTrack,
+  fps: number,
+): Promise<VideoEncoding> {
+  const width = even(o.width ?? (await main.getDisplayWidth()));
+  const height = even(o.height ?? (await main.getDisplayHeight()));
+  if (!(width >= 16 && width <= 7680 && height >= 16 && height <= 4320))
+    throw new RenderError(`output.width and output.height must be from 16×16 to 7680×4320 (got ${width}×${height})`);
+  const codecString = videoCodec === 'avc' ? avcCodecString(width, height, fps) : undefined;
+  const videoBitrate = o.videoBitrate ?? Math.round(width * height * fps * 0.1);
+  const videoEncoderChoice = o.videoEncoder ?? 'auto';
+  if (!['auto', 'webcodecs', 'ffmpeg.wasm'].includes(videoEncoderChoice))
+    throw new RenderError(
+      `output.videoEncoder must be auto, webcodecs or ffmpeg.wasm (got ${String(videoEncoderChoice)})`,
+    );
+  let useFfmpegVideo = videoEncoderChoice === 'ffmpeg.wasm';
+  if (
+    !useFfmpegVideo &&
+    !(await canEncodeVideo(videoCodec, {
       width,
       height,
-      fps,
-      videoCodec,
-      videoEncoder: useFfmpegVideo ? 'ffmpeg.wasm' : 'webcodecs',
-      videoCodecString: usedCodecString,
-      audioCodec: mixer ? audioCodec : null,
-      audioEncoder,
-      frames: framesDone,
-      durationMs: plan.durationMs,
-      keptMs: plan.keptMs,
-      bytes,
-      segments: plan.segments.map((s) => ({ outStartMs: s.outStartMs, outEndMs: s.outEndMs, sourceId: s.sourceId })),
-      joinsMs: plan.audio.slice(1).map((r) => r.outStartMs),
-      elapsedMs: performance.now() - t0,
-    };
-  } catch (e) {
-    if (output && output.state !== 'finalized' && output.state !== 'canceled')
-      await output.cancel().catch(() => undefined);
-    if (!sinkDone) await input.sink.abort?.(e instanceof Error ? e.message : String(e));
-    if (signal.aborted) throw new RenderAbortError('render cancelled');
-    throw e;
-  } finally {
-    for (const d of disposers) await Promise.resolve(d()).catch(() => undefined);
-    for (const inp of inputs.values()) inp.dispose();
+      bitrate: videoBitrate,
+      ...(codecString ? { fullCodecString: codecString } : {}),
+    }))
+  ) {
+    if (videoEncoderChoice === 'auto' && videoCodec === 'avc') useFfmpegVideo = true;
+    else
+      throw new RenderError(
+        `output.videoCodec: this browser cannot encode ${codecString ?? videoCodec} at ${width}×${height}`,
+      );
   }
+  if (useFfmpegVideo && videoCodec !== 'avc')
+    throw new RenderError('output.videoEncoder: the ffmpeg.wasm fallback encodes avc (H.264) only');
+  return { width, height, codecString, bitrate: videoBitrate, useFfmpeg: useFfmpegVideo };
+}
+
+/** Audio sources: the given ones, else every audio-only source, else the cut cameras; each one's reader. */
+async function openAudioReaders(
+  input: RenderEditInput,
+  sources: SourceInputs,
+  cutCameraIds: readonly string[],
+): Promise<SourceAudioReader[]> {
+  const audioIds =
+    input.audioSourceIds && input.audioSourceIds.length > 0
+      ? input.audioSourceIds
+      : input.sources.some((s) => s.kind === 'audio')
+        ? input.sources.filter((s) => s.kind === 'audio').map((s) => s.id)
+        : cutCameraIds;
+  const readers: SourceAudioReader[] = [];
+  for (const id of audioIds) {
+    const track = await (await sources.open(id)).getPrimaryAudioTrack();
+    if (!track) {
+      if (input.audioSourceIds?.includes(id))
+        throw new RenderError(`audioSourceIds: source "${id}" has no audio track`);
+      continue;
+    }
+    if (!(await track.canDecode()))
+      throw new RenderError(`sources[${sources.indexOf(id)}] (${id}): this browser cannot decode its audio`);
+    readers.push(
+      new SourceAudioReader(
+        track,
+        await track.getSampleRate(),
+        Math.min(2, await track.getNumberOfChannels()),
+        sources.clocks.get(id)!,
+      ),
+    );
+  }
+  return readers;
+}
+
+/** Output: positioned writes straight to the sink, in chunks of 4 MiB; how many bytes it got. */
+async function streamTarget(
+  sink: RenderSink,
+): Promise<{ target: StreamTarget; sequential: boolean; bytes: () => number }> {
+  let bytes = 0;
+  const writable = new WritableStream<StreamTargetChunk>({
+    async write(chunk) {
+      bytes = Math.max(bytes, chunk.position + chunk.data.byteLength);
+      await sink.write(chunk.data, chunk.position);
+    },
+  });
+  // Read through `await`: across comlink the sink is a proxy and its properties are promises.
+  const sequential = (await (sink.sequential as unknown)) === true;
+  const target = new StreamTarget(writable, { chunked: true, chunkSize: 4 * 1024 * 1024 });
+  return { target, sequential, bytes: () => bytes };
+}
+
+/** The video track of the output: frames in, the codec string it ended up with. */
+interface VideoWriter {
+  /** Adds output frame `k` showing `frame` (black when null). */
+  addFrame(frame: VideoSample | null, k: number): Promise<void>;
+  finish(): Promise<void>;
+  codecString(): string;
+}
+
+/** A 2D canvas of the output size. */
+function outputCanvas(
+  width: number,
+  height: number,
+  readBack: boolean,
+): { canvas: OffscreenCanvas; ctx: OffscreenCanvasRenderingContext2D } {
+  const canvas = new OffscreenCanvas(width, height);
+  const ctx = canvas.getContext('2d', { alpha: false, willReadFrequently: readBack });
+  if (!ctx) throw new RenderError('OffscreenCanvas 2D context is not available in this browser');
+  return { canvas, ctx };
+}
+
+/** The video track encoded by ffmpeg.wasm's libx264: every frame goes through the canvas as RGBA. */
+function ffmpegVideoWriter(
+  output: Output,
+  video: VideoEncoding,
+  fps: number,
+  input: RenderEditInput,
+  signal: AbortSignal,
+  disposers: Array<() => Promise<void> | void>,
+): VideoWriter {
+  const { width, height } = video;
+  const { ctx } = outputCanvas(width, height, true);
+  const frameSec = 1 / fps;
+  let usedCodecString = video.codecString ?? 'avc';
+  const x264 = new FfmpegH264Encoder(width, height, fps, video.bitrate, input.ffmpeg?.wasmBase);
+  disposers.push(() => x264.dispose());
+  const packetSource = new EncodedVideoPacketSource('avc');
+  output.addVideoTrack(packetSource, { frameRate: fps });
+  let firstPacket = true;
+  const addPackets = async (packets: Awaited<ReturnType<FfmpegH264Encoder['flush']>>) => {
+    for (const p of packets) {
+      const meta = firstPacket && x264.decoderConfig ? { decoderConfig: x264.decoderConfig } : undefined;
+      await packetSource.add(new EncodedPacket(p.data, p.key ? 'key' : 'delta', p.frame * frameSec, frameSec), meta);
+      firstPacket = false;
+    }
+    if (x264.decoderConfig) usedCodecString = x264.decoderConfig.codec;
+  };
+  return {
+    addFrame: async (frame) => {
+      // libx264 takes raw RGBA: every frame goes through the canvas.
+      ctx.fillStyle = '#000';
+      ctx.fillRect(0, 0, width, height);
+      if (frame) frame.drawWithFit(ctx, { fit: 'contain' });
+      await addPackets(await x264.add(ctx.getImageData(0, 0, width, height).data, signal));
+    },
+    finish: async () => {
+      await addPackets(await x264.flush(signal));
+      packetSource.close();
+    },
+    codecString: () => usedCodecString,
+  };
+}
+
+/** The video track encoded by WebCodecs: frames of the output size re-timed, others drawn onto the canvas. */
+function webCodecsVideoWriter(
+  output: Output,
+  video: VideoEncoding,
+  videoCodec: RenderResult['videoCodec'],
+  fps: number,
+): VideoWriter {
+  const { width, height, codecString } = video;
+  const { canvas, ctx } = outputCanvas(width, height, false);
+  const frameSec = 1 / fps;
+  const videoSource = new VideoSampleSource({
+    codec: videoCodec,
+    bitrate: video.bitrate,
+    keyFrameInterval: 2,
+    latencyMode: 'quality',
+    ...(codecString ? { fullCodecString: codecString } : {}),
+  });
+  output.addVideoTrack(videoSource, { frameRate: fps });
+  return {
+    addFrame: async (current, k) => {
+      let frame: VideoSample;
+      if (
+        current &&
+        current.displayWidth === width &&
+        current.displayHeight === height &&
+        current.rotation === 0 &&
+        !current.flip
+      ) {
+        // Already the output size: re-time the decoded frame itself (no copy through a canvas).
+        frame = current.clone();
+        frame.setTimestamp(k * frameSec);
+        frame.setDuration(frameSec);
+      } else {
+        ctx.fillStyle = '#000';
+        ctx.fillRect(0, 0, width, height);
+        if (current) current.drawWithFit(ctx, { fit: 'contain' });
+        frame = new VideoSample(canvas, { timestamp: k * frameSec, duration: frameSec });
+      }
+      try {
+        await videoSource.add(frame);
+      } finally {
+        frame.close();
+      }
+    },
+    finish: async () => videoSource.close(),
+    codecString: () => codecString ?? videoCodec,
+  };
+}
+
+/** The audio track of the output: who encodes it, and packets fed up to a given output time. */
+interface AudioWriter {
+  encoder: RenderResult['audioEncoder'];
+  /** Adds the audio up to `untilSec` of output time. */
+  pump(untilSec: number): Promise<void>;
+  close(): void;
+}
+
+/** No audio source: no audio track. */
+const NO_AUDIO: AudioWriter = { encoder: null, pump: async () => undefined, close: () => undefined };
+
+/**
+ * The AAC audio track, prepared before the video (one ffmpeg.wasm run over the whole mix,
+ * reported as the first 20 % of the progress); its packets are fed as the video advances.
+ */
+async function aacAudioWriter(
+  output: Output,
+  mixer: AudioMixer,
+  audioBitrate: number,
+  sequential: boolean,
+  input: RenderEditInput,
+  steps: RenderSteps,
+): Promise<AudioWriter> {
+  const { signal, report, checkAbort, disposers } = steps;
+  const wav = new WavBlobWriter(OUTPUT_SAMPLE_RATE, mixer.channels);
+  while (!mixer.done) {
+    checkAbort();
+    wav.append(await mixer.next(AUDIO_CHUNK * 10));
+    report({ fraction: 0.15 * (mixer.position / Math.max(1, mixer.totalSamples)), stage: 'audio', frames: 0 });
+  }
+  const adts = await encodeAacWithFfmpeg(wav.finish(), audioBitrate, signal, input.ffmpeg ?? {});
+  checkAbort();
+  report({ fraction: 0.2, stage: 'audio', frames: 0 });
+  const aacInput = new Input({ source: new BufferSource(adts), formats: ALL_FORMATS });
+  disposers.push(() => aacInput.dispose());
+  const aacTrack = await aacInput.getPrimaryAudioTrack();
+  if (!aacTrack) throw new RenderError('audio: ffmpeg.wasm produced no AAC stream');
+  const decoderConfig = await aacTrack.getDecoderConfig();
+  if (!decoderConfig) throw new RenderError('audio: the AAC stream has no decoder configuration');
+  const aacSource = new EncodedAudioPacketSource('aac');
+  output.addAudioTrack(aacSource);
+  const packets = new EncodedPacketSink(aacTrack).packets();
+  disposers.push(async () => void (await packets.return()));
+  // ffmpeg's AAC encoder primes with 1024 samples: shift them before 0 so audio and video start together.
+  const priming = 1024 / OUTPUT_SAMPLE_RATE;
+  let first = true;
+  let pending: EncodedPacket | null = null;
+  let finished = false;
+  const pump = async (untilSec: number): Promise<void> => {
+    while (!finished) {
+      if (!pending) {
+        const n = await packets.next();
+        if (n.done) {
+          finished = true;
+          break;
+        }
+        pending = n.value;
+      }
+      const ts = pending.timestamp - priming;
+      if (ts < 0 && sequential) {
+        // A fragmented MP4 has no edit list to hide the priming packet: its negative start would
+        // lengthen the file by one packet (21 ms), so it is dropped (the first 21 ms fade in).
+        pending = null;
+        continue;
+      }
+      if (ts > untilSec) break;
+      const packet = new EncodedPacket(pending.data, 'key', ts, pending.duration);
+      await aacSource.add(packet, first ? { decoderConfig } : undefined);
+      first = false;
+      pending = null;
+    }
+  };
+  return { encoder: 'ffmpeg.wasm', pump, close: () => aacSource.close() };
+}
+
+/** The Opus audio track, encoded by WebCodecs along the way. */
+function opusAudioWriter(output: Output, mixer: AudioMixer, audioBitrate: number): AudioWriter {
+  const opusSource = new AudioSampleSource({ codec: 'opus', bitrate: audioBitrate });
+  output.addAudioTrack(opusSource);
+  const pump = async (untilSec: number): Promise<void> => {
+    while (!mixer.done && mixer.position / OUTPUT_SAMPLE_RATE <= untilSec) {
+      const ts = mixer.position / OUTPUT_SAMPLE_RATE;
+      const planes = await mixer.next(AUDIO_CHUNK);
+      const n = planes[0]!.length;
+      const data = new Float32Array(n * planes.length);
+      planes.forEach((p, c) => data.set(p, c * n));
+      const sample = new AudioSample({
+        data,
+        format: 'f32-planar',
+        numberOfChannels: planes.length,
+        sampleRate: OUTPUT_SAMPLE_RATE,
+        timestamp: ts,
+      });
+      try {
+        await opusSource.add(sample);
+      } finally {
+        sample.close();
+      }
+    }
+  };
+  return { encoder: 'webcodecs', pump, close: () => opusSource.close() };
+}
+
+/**
+ * Every output frame, segment by segment: each segment's source decoded forward from the
+ * frame shown at its start, the audio kept {@link AUDIO_LEAD_SEC} ahead. Returns the frame count.
+ */
+async function renderFrames(
+  plan: RenderPlan,
+  videoTracks: ReadonlyMap<string, InputVideoTrack>,
+  clocks: ReadonlyMap<string, ClockMapping>,
+  fps: number,
+  writer: VideoWriter,
+  audio: AudioWriter,
+  videoWeight: number,
+  steps: RenderSteps,
+): Promise<number> {
+  const { report, checkAbort } = steps;
+  const frameSec = 1 / fps;
+  let framesDone = 0;
+  const sinks = new Map<string, VideoSampleSink>();
+  for (const seg of plan.segments) {
+    checkAbort();
+    const track = videoTracks.get(seg.sourceId)!;
+    let sink = sinks.get(seg.sourceId);
+    if (!sink) {
+      sink = new VideoSampleSink(track);
+      sinks.set(seg.sourceId, sink);
+    }
+    const clock = clocks.get(seg.sourceId)!;
+    // Decode forward through the segment: one iterator from the frame shown at its start.
+    const iterator = sink.samples(Math.max(0, seg.srcStartMs / 1000), seg.srcEndMs / 1000 + frameSec);
+    let current: VideoSample | null = null;
+    let next: VideoSample | null = null;
+    let ended = false;
+    try {
+      for (let k = seg.firstFrame; k < seg.firstFrame + seg.frameCount; k++) {
+        checkAbort();
+        const srcSec = toSourceTime(frameReferenceTime(seg, k, fps), clock) / 1000;
+        // Advance to the last decoded frame at or before the wanted instant (half a millisecond of slack).
+        for (;;) {
+          if (!next && !ended) {
+            const r = await iterator.next();
+            if (r.done) ended = true;
+            else next = r.value;
+          }
+          if (next && next.timestamp <= srcSec + 0.0005) {
+            current?.close();
+            current = next;
+            next = null;
+          } else break;
+        }
+        await audio.pump(k * frameSec + AUDIO_LEAD_SEC);
+        // Before the source's first frame (it started recording later) the output is black.
+        await writer.addFrame(current && srcSec >= 0 ? current : null, k);
+        framesDone++;
+        if (framesDone % 10 === 0)
+          report({
+            fraction: 1 - videoWeight + videoWeight * 0.98 * (framesDone / plan.frameCount),
+            stage: 'video',
+            frames: framesDone,
+          });
+      }
+    } finally {
+      current?.close();
+      next?.close();
+      await iterator.return();
+    }
+  }
+  return framesDone;
 }
 
 function even(n: number): number {

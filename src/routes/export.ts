@@ -9,9 +9,16 @@
  */
 import { ApiError } from '../contract/errors.ts';
 import type { JobStatus } from '../contract/types.ts';
-import { EXPORT_FORMATS, ExportError, exportEdit, isExportFormat, type ExportOptions } from '../export/index.ts';
+import {
+  EXPORT_FORMATS,
+  ExportError,
+  exportEdit,
+  isExportFormat,
+  type ExportFormat,
+  type ExportOptions,
+} from '../export/index.ts';
 import type { ServiceContext } from '../jobs/context.ts';
-import { ownedJob } from './jobs.ts';
+import { ownedJob } from './jobs/owned.ts';
 
 /** Statuses in which a job has an edit to export. */
 const EXPORTABLE: ReadonlySet<JobStatus> = new Set(['ready', 'rendering', 'complete', 'approved']);
@@ -36,21 +43,8 @@ function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-/** exportEdit: GET /jobs/{id}/export. */
-export async function exportJobEdit(
-  ctx: ServiceContext,
-  accountId: string,
-  jobId: string,
-  request: Request,
-): Promise<Response> {
-  const job = await ownedJob(ctx, accountId, jobId);
-  const params = new URL(request.url).searchParams;
-  const format = params.get('format');
-  if (format === null || !isExportFormat(format)) {
-    throw ApiError.badRequest(
-      `format must be one of ${EXPORT_FORMATS.join(', ')} (got ${format === null ? 'none' : `"${format}"`})`,
-    );
-  }
+/** The export options of the query (fps, track, timecode, mediaRoot), each checked. */
+function exportOptionsOf(params: URLSearchParams, format: ExportFormat): ExportOptions {
   const options: ExportOptions = {};
   const fps = numberParam(
     params,
@@ -90,6 +84,25 @@ export async function exportJobEdit(
       );
     options.mediaRoot = mediaRoot;
   }
+  return options;
+}
+
+/** exportEdit: GET /jobs/{id}/export. */
+export async function exportJobEdit(
+  ctx: ServiceContext,
+  accountId: string,
+  jobId: string,
+  request: Request,
+): Promise<Response> {
+  const job = await ownedJob(ctx, accountId, jobId);
+  const params = new URL(request.url).searchParams;
+  const format = params.get('format');
+  if (format === null || !isExportFormat(format)) {
+    throw ApiError.badRequest(
+      `format must be one of ${EXPORT_FORMATS.join(', ')} (got ${format === null ? 'none' : `"${format}"`})`,
+    );
+  }
+  const options = exportOptionsOf(params, format);
   if (!EXPORTABLE.has(job.status)) {
     throw ApiError.withCode(
       'INVALID_STATUS',

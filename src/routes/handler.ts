@@ -11,7 +11,15 @@ import { getJobRecord } from '../store/jobs.ts';
 import type { ServiceContext } from '../jobs/context.ts';
 import { exportJobEdit } from './export.ts';
 import { errorResponse, json } from './http.ts';
-import * as jobs from './jobs.ts';
+import { createJob, listJobs } from './jobs/collection.ts';
+import { recutJob, updateCuts } from './jobs/cuts.ts';
+import { deleteJob, getJob } from './jobs/job.ts';
+import { submitSpeakerMapping } from './jobs/mapping.ts';
+import type { OperationResult } from './jobs/owned.ts';
+import { requestUploadPartUrls } from './jobs/parts.ts';
+import { startProcessing } from './jobs/processing.ts';
+import { approveJob, startRender } from './jobs/render.ts';
+import { retryJob } from './jobs/retry.ts';
 import * as uploads from './uploads.ts';
 
 type Params = string[];
@@ -20,7 +28,7 @@ type AuthedOperation = (
   accountId: string,
   request: Request,
   params: Params,
-) => Promise<Response | jobs.OperationResult>;
+) => Promise<Response | OperationResult>;
 type SignedOperation = (ctx: ServiceContext, request: Request, url: URL, params: Params) => Promise<Response>;
 
 interface Route {
@@ -38,52 +46,52 @@ const ROUTES: Route[] = [
   {
     pattern: /^\/jobs$/,
     methods: {
-      GET: authed((ctx, account) => jobs.listJobs(ctx, account)),
-      POST: authed((ctx, account, request) => jobs.createJob(ctx, account, request)),
+      GET: authed((ctx, account) => listJobs(ctx, account)),
+      POST: authed((ctx, account, request) => createJob(ctx, account, request)),
     },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}$`),
     methods: {
-      GET: authed((ctx, account, request, [id]) => jobs.getJob(ctx, account, id!, request)),
-      DELETE: authed((ctx, account, _request, [id]) => jobs.deleteJob(ctx, account, id!)),
+      GET: authed((ctx, account, request, [id]) => getJob(ctx, account, id!, request)),
+      DELETE: authed((ctx, account, _request, [id]) => deleteJob(ctx, account, id!)),
     },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/sources/${ID}/parts$`),
     methods: {
       POST: authed((ctx, account, request, [id, sourceId]) =>
-        jobs.requestUploadPartUrls(ctx, account, id!, sourceId!, request),
+        requestUploadPartUrls(ctx, account, id!, sourceId!, request),
       ),
     },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/process$`),
-    methods: { POST: authed((ctx, a, r, [id]) => jobs.startProcessing(ctx, a, id!, r)) },
+    methods: { POST: authed((ctx, a, r, [id]) => startProcessing(ctx, a, id!, r)) },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/tracks$`),
-    methods: { POST: authed((ctx, a, r, [id]) => jobs.submitSpeakerMapping(ctx, a, id!, r)) },
+    methods: { POST: authed((ctx, a, r, [id]) => submitSpeakerMapping(ctx, a, id!, r)) },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/recut$`),
-    methods: { POST: authed((ctx, a, r, [id]) => jobs.recutJob(ctx, a, id!, r)) },
+    methods: { POST: authed((ctx, a, r, [id]) => recutJob(ctx, a, id!, r)) },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/cuts$`),
-    methods: { PATCH: authed((ctx, a, r, [id]) => jobs.updateCuts(ctx, a, id!, r)) },
+    methods: { PATCH: authed((ctx, a, r, [id]) => updateCuts(ctx, a, id!, r)) },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/render$`),
-    methods: { POST: authed((ctx, a, _r, [id]) => jobs.startRender(ctx, a, id!)) },
+    methods: { POST: authed((ctx, a, _r, [id]) => startRender(ctx, a, id!)) },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/approve$`),
-    methods: { POST: authed((ctx, a, _r, [id]) => jobs.approveJob(ctx, a, id!)) },
+    methods: { POST: authed((ctx, a, _r, [id]) => approveJob(ctx, a, id!)) },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/retry$`),
-    methods: { POST: authed((ctx, a, r, [id]) => jobs.retryJob(ctx, a, id!, r)) },
+    methods: { POST: authed((ctx, a, r, [id]) => retryJob(ctx, a, id!, r)) },
   },
   {
     pattern: new RegExp(`^/jobs/${ID}/export$`),

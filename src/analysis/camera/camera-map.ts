@@ -125,51 +125,8 @@ function judgeCamera(
   if (!samples || samples.t.length < (opts.minSamples ?? 30)) return noAnswer('unknown', 'no_motion');
   if (percentile(samples.whole, 0.95) < (opts.noMotionLuma ?? 0.05)) return noAnswer('unknown', 'no_motion');
 
-  // Cut samples are a picture change, not a movement: leave them out of the correlation.
-  const keep: number[] = [];
-  let cuts = 0;
-  for (let i = 0; i < samples.t.length; i++) {
-    if (samples.sceneCut[i]) cuts++;
-    else keep.push(i);
-  }
-  const pick = (x: ArrayLike<number>): Float32Array => Float32Array.from(keep, (i) => x[i]!);
-  const times = Float64Array.from(keep, (i) => samples.t[i]!);
-  // log1p: a blink of big motion (a hand, a head turn) should not outweigh steady mouth motion.
-  const series: Record<'whole' | Third, Float32Array | null> = {
-    whole: null,
-    left: null,
-    middle: null,
-    right: null,
-  };
-  for (const region of ['whole', ...REGIONS] as const) {
-    const x = smooth(times, pick(samples[region]).map(Math.log1p), opts.smoothMs ?? 400);
-    series[region] = standardize(x) ? x : null;
-  }
-
-  // Per speaker: best third and its z, and the best of all four regions for the diagnostics.
-  const z: Record<string, number> = {};
-  const lagErrorS: Record<string, number> = {};
-  const perThird = new Map<string, Record<Third, number>>();
-  const wholeZ = new Map<string, number>();
-  for (const speaker of judged) {
-    const activity = laggedActivity(speakerIntervals(turns, speaker), times, opts);
-    let bestZ = -Infinity;
-    let bestLag = 0;
-    const thirds = { left: 0, middle: 0, right: 0 };
-    for (const region of ['whole', ...REGIONS] as const) {
-      const m = series[region];
-      const res = m ? speechResponse(m, activity, opts) : { z: 0, r: 0, lagMs: 0 };
-      if (region === 'whole') wholeZ.set(speaker, res.z);
-      else thirds[region] = res.z;
-      if (res.z > bestZ) {
-        bestZ = res.z;
-        bestLag = res.lagMs;
-      }
-    }
-    perThird.set(speaker, thirds);
-    z[speaker] = round2(bestZ);
-    lagErrorS[speaker] = bestLag / 1000;
-  }
+  const { cuts, pick, times, series } = motionSeries(samples, opts);
+  const { z, lagErrorS, perThird, wholeZ } = speakerResponses(judged, turns, times, series, opts);
   const diag = judged.length ? { z, lagErrorS } : {};
 
   const bestOf = (s: string): number => Math.max(wholeZ.get(s)!, ...Object.values(perThird.get(s)!));
@@ -188,19 +145,7 @@ function judgeCamera(
   }
   if (responders.length === 0) return { ...noAnswer('unknown'), ...diag };
 
-  // Place responders in distinct thirds, strongest pairs first.
-  const pairs = responders
-    .flatMap((s) => REGIONS.map((r) => ({ s, r, z: perThird.get(s)![r] })))
-    .sort((a, b) => b.z - a.z);
-  const placed = new Map<string, Third>();
-  const used = new Set<Third>();
-  for (const p of pairs) {
-    if (placed.has(p.s) || used.has(p.r) || p.z < zLow) continue;
-    placed.set(p.s, p.r);
-    used.add(p.r);
-  }
-  const order = (r: Third): number => REGIONS.indexOf(r);
-  const inThirds = [...placed.entries()].sort((a, b) => order(a[1]) - order(b[1]));
+  const inThirds = placeInThirds(responders, perThird, zLow);
 
   if (inThirds.length >= 2) {
     const shown = inThirds.slice(0, 3);
@@ -231,6 +176,101 @@ function judgeCamera(
   const centred = effect('middle') >= Math.max(effect('left'), effect('right'));
   const confidence: CameraConfidence = bestOf(top) >= zHigh && clear && centred ? 'high' : 'low';
   return { sourceId, kind: 'closeup', confidence, speakers: [top], ...diag };
+}
+
+/** What motion series the cameras are judged on. */
+type MotionSeries = Record<'whole' | Third, Float32Array | null>;
+
+/**
+ * The motion of a camera without its scene-cut samples, smoothed and standardised per region
+ * (null where a region does not move), with how many cuts it had and how to pick the kept samples.
+ */
+function motionSeries(
+  samples: MotionSamples,
+  opts: CameraMapOptions,
+): { cuts: number; pick: (x: ArrayLike<number>) => Float32Array; times: Float64Array; series: MotionSeries } {
+  // Cut samples are a picture change, not a movement: leave them out of the correlation.
+  const keep: number[] = [];
+  let cuts = 0;
+  for (let i = 0; i < samples.t.length; i++) {
+    if (samples.sceneCut[i]) cuts++;
+    else keep.push(i);
+  }
+  const pick = (x: ArrayLike<number>): Float32Array => Float32Array.from(keep, (i) => x[i]!);
+  const times = Float64Array.from(keep, (i) => samples.t[i]!);
+  // log1p: a blink of big motion (a hand, a head turn) should not outweigh steady mouth motion.
+  const series: MotionSeries = {
+    whole: null,
+    left: null,
+    middle: null,
+    right: null,
+  };
+  for (const region of ['whole', ...REGIONS] as const) {
+    const x = smooth(times, pick(samples[region]).map(Math.log1p), opts.smoothMs ?? 400);
+    series[region] = standardize(x) ? x : null;
+  }
+
+  return { cuts, pick, times, series };
+}
+
+/** Per speaker: the z of its speech response in every third and the whole picture, the best z and its lag. */
+function speakerResponses(
+  judged: readonly string[],
+  turns: readonly Turn[],
+  times: Float64Array,
+  series: MotionSeries,
+  opts: CameraMapOptions,
+): {
+  z: Record<string, number>;
+  lagErrorS: Record<string, number>;
+  perThird: Map<string, Record<Third, number>>;
+  wholeZ: Map<string, number>;
+} {
+  // Per speaker: best third and its z, and the best of all four regions for the diagnostics.
+  const z: Record<string, number> = {};
+  const lagErrorS: Record<string, number> = {};
+  const perThird = new Map<string, Record<Third, number>>();
+  const wholeZ = new Map<string, number>();
+  for (const speaker of judged) {
+    const activity = laggedActivity(speakerIntervals(turns, speaker), times, opts);
+    let bestZ = -Infinity;
+    let bestLag = 0;
+    const thirds = { left: 0, middle: 0, right: 0 };
+    for (const region of ['whole', ...REGIONS] as const) {
+      const m = series[region];
+      const res = m ? speechResponse(m, activity, opts) : { z: 0, r: 0, lagMs: 0 };
+      if (region === 'whole') wholeZ.set(speaker, res.z);
+      else thirds[region] = res.z;
+      if (res.z > bestZ) {
+        bestZ = res.z;
+        bestLag = res.lagMs;
+      }
+    }
+    perThird.set(speaker, thirds);
+    z[speaker] = round2(bestZ);
+    lagErrorS[speaker] = bestLag / 1000;
+  }
+  return { z, lagErrorS, perThird, wholeZ };
+}
+
+/** Responders placed in distinct thirds, strongest pairs first, in left-to-right order. */
+function placeInThirds(
+  responders: readonly string[],
+  perThird: ReadonlyMap<string, Record<Third, number>>,
+  zLow: number,
+): Array<[string, Third]> {
+  const pairs = responders
+    .flatMap((s) => REGIONS.map((r) => ({ s, r, z: perThird.get(s)![r] })))
+    .sort((a, b) => b.z - a.z);
+  const placed = new Map<string, Third>();
+  const used = new Set<Third>();
+  for (const p of pairs) {
+    if (placed.has(p.s) || used.has(p.r) || p.z < zLow) continue;
+    placed.set(p.s, p.r);
+    used.add(p.r);
+  }
+  const order = (r: Third): number => REGIONS.indexOf(r);
+  return [...placed.entries()].sort((a, b) => order(a[1]) - order(b[1]));
 }
 
 /** Mean motion while active minus mean motion while not (activity standardized: > 0 is active). */

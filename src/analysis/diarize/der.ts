@@ -46,48 +46,8 @@ export function diarizationErrorRate(
   const refIdx = new Map(refSpk.map((s, i) => [s, i]));
   const hypIdx = new Map(hypSpk.map((s, i) => [s, i]));
 
-  // No-score zones: [b - collar, b + collar] around every reference boundary, merged.
-  const noScore: Array<[number, number]> = [];
-  if (collar > 0) {
-    for (const t of reference) {
-      noScore.push([t.startMs - collar, t.startMs + collar], [t.endMs - collar, t.endMs + collar]);
-    }
-    noScore.sort((x, y) => x[0] - y[0]);
-  }
-  const merged: Array<[number, number]> = [];
-  for (const z of noScore) {
-    const last = merged[merged.length - 1];
-    if (last && z[0] <= last[1]) last[1] = Math.max(last[1], z[1]);
-    else merged.push([z[0], z[1]]);
-  }
-
-  const cuts = new Set<number>();
-  for (const t of [...reference, ...hypothesis]) cuts.add(t.startMs).add(t.endMs);
-  for (const z of merged) cuts.add(z[0]).add(z[1]);
-  const points = [...cuts].sort((x, y) => x - y);
-
-  // Elementary intervals: who is active in each (reference and hypothesis speaker sets).
-  const active = (turns: readonly Turn[], idx: Map<string, number>, a: number, b: number): number[] => {
-    const set = new Set<number>();
-    for (const t of turns) if (t.startMs <= a && t.endMs >= b) set.add(idx.get(t.speaker)!);
-    return [...set];
-  };
-  interface Piece {
-    dur: number;
-    ref: number[];
-    hyp: number[];
-  }
-  const pieces: Piece[] = [];
-  let z = 0;
-  for (let k = 0; k + 1 < points.length; k++) {
-    const a = points[k]!;
-    const b = points[k + 1]!;
-    if (b <= a) continue;
-    while (z < merged.length && merged[z]![1] <= a) z++;
-    const zone = merged[z];
-    if (zone && zone[0] <= a && zone[1] >= b) continue;
-    pieces.push({ dur: b - a, ref: active(reference, refIdx, a, b), hyp: active(hypothesis, hypIdx, a, b) });
-  }
+  const zones = noScoreZones(reference, collar);
+  const pieces = scoredPieces(reference, hypothesis, refIdx, hypIdx, zones);
 
   const overlap = refSpk.map(() => new Array<number>(hypSpk.length).fill(0));
   for (const p of pieces) for (const r of p.ref) for (const h of p.hyp) overlap[r]![h]! += p.dur;
@@ -121,4 +81,62 @@ export function diarizationErrorRate(
     referenceSpeakers: refSpk.length,
     hypothesisSpeakers: hypSpk.length,
   };
+}
+
+/** No-score zones: [b - collar, b + collar] around every reference boundary, merged. */
+function noScoreZones(reference: readonly Turn[], collar: number): Array<[number, number]> {
+  const noScore: Array<[number, number]> = [];
+  if (collar > 0) {
+    for (const t of reference) {
+      noScore.push([t.startMs - collar, t.startMs + collar], [t.endMs - collar, t.endMs + collar]);
+    }
+    noScore.sort((x, y) => x[0] - y[0]);
+  }
+  const merged: Array<[number, number]> = [];
+  for (const z of noScore) {
+    const last = merged[merged.length - 1];
+    if (last && z[0] <= last[1]) last[1] = Math.max(last[1], z[1]);
+    else merged.push([z[0], z[1]]);
+  }
+  return merged;
+}
+
+/** An elementary interval: its length and who is active in it (reference and hypothesis speaker indices). */
+interface Piece {
+  dur: number;
+  ref: number[];
+  hyp: number[];
+}
+
+/** The elementary intervals between all turn and zone edges, outside the no-score zones. */
+function scoredPieces(
+  reference: readonly Turn[],
+  hypothesis: readonly Turn[],
+  refIdx: ReadonlyMap<string, number>,
+  hypIdx: ReadonlyMap<string, number>,
+  merged: ReadonlyArray<[number, number]>,
+): Piece[] {
+  const cuts = new Set<number>();
+  for (const t of [...reference, ...hypothesis]) cuts.add(t.startMs).add(t.endMs);
+  for (const z of merged) cuts.add(z[0]).add(z[1]);
+  const points = [...cuts].sort((x, y) => x - y);
+
+  // Elementary intervals: who is active in each (reference and hypothesis speaker sets).
+  const active = (turns: readonly Turn[], idx: ReadonlyMap<string, number>, a: number, b: number): number[] => {
+    const set = new Set<number>();
+    for (const t of turns) if (t.startMs <= a && t.endMs >= b) set.add(idx.get(t.speaker)!);
+    return [...set];
+  };
+  const pieces: Piece[] = [];
+  let z = 0;
+  for (let k = 0; k + 1 < points.length; k++) {
+    const a = points[k]!;
+    const b = points[k + 1]!;
+    if (b <= a) continue;
+    while (z < merged.length && merged[z]![1] <= a) z++;
+    const zone = merged[z];
+    if (zone && zone[0] <= a && zone[1] >= b) continue;
+    pieces.push({ dur: b - a, ref: active(reference, refIdx, a, b), hyp: active(hypothesis, hypIdx, a, b) });
+  }
+  return pieces;
 }

@@ -76,7 +76,22 @@ export function trainUbm(
   const n = frames.length;
   if (n === 0) throw new RangeError('trainUbm: no frames');
   const k = Math.min(components, Math.max(1, Math.floor(n / 10)));
-  // Global mean/variance for the initial variances.
+  const gVar = globalVariances(features, dim, frames);
+  const means = seedMeans(features, dim, frames, k, rand);
+  const gmm: DiagGmm = {
+    components: k,
+    dim,
+    weights: new Float64Array(k).fill(1 / k),
+    means,
+    variances: new Float64Array(k * dim).map((_, i) => gVar[i % dim]!),
+  };
+  for (let it = 0; it < iterations; it++) emStep(gmm, features, frames);
+  return gmm;
+}
+
+/** Per-dimension variance of the frames (floored): the UBM's initial variances. */
+function globalVariances(features: Float32Array, dim: number, frames: readonly number[]): Float64Array {
+  const n = frames.length;
   const gMean = new Float64Array(dim);
   const gVar = new Float64Array(dim);
   for (const t of frames) for (let d = 0; d < dim; d++) gMean[d] = gMean[d]! + features[t * dim + d]!;
@@ -88,6 +103,18 @@ export function trainUbm(
     }
   }
   for (let d = 0; d < dim; d++) gVar[d] = Math.max(VAR_FLOOR, gVar[d]! / n);
+  return gVar;
+}
+
+/** k initial means, k-means++ style from the seeded generator. */
+function seedMeans(
+  features: Float32Array,
+  dim: number,
+  frames: readonly number[],
+  k: number,
+  rand: () => number,
+): Float64Array {
+  const n = frames.length;
   // Seeding: k-means++ on a subsample keeps it cheap and spread out.
   const sample: number[] = [];
   const step = Math.max(1, Math.floor(n / 4000));
@@ -119,46 +146,43 @@ export function trainUbm(
     const t = sample[pick]!;
     for (let d = 0; d < dim; d++) means[c * dim + d] = features[t * dim + d]!;
   }
-  const gmm: DiagGmm = {
-    components: k,
-    dim,
-    weights: new Float64Array(k).fill(1 / k),
-    means,
-    variances: new Float64Array(k * dim).map((_, i) => gVar[i % dim]!),
-  };
+  return means;
+}
+
+/** One EM step of the UBM on the frames (an empty component stays where it was). */
+function emStep(gmm: DiagGmm, features: Float32Array, frames: readonly number[]): void {
+  const { components: k, dim } = gmm;
+  const n = frames.length;
   const post = new Float64Array(k);
-  for (let it = 0; it < iterations; it++) {
-    const consts = logConstants(gmm);
-    const nk = new Float64Array(k);
-    const fk = new Float64Array(k * dim);
-    const sk = new Float64Array(k * dim);
-    for (const t of frames) {
-      const off = t * dim;
-      componentLogDensities(gmm, consts, features, off, post);
-      const lse = logSumExp(post, k);
-      for (let c = 0; c < k; c++) {
-        const g = Math.exp(post[c]! - lse);
-        if (g < 1e-6) continue;
-        nk[c] = nk[c]! + g;
-        for (let d = 0; d < dim; d++) {
-          const x = features[off + d]!;
-          fk[c * dim + d] = fk[c * dim + d]! + g * x;
-          sk[c * dim + d] = sk[c * dim + d]! + g * x * x;
-        }
-      }
-    }
+  const consts = logConstants(gmm);
+  const nk = new Float64Array(k);
+  const fk = new Float64Array(k * dim);
+  const sk = new Float64Array(k * dim);
+  for (const t of frames) {
+    const off = t * dim;
+    componentLogDensities(gmm, consts, features, off, post);
+    const lse = logSumExp(post, k);
     for (let c = 0; c < k; c++) {
-      const cnt = nk[c]!;
-      if (cnt < 1e-3) continue; // keep an empty component where it was
-      gmm.weights[c] = cnt / n;
+      const g = Math.exp(post[c]! - lse);
+      if (g < 1e-6) continue;
+      nk[c] = nk[c]! + g;
       for (let d = 0; d < dim; d++) {
-        const m = fk[c * dim + d]! / cnt;
-        gmm.means[c * dim + d] = m;
-        gmm.variances[c * dim + d] = Math.max(VAR_FLOOR, sk[c * dim + d]! / cnt - m * m);
+        const x = features[off + d]!;
+        fk[c * dim + d] = fk[c * dim + d]! + g * x;
+        sk[c * dim + d] = sk[c * dim + d]! + g * x * x;
       }
     }
   }
-  return gmm;
+  for (let c = 0; c < k; c++) {
+    const cnt = nk[c]!;
+    if (cnt < 1e-3) continue; // keep an empty component where it was
+    gmm.weights[c] = cnt / n;
+    for (let d = 0; d < dim; d++) {
+      const m = fk[c * dim + d]! / cnt;
+      gmm.means[c * dim + d] = m;
+      gmm.variances[c * dim + d] = Math.max(VAR_FLOOR, sk[c * dim + d]! / cnt - m * m);
+    }
+  }
 }
 
 /** Top-C UBM components per frame with their posteriors (Gaussian selection). */

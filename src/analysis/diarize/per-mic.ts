@@ -281,16 +281,68 @@ export function diarizePerMic(
     throw new RangeError(`vad has ${vad.length} arrays for ${channels.length} channels`);
   const frameMs = options.vadFrameMs ?? VAD_FRAME_MS;
   const thr = options.vadThreshold ?? 0.5;
-  const margin = options.bleedMarginDb ?? 6;
   const frames = Math.min(...vad.map((v) => v.length));
   const n = channels.length;
   // Levels above 80 Hz, on the VAD grid here and at 10 ms for the edges: filtered once.
   const filtered = channels.map((c) => lowCut(c, sampleRate));
   const level = filtered.map((c) => frameLevelsDb(c, sampleRate, frameMs, frames, 0));
   const voiced = vad.map((v) => Uint8Array.from({ length: frames }, (_, t) => (v[t]! >= thr ? 1 : 0)));
-
   const live = level.map(recordingSpan);
-  // bleed[i][j]: expected dB_i − dB_j when only j talks.
+  const bleed = learnBleed(level, voiced, live, frames);
+  const decay = options.bleedDecayDbPerSec ?? 200;
+  const coarse: Grid = {
+    levels: level,
+    held: heldLevels(level, frameMs, decay),
+    live,
+    floors: level.map(noiseFloorDb),
+  };
+  const test = new OwnershipTest(bleed, options.bleedMarginDb ?? 6);
+  const ownLevel = ownSpeechLevels(test, coarse, voiced, frames);
+  test.aloneFloor = aloneFloors(ownLevel, bleed);
+  const own = channels.map(() => new Uint8Array(frames));
+  fillOwnership(test, coarse, own);
+  if (n > 1 && options.cancelCrosstalk !== false) {
+    test.crosstalk = crosstalkResidual(filtered, sampleRate, frameMs, coarse, bleed, own);
+    coarse.residual = test.crosstalk.levels;
+    fillOwnership(test, coarse, own);
+  }
+  const heard = creditAbsentNeighbours(test, coarse, voiced, own, ownLevel);
+  const activity = smoothOwnership(own, heard, voiced, options.ownershipWindowFrames ?? 2);
+  // Measured on assembled conversations: bridging 300 ms lets bleed bursts chain into false
+  // turns with four mics; 150 ms does not.
+  const smoothing = {
+    minPauseMs: options.minPauseMs ?? 150,
+    minTurnMs: options.minTurnMs ?? 250,
+    padMs: options.padMs ?? 0,
+  };
+  const notLaughter = (i: number, g: SpeechSegment): boolean =>
+    options.dropLaughter === false || !isLaughterSegment(channels[i]!, sampleRate, g);
+  if (options.refineEdges === false) {
+    return resultFromActivity(
+      activity,
+      frameMs,
+      smoothing,
+      channels.map((_, i) => i),
+      (i, segments) => segments.filter((g) => notLaughter(i, g)),
+    );
+  }
+  return resultFromActivity(
+    activity,
+    frameMs,
+    smoothing,
+    channels.map((_, i) => i),
+    edgeRefiner(filtered, sampleRate, decay, test, options, notLaughter),
+  );
+}
+
+/** bleed[i][j]: expected dB_i − dB_j when only j talks (a low quantile over frames where j leads). */
+function learnBleed(
+  level: readonly Float64Array[],
+  voiced: readonly Uint8Array[],
+  live: readonly Uint8Array[],
+  frames: number,
+): number[][] {
+  const n = level.length;
   const bleed: number[][] = [];
   for (let i = 0; i < n; i++) {
     const row: number[] = [];
@@ -310,85 +362,130 @@ export function diarizePerMic(
     }
     bleed.push(row);
   }
+  return bleed;
+}
 
-  const decay = options.bleedDecayDbPerSec ?? 200;
-  const coarse: Grid = {
-    levels: level,
-    held: heldLevels(level, frameMs, decay),
-    live,
-    floors: level.map(noiseFloorDb),
-  };
+/**
+ * The bleed test: whether a channel's level in a frame is its own speech or what its
+ * neighbours' bleed explains, on any grid, on the channel's level or (once crosstalk
+ * cancellation ran) on what cancelling leaves of it.
+ */
+class OwnershipTest {
+  /** Per channel: the level a frame needs while a neighbour is not recording (aloneFloors). */
+  aloneFloor: number[] = [];
+  /** What crosstalk cancellation left, once it ran. */
+  crosstalk: Crosstalk | undefined;
+  constructor(
+    readonly bleed: readonly number[][],
+    readonly margin: number,
+  ) {}
+
   /** Neighbour j is at its noise floor in frame t: it says nothing, so its bleed explains nothing. */
-  const silent = (g: Grid, j: number, t: number): boolean => g.held[j]![t]! < g.floors[j]! + SILENT_NEIGHBOUR_DB;
+  silent(g: Grid, j: number, t: number): boolean {
+    return g.held[j]![t]! < g.floors[j]! + SILENT_NEIGHBOUR_DB;
+  }
+
   /** Channel i's level in frame t is no more than the bleed of j onto it (plus the margin) would explain. */
-  const belowBleed = (g: Grid, i: number, j: number, t: number): boolean =>
-    !silent(g, j, t) && g.levels[i]![t]! < g.held[j]![t]! + bleed[i]![j]! + margin;
-  // Louder than every neighbour's bleed. A neighbour that is not recording (digital silence
-  // before its start or after its end) cannot be compared: then the frame must also be
-  // nearer the channel's own speech level than the loudest bleed it usually gets.
-  const ownLevel = level.map((l, i) => {
+  belowBleed(g: Grid, i: number, j: number, t: number): boolean {
+    return !this.silent(g, j, t) && g.levels[i]![t]! < g.held[j]![t]! + this.bleed[i]![j]! + this.margin;
+  }
+
+  /**
+   * Neighbour j's bleed explains channel i in frame t: on the channel's level, or with
+   * `residual` on what cancelling leaves of it, for the pairs cancelling reduced.
+   */
+  explainedBy(g: Grid, i: number, j: number, t: number, residual: boolean): boolean {
+    const left = residual ? (this.crosstalk?.bleed[i]![j] ?? null) : null;
+    return left === null
+      ? this.belowBleed(g, i, j, t)
+      : !this.silent(g, j, t) && g.residual![i]![t]! < g.held[j]![t]! + left + this.margin;
+  }
+
+  /** No live neighbour's bleed explains channel i in frame t. */
+  ownsBy(g: Grid, i: number, t: number, residual: boolean): boolean {
+    let missing = false;
+    for (let j = 0; j < this.bleed.length; j++) {
+      if (j === i) continue;
+      if (!g.live[j]![t]) missing = true;
+      else if (this.explainedBy(g, i, j, t, residual)) return false;
+    }
+    return !missing || g.levels[i]![t]! >= this.aloneFloor[i]!;
+  }
+
+  /** Channel i owns frame t: it records, and its level, or what cancelling leaves of it, beats the bleed. */
+  ownsFrame(g: Grid, i: number, t: number): boolean {
+    if (!g.live[i]![t]) return false;
+    if (this.ownsBy(g, i, t, false)) return true;
+    // What cancelling leaves: a voice, over the bleed left in it.
+    const r = g.residual?.[i]![t];
+    if (!this.crosstalk || r === undefined || r < this.crosstalk.voiceLevel[i]!) return false;
+    return this.ownsBy(g, i, t, true);
+  }
+}
+
+/**
+ * Each channel's own speech level (median over voiced frames louder than every neighbour's
+ * bleed, every neighbour recording), NaN with too few such frames.
+ */
+function ownSpeechLevels(test: OwnershipTest, coarse: Grid, voiced: readonly Uint8Array[], frames: number): number[] {
+  const { levels, live } = coarse;
+  const n = levels.length;
+  return levels.map((l, i) => {
     const values: number[] = [];
     for (let t = 0; t < frames; t++) {
       if (!voiced[i]![t]) continue;
       let ok = true;
-      for (let j = 0; j < n && ok; j++) if (j !== i && (!live[j]![t] || belowBleed(coarse, i, j, t))) ok = false;
+      for (let j = 0; j < n && ok; j++) if (j !== i && (!live[j]![t] || test.belowBleed(coarse, i, j, t))) ok = false;
       if (ok) values.push(l[t]!);
     }
     return values.length >= 10 ? quantile(values, 0.5) : NaN;
   });
-  const aloneFloor = ownLevel.map((mine, i) => {
+}
+
+/**
+ * Louder than every neighbour's bleed. A neighbour that is not recording (digital silence
+ * before its start or after its end) cannot be compared: then the frame must also be
+ * nearer the channel's own speech level than the loudest bleed it usually gets.
+ */
+function aloneFloors(ownLevel: readonly number[], bleed: readonly number[][]): number[] {
+  const n = ownLevel.length;
+  return ownLevel.map((mine, i) => {
     let loudestBleed = -Infinity;
     for (let j = 0; j < n; j++)
       if (j !== i && Number.isFinite(ownLevel[j]!)) loudestBleed = Math.max(loudestBleed, ownLevel[j]! + bleed[i]![j]!);
     return Number.isFinite(mine) && Number.isFinite(loudestBleed) ? (mine + loudestBleed) / 2 : -Infinity;
   });
-  let crosstalk: Crosstalk | undefined;
-  /**
-   * Neighbour j's bleed explains channel i in frame t: on the channel's level, or with
-   * `residual` on what cancelling leaves of it, for the pairs cancelling reduced.
-   */
-  const explainedBy = (g: Grid, i: number, j: number, t: number, residual: boolean): boolean => {
-    const left = residual ? (crosstalk?.bleed[i]![j] ?? null) : null;
-    return left === null
-      ? belowBleed(g, i, j, t)
-      : !silent(g, j, t) && g.residual![i]![t]! < g.held[j]![t]! + left + margin;
-  };
-  /** No live neighbour's bleed explains channel i in frame t. */
-  const ownsBy = (g: Grid, i: number, t: number, residual: boolean): boolean => {
-    let missing = false;
-    for (let j = 0; j < n; j++) {
-      if (j === i) continue;
-      if (!g.live[j]![t]) missing = true;
-      else if (explainedBy(g, i, j, t, residual)) return false;
-    }
-    return !missing || g.levels[i]![t]! >= aloneFloor[i]!;
-  };
-  const ownsFrame = (g: Grid, i: number, t: number): boolean => {
-    if (!g.live[i]![t]) return false;
-    if (ownsBy(g, i, t, false)) return true;
-    // What cancelling leaves: a voice, over the bleed left in it.
-    const r = g.residual?.[i]![t];
-    if (!crosstalk || r === undefined || r < crosstalk.voiceLevel[i]!) return false;
-    return ownsBy(g, i, t, true);
-  };
-  const own = channels.map(() => new Uint8Array(frames));
-  const owned = (): void => {
-    for (let t = 0; t < frames; t++) for (let i = 0; i < n; i++) own[i]![t] = ownsFrame(coarse, i, t) ? 1 : 0;
-  };
-  owned();
-  if (n > 1 && options.cancelCrosstalk !== false) {
-    crosstalk = crosstalkResidual(filtered, sampleRate, frameMs, coarse, bleed, own);
-    coarse.residual = crosstalk.levels;
-    owned();
-  }
-  // Speech a live channel hears at bleed level while a neighbour is not recording is most
-  // likely that neighbour's, unless a recording neighbour owns the frame and explains it.
+}
+
+/** own[i][t] = 1 where channel i owns frame t of the grid. */
+function fillOwnership(test: OwnershipTest, g: Grid, own: Uint8Array[]): void {
+  const frames = own[0]!.length;
+  const n = own.length;
+  for (let t = 0; t < frames; t++) for (let i = 0; i < n; i++) own[i]![t] = test.ownsFrame(g, i, t) ? 1 : 0;
+}
+
+/**
+ * Speech a live channel hears at bleed level while a neighbour is not recording is most
+ * likely that neighbour's, unless a recording neighbour owns the frame and explains it:
+ * heard[j][t] = 1 where such speech is credited to the absent channel j.
+ */
+function creditAbsentNeighbours(
+  test: OwnershipTest,
+  coarse: Grid,
+  voiced: readonly Uint8Array[],
+  own: readonly Uint8Array[],
+  ownLevel: readonly number[],
+): Uint8Array[] {
+  const { levels: level, live } = coarse;
+  const { bleed } = test;
+  const n = own.length;
+  const frames = own[0]!.length;
   const explained = (i: number, t: number): boolean => {
-    for (let k = 0; k < n; k++) if (k !== i && own[k]![t] && belowBleed(coarse, i, k, t)) return true;
+    for (let k = 0; k < n; k++) if (k !== i && own[k]![t] && test.belowBleed(coarse, i, k, t)) return true;
     return false;
   };
-  const heard = channels.map(() => new Uint8Array(frames));
-  const indices = channels.map((_, j) => j);
+  const heard = own.map(() => new Uint8Array(frames));
+  const indices = own.map((_, j) => j);
   for (let i = 0; i < n; i++) {
     const unexplained = (t: number): boolean =>
       voiced[i]![t] === 1 && live[i]![t] === 1 && !own[i]![t] && !explained(i, t);
@@ -426,12 +523,23 @@ export function diarizePerMic(
       t = end;
     }
   }
-  // Levels flicker frame to frame; a majority over ~5 frames (160 ms) keeps bleed bursts
-  // from being bridged into long false turns by the pause smoothing that follows.
-  const half = options.ownershipWindowFrames ?? 2;
-  const activity = channels.map((_, i) => {
+  return heard;
+}
+
+/**
+ * Levels flicker frame to frame; a majority over ~5 frames (160 ms) keeps bleed bursts
+ * from being bridged into long false turns by the pause smoothing that follows. Frames
+ * credited from an absent neighbour (`heard`) count as they are.
+ */
+function smoothOwnership(
+  own: readonly Uint8Array[],
+  heard: readonly Uint8Array[],
+  voiced: readonly Uint8Array[],
+  half: number,
+): Uint8Array[] {
+  const frames = own[0]!.length;
+  return own.map((o, i) => {
     const a = new Uint8Array(frames);
-    const o = own[i]!;
     for (let t = 0; t < frames; t++) {
       if (heard[i]![t]) {
         a[t] = 1;
@@ -448,39 +556,34 @@ export function diarizePerMic(
     }
     return a;
   });
-  // Measured on assembled conversations: bridging 300 ms lets bleed bursts chain into false
-  // turns with four mics; 150 ms does not.
-  const smoothing = {
-    minPauseMs: options.minPauseMs ?? 150,
-    minTurnMs: options.minTurnMs ?? 250,
-    padMs: options.padMs ?? 0,
-  };
-  const notLaughter = (i: number, g: SpeechSegment): boolean =>
-    options.dropLaughter === false || !isLaughterSegment(channels[i]!, sampleRate, g);
-  if (options.refineEdges === false) {
-    return resultFromActivity(
-      activity,
-      frameMs,
-      smoothing,
-      channels.map((_, i) => i),
-      (i, segments) => segments.filter((g) => notLaughter(i, g)),
-    );
-  }
-  // Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
-  // others would put on it (the same test as above, at the finer grid).
+}
+
+/**
+ * Edges at 10 ms on each channel's own signal, where it is louder than the bleed the
+ * others would put on it (the same test as on the VAD grid, at the finer grid): the
+ * per-channel segment refinement resultFromActivity applies.
+ */
+function edgeRefiner(
+  filtered: readonly Float32Array[],
+  sampleRate: number,
+  decay: number,
+  test: OwnershipTest,
+  options: PerMicOptions,
+  notLaughter: (i: number, g: SpeechSegment) => boolean,
+): (i: number, segments: SpeechSegment[]) => SpeechSegment[] {
   const fine = filtered.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
   const T10 = Math.min(...fine.map((l) => l.length));
   const fineLive = fine.map(recordingSpan);
   const fineGrid: Grid = {
     levels: fine,
-    residual: crosstalk?.fineLevels,
+    residual: test.crosstalk?.fineLevels,
     held: heldLevels(fine, 10, decay),
     live: fineLive,
     floors: fine.map(noiseFloorDb),
   };
-  const refine = (i: number, segments: SpeechSegment[]): SpeechSegment[] => {
+  return (i: number, segments: SpeechSegment[]): SpeechSegment[] => {
     const allowed = new Uint8Array(T10);
-    for (let t = 0; t < T10; t++) allowed[t] = ownsFrame(fineGrid, i, t) ? 1 : 0;
+    for (let t = 0; t < T10; t++) allowed[t] = test.ownsFrame(fineGrid, i, t) ? 1 : 0;
     // Turns credited while the channel was not recording have no signal of their own to refine.
     const inSpan = (g: SpeechSegment): boolean => {
       const a = Math.max(0, Math.floor(g.startMs / 10));
@@ -503,11 +606,4 @@ export function diarizePerMic(
     const refined = refineSpeechEdges(own, fine[i]!, floor, edges, allowed).filter((g) => notLaughter(i, g));
     return [...refined, ...kept].sort((x, y) => x.startMs - y.startMs);
   };
-  return resultFromActivity(
-    activity,
-    frameMs,
-    smoothing,
-    channels.map((_, i) => i),
-    refine,
-  );
 }

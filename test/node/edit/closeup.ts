@@ -4,7 +4,8 @@
  */
 import type { CameraMap, Cut, JobSource, PresetId, TimeRange, Track, Turn } from '../../../src/contract/types.ts';
 import { referenceTimeline } from '../../../src/analysis/cut-rules.ts';
-import { editCameras, planCuts } from '../../../src/analysis/cuts.ts';
+import { editCameras } from '../../../src/analysis/cuts/camera-set.ts';
+import { planCuts } from '../../../src/analysis/cuts/plan.ts';
 import { PRESETS } from '../../../src/analysis/presets.ts';
 import type { Truth } from '../../support/fixtures.ts';
 import { shownMs, singleSpeakerSpans } from './measure.ts';

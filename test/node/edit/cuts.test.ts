@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { CameraMap, JobSource, Track, Turn } from '../../../src/contract/types.ts';
-import { OutputClock } from '../../../src/analysis/cuts.ts';
+import { OutputClock } from '../../../src/analysis/cuts/output-clock.ts';
 import { checkCutList, planEdit, resolveSilence } from '../../../src/analysis/edit.ts';
 
 const A = 'SPEAKER_00';

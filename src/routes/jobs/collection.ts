@@ -1,0 +1,119 @@
+/**
+ * The job collection: createJob (POST /jobs, with Idempotency-Key and quota) and listJobs
+ * (GET /jobs).
+ *
+ * @module
+ */
+import { ApiError } from '../../contract/errors.ts';
+import {
+  LIMITS,
+  type CreateJobResponse,
+  type ListJobsResponse,
+  type MultipartUpload,
+  type UploadInfo,
+} from '../../contract/types.ts';
+import { isValidIdempotencyKey, parseCreateJob } from '../../contract/validate.ts';
+import { sha256Hex } from '../../auth/crypto.ts';
+import type { ServiceContext } from '../../jobs/context.ts';
+import { apiBaseOf, partUploadUrl, putUploadUrl } from '../../jobs/links.ts';
+import { createJobRecord } from '../../jobs/record.ts';
+import { getAccount } from '../../store/accounts.ts';
+import type { JobRecord } from '../../store/db.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';
+import { getJobRecord, listJobsForAccount } from '../../store/jobs.ts';
+import { canonicalJson, readJson } from '../http.ts';
+import { toListItem } from '../views.ts';
+import type { OperationResult } from './owned.ts';
+
+/** How many part URLs createJob hands out; the rest come from requestUploadPartUrls. */
+export const FIRST_PART_URLS = 10;
+
+/** The upload URLs createJob hands out per source: the PUT URL, or the first part URLs. */
+async function uploadsOf(ctx: ServiceContext, apiBase: string, job: JobRecord): Promise<Record<string, UploadInfo>> {
+  const uploads: Record<string, UploadInfo> = {};
+  for (const source of job.sources) {
+    if (source.upload.method === 'put') {
+      uploads[source.id] = { method: 'put', url: await putUploadUrl(ctx, apiBase, job.id, source.id) };
+    } else {
+      const { uploadId, key, partSize, partCount } = source.upload;
+      const urls: string[] = [];
+      for (let n = 1; n <= Math.min(partCount, FIRST_PART_URLS); n++)
+        urls.push(await partUploadUrl(ctx, apiBase, job.id, source.id, uploadId, n));
+      const multipart: MultipartUpload = { method: 'multipart', uploadId, key, partSize, partCount, urls };
+      uploads[source.id] = multipart;
+    }
+  }
+  return uploads;
+}
+
+/** The body of createJob's answer for `job`. */
+async function createdBody(ctx: ServiceContext, apiBase: string, job: JobRecord): Promise<CreateJobResponse> {
+  return { jobId: job.id, uploads: await uploadsOf(ctx, apiBase, job), audioUploads: {} };
+}
+
+/** 403 QUOTA_EXCEEDED when the account's minutes are used up. */
+async function checkQuota(ctx: ServiceContext, accountId: string): Promise<void> {
+  const account = await getAccount(ctx.db, accountId);
+  if (account && account.quotaMinutes !== null && account.usedMinutes >= account.quotaMinutes) {
+    throw ApiError.withCode('QUOTA_EXCEEDED', `the account's ${account.quotaMinutes} minutes are used up`);
+  }
+}
+
+/** createJob: POST /jobs. */
+export async function createJob(ctx: ServiceContext, accountId: string, request: Request): Promise<OperationResult> {
+  const key = request.headers.get('idempotency-key');
+  if (key !== null && !isValidIdempotencyKey(key)) {
+    throw ApiError.withCode('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+  }
+  const raw = await readJson(request);
+  const parsed = parseCreateJob(raw);
+  const apiBase = apiBaseOf(ctx, request);
+  if (key === null) {
+    await checkQuota(ctx, accountId);
+    const job = await createJobRecord(ctx, accountId, apiBase, parsed);
+    return { body: await createdBody(ctx, apiBase, job) };
+  }
+  const claim = await claimIdempotencyKey(ctx.db, accountId, key, await sha256Hex(canonicalJson(raw)), ctx.now());
+  switch (claim.kind) {
+    case 'mismatch':
+      throw ApiError.withCode(
+        'IDEMPOTENCY_KEY_MISMATCH',
+        'this Idempotency-Key was already used with a different body',
+      );
+    case 'in_progress':
+      throw ApiError.withCode(
+        'IDEMPOTENCY_IN_PROGRESS',
+        'a request with this Idempotency-Key is still being processed',
+        {},
+        { 'Retry-After': String(claim.retryAfterSec) },
+      );
+    case 'done': {
+      const job = await getJobRecord(ctx.db, claim.jobId);
+      if (!job)
+        throw ApiError.withCode(
+          'IDEMPOTENCY_KEY_REUSED',
+          'the job this Idempotency-Key created has been deleted; use a new key',
+        );
+      return { body: await createdBody(ctx, apiBase, job), headers: { 'Idempotent-Replayed': 'true' } };
+    }
+    case 'claimed':
+      break;
+  }
+  let job: JobRecord;
+  try {
+    await checkQuota(ctx, accountId);
+    job = await createJobRecord(ctx, accountId, apiBase, parsed);
+  } catch (error) {
+    // Refused before a job existed: the key is not used up.
+    await releaseIdempotencyKey(ctx.db, accountId, key);
+    throw error;
+  }
+  await completeIdempotencyKey(ctx.db, accountId, key, job.id);
+  return { body: await createdBody(ctx, apiBase, job) };
+}
+
+/** listJobs: GET /jobs. */
+export async function listJobs(ctx: ServiceContext, accountId: string): Promise<OperationResult> {
+  const jobs = await listJobsForAccount(ctx.db, accountId, LIMITS.listSize);
+  return { body: { jobs: jobs.map(toListItem) } satisfies ListJobsResponse };
+}
