@@ -11,8 +11,9 @@
 import { transfer } from 'comlink';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
-import { mediaFailure, sourceName, type StageRunner } from './context.ts';
-import type { DecodedSource, HostModelSlot, HostModelUse } from './protocol.ts';
+import type { StageFailure } from '../reporter.ts';
+import { mediaFailure, sourceName, type StageRun, type StageRunner } from './context.ts';
+import type { DecodedSource, DiarizeSourcesOutcome, HostModelSlot, HostModelUse } from './protocol.ts';
 
 /** The rate VAD and speaker detection run at. */
 export const DIARIZE_SAMPLE_RATE = 16000;
@@ -45,15 +46,17 @@ export function hostModelMetrics(uses: Record<HostModelSlot, HostModelUse>): Rec
   return metrics;
 }
 
-/** Runs the diarizing stage of one job. */
-export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers, assets, signal }) => {
-  const startedAt = performance.now();
-  const sources = diarizeSources(job);
+/** The length of the reference timeline, ms: it ends where the last source ends. */
+function referenceLengthMs(job: JobRecord): number {
+  return Math.max(...job.sources.map((s) => (s.offsetMs ?? 0) + (s.durationMs ?? 0) / (1 + (s.driftPpm ?? 0) * 1e-6)));
+}
+
+/** Decodes each diarize source at {@link DIARIZE_SAMPLE_RATE} in the media worker, or says which failed. */
+async function decodeDiarizeSources(
+  { db, job, workers, signal }: StageRun,
+  sources: SourceRecord[],
+): Promise<{ ok: true; decoded: DecodedSource[] } | { ok: false; failure: StageFailure }> {
   const media = workers.media();
-  // The reference timeline ends where the last source ends.
-  const lengthMs = Math.max(
-    ...job.sources.map((s) => (s.offsetMs ?? 0) + (s.durationMs ?? 0) / (1 + (s.driftPpm ?? 0) * 1e-6)),
-  );
   const decoded: DecodedSource[] = [];
   for (const source of sources) {
     if (source.fileId === null)
@@ -75,8 +78,14 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
       return { ok: false, failure: mediaFailure(job, source, error) };
     }
   }
-  const decodedAt = performance.now();
+  return { ok: true, decoded };
+}
 
+/** Hands the decoded sources (transferred) to the analysis worker; aborts it when `signal` does. */
+async function requestDiarize(
+  { job, workers, assets, signal }: StageRun,
+  decoded: DecodedSource[],
+): Promise<DiarizeSourcesOutcome> {
   const requestId = `diarize_${job.id}_${Date.now()}`;
   const analysis = workers.analysis();
   const onAbort = (): void => void analysis.abort(requestId);
@@ -87,7 +96,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
       transfer(
         {
           sources: decoded,
-          lengthMs,
+          lengthMs: referenceLengthMs(job),
           sampleRate: DIARIZE_SAMPLE_RATE,
           modelUrl: assets.vadModelUrl,
           ortWasmPath: assets.ortWasmPath,
@@ -102,6 +111,20 @@ export const runDiarizing: StageRunner<'diarizing'> = async ({ db, job, workers,
     signal.removeEventListener('abort', onAbort);
   }
   signal.throwIfAborted();
+  return response;
+}
+
+/** Runs the diarizing stage of one job. */
+export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
+  const { job } = run;
+  const startedAt = performance.now();
+  const sources = diarizeSources(job);
+  const decoding = await decodeDiarizeSources(run, sources);
+  if (!decoding.ok) return decoding;
+  const { decoded } = decoding;
+  const decodedAt = performance.now();
+
+  const response = await requestDiarize(run, decoded);
   if (!response.ok) {
     // A model the host supplied and that cannot be used: say which, never fall back silently.
     const { message, permanent } = response.modelFailure;
