@@ -148,158 +148,172 @@ export async function enforceMappingDeadline(ctx: ServiceContext, job: JobRecord
   return true;
 }
 
+/** Stores the durations, offsets and drifts syncing found and bills the footage minutes not billed yet. */
+async function setSourceInfo(ctx: ServiceContext, jobId: string, info: SyncingOutput): Promise<void> {
+  const { db } = ctx;
+  const billed = await updateJob(db, jobId, (job) => {
+    for (const source of job.sources) {
+      const duration = info.durationsMs?.[source.id];
+      if (duration !== undefined && Number.isFinite(duration) && duration >= 0) source.durationMs = duration;
+      const offset = info.offsetsMs?.[source.id];
+      if (offset !== undefined && Number.isFinite(offset)) source.offsetMs = offset;
+      const drift = info.driftPpm?.[source.id];
+      if (drift !== undefined && Number.isFinite(drift)) source.driftPpm = drift;
+    }
+    // Billed in input minutes: all uploaded footage. Re-reported durations bill only the difference.
+    const minutes = job.sources.reduce((sum, s) => sum + (s.durationMs ?? 0), 0) / 60_000;
+    const delta = Math.max(0, minutes - job.billedMinutes);
+    job.billedMinutes += delta;
+    job.updatedAt = ctx.now();
+    return { job, result: { accountId: job.accountId, delta } };
+  });
+  if (billed && billed.delta > 0) {
+    await updateAccount(db, billed.accountId, (account) => {
+      account.usedMinutes += billed.delta;
+    });
+  }
+}
+
+/** Syncing done: store what it found and move the job on to diarizing. */
+async function syncingSucceeded(ctx: ServiceContext, jobId: string, output: SyncingOutput): Promise<void> {
+  const { db } = ctx;
+  await setSourceInfo(ctx, jobId, output);
+  const moved = await updateJob(db, jobId, (job) => {
+    if (job.status !== 'syncing') return { job: null, result: false };
+    applyTrigger(job, 'syncSucceeded', ctx.now());
+    job.stageAttempts = { ...job.stageAttempts, diarizing: 0 };
+    return { job, result: true };
+  });
+  if (moved) await enqueueOrFail(ctx, jobId, 'diarizing');
+}
+
+/** Diarizing done: store the turns and the mix, move the job to mapping and queue the camera map. */
+async function diarizingSucceeded(ctx: ServiceContext, jobId: string, output: DiarizingOutput): Promise<void> {
+  const { db } = ctx;
+  const before = await getJobRecord(db, jobId);
+  if (!before || before.status !== 'diarizing') return;
+  const link = await reviewUrl(ctx, before.apiBase, jobId);
+  const audioFileId = output.audio
+    ? await storeFile(db, output.audio, output.audio.type || 'audio/wav', ctx.now())
+    : null;
+  let replacedAudio: string | null = null;
+  const moved = await updateJob(db, jobId, (job) => {
+    if (job.status !== 'diarizing') return { job: null, result: false };
+    const now = ctx.now();
+    job.turns = output.turns;
+    job.speakers = output.speakers ?? talkTimes(output.turns).map((t) => t.speaker);
+    if (output.quietRanges) job.quietRanges = output.quietRanges;
+    if (audioFileId !== null) {
+      replacedAudio = job.audioFileId;
+      job.audioFileId = audioFileId;
+    }
+    applyTrigger(job, 'diarizeSucceeded', now);
+    job.mappedBy = null;
+    job.cameraMap = null;
+    job.mappingSince = now;
+    job.mappingAsked = job.autoMap === 'off';
+    const events = [];
+    if (job.autoMap === 'off') {
+      const event = applyTrigger(job, 'mappingNeeded', now, () => ({ reviewUrl: link, speakers: job.speakers }));
+      if (event) events.push(event);
+    }
+    return { job, events, result: true };
+  });
+  if (!moved) {
+    if (audioFileId !== null) await deleteFile(db, audioFileId);
+    return;
+  }
+  if (replacedAudio !== null) await deleteFile(db, replacedAudio);
+  // The camera map is worked out in every mode (with `off` it only appears in getJob).
+  try {
+    await ctx.engine.enqueue({ jobId, stage: 'mapping' });
+  } catch {
+    await mappingResult(ctx, jobId, null);
+  }
+}
+
+/** Rendering done: store the output (replacing an earlier one) and finish the job. */
+async function renderingSucceeded(ctx: ServiceContext, jobId: string, output: RenderingOutput): Promise<void> {
+  const { db } = ctx;
+  const stored = 'fileId' in output.output ? output.output.fileId : null;
+  const before = await getJobRecord(db, jobId);
+  if (!before || before.status !== 'rendering') {
+    if (stored !== null) await deleteFile(db, stored);
+    return;
+  }
+  const now = ctx.now();
+  const fileId =
+    stored ??
+    (await storeFile(db, output.output as Blob | ReadableStream<Uint8Array>, output.type ?? 'video/mp4', now));
+  const outputUrl = await eventOutputUrl(ctx, before, fileId, now);
+  let previous: string | null = null;
+  const done = await updateJob(db, jobId, (job) => {
+    if (job.status !== 'rendering') return { job: null, result: false };
+    previous = job.outputFileId;
+    job.outputFileId = fileId;
+    job.renderedAt = now;
+    job.progress = null;
+    const event = applyTrigger(job, 'renderSucceeded', now, () => ({ outputUrl }));
+    return { job, events: event ? [event] : [], result: true };
+  });
+  // A job deleted or moved on while rendering: its output is removed now.
+  if (!done) await deleteFile(db, fileId);
+  else if (previous !== null) await deleteFile(db, previous);
+}
+
+/** A stage failed: retry it once unless the failure is permanent, else fail the job. */
+async function stageFailed(
+  ctx: ServiceContext,
+  jobId: string,
+  stage: EngineStage,
+  failure: StageFailure,
+): Promise<void> {
+  if (stage === 'mapping') return mappingResult(ctx, jobId, null);
+  const retry = await updateJob(ctx.db, jobId, (job: JobRecord) => {
+    if (job.status !== stage) return { job: null, result: false };
+    const attempts = job.stageAttempts[stage] ?? 0;
+    if (!failure.permanent && attempts < 1) {
+      job.stageAttempts = { ...job.stageAttempts, [stage]: attempts + 1 };
+      job.updatedAt = ctx.now();
+      return { job, result: true };
+    }
+    const event = failInPlace(job, 'stageFailed', stage, failure.message, failure.permanent === true, ctx.now());
+    return { job, events: event ? [event] : [], result: false };
+  });
+  if (retry) await enqueueOrFail(ctx, jobId, stage);
+}
+
 /** Creates the reporter the engine calls; see {@link StageReporter}. */
 export function createStageReporter(ctx: ServiceContext): StageReporter {
-  const { db } = ctx;
-
-  async function setSourceInfo(jobId: string, info: SyncingOutput): Promise<void> {
-    const billed = await updateJob(db, jobId, (job) => {
-      for (const source of job.sources) {
-        const duration = info.durationsMs?.[source.id];
-        if (duration !== undefined && Number.isFinite(duration) && duration >= 0) source.durationMs = duration;
-        const offset = info.offsetsMs?.[source.id];
-        if (offset !== undefined && Number.isFinite(offset)) source.offsetMs = offset;
-        const drift = info.driftPpm?.[source.id];
-        if (drift !== undefined && Number.isFinite(drift)) source.driftPpm = drift;
-      }
-      // Billed in input minutes: all uploaded footage. Re-reported durations bill only the difference.
-      const minutes = job.sources.reduce((sum, s) => sum + (s.durationMs ?? 0), 0) / 60_000;
-      const delta = Math.max(0, minutes - job.billedMinutes);
-      job.billedMinutes += delta;
-      job.updatedAt = ctx.now();
-      return { job, result: { accountId: job.accountId, delta } };
-    });
-    if (billed && billed.delta > 0) {
-      await updateAccount(db, billed.accountId, (account) => {
-        account.usedMinutes += billed.delta;
-      });
-    }
-  }
-
-  async function syncingSucceeded(jobId: string, output: SyncingOutput): Promise<void> {
-    await setSourceInfo(jobId, output);
-    const moved = await updateJob(db, jobId, (job) => {
-      if (job.status !== 'syncing') return { job: null, result: false };
-      applyTrigger(job, 'syncSucceeded', ctx.now());
-      job.stageAttempts = { ...job.stageAttempts, diarizing: 0 };
-      return { job, result: true };
-    });
-    if (moved) await enqueueOrFail(ctx, jobId, 'diarizing');
-  }
-
-  async function diarizingSucceeded(jobId: string, output: DiarizingOutput): Promise<void> {
-    const before = await getJobRecord(db, jobId);
-    if (!before || before.status !== 'diarizing') return;
-    const link = await reviewUrl(ctx, before.apiBase, jobId);
-    const audioFileId = output.audio
-      ? await storeFile(db, output.audio, output.audio.type || 'audio/wav', ctx.now())
-      : null;
-    let replacedAudio: string | null = null;
-    const moved = await updateJob(db, jobId, (job) => {
-      if (job.status !== 'diarizing') return { job: null, result: false };
-      const now = ctx.now();
-      job.turns = output.turns;
-      job.speakers = output.speakers ?? talkTimes(output.turns).map((t) => t.speaker);
-      if (output.quietRanges) job.quietRanges = output.quietRanges;
-      if (audioFileId !== null) {
-        replacedAudio = job.audioFileId;
-        job.audioFileId = audioFileId;
-      }
-      applyTrigger(job, 'diarizeSucceeded', now);
-      job.mappedBy = null;
-      job.cameraMap = null;
-      job.mappingSince = now;
-      job.mappingAsked = job.autoMap === 'off';
-      const events = [];
-      if (job.autoMap === 'off') {
-        const event = applyTrigger(job, 'mappingNeeded', now, () => ({ reviewUrl: link, speakers: job.speakers }));
-        if (event) events.push(event);
-      }
-      return { job, events, result: true };
-    });
-    if (!moved) {
-      if (audioFileId !== null) await deleteFile(db, audioFileId);
-      return;
-    }
-    if (replacedAudio !== null) await deleteFile(db, replacedAudio);
-    // The camera map is worked out in every mode (with `off` it only appears in getJob).
-    try {
-      await ctx.engine.enqueue({ jobId, stage: 'mapping' });
-    } catch {
-      await mappingResult(ctx, jobId, null);
-    }
-  }
-
-  async function renderingSucceeded(jobId: string, output: RenderingOutput): Promise<void> {
-    const stored = 'fileId' in output.output ? output.output.fileId : null;
-    const before = await getJobRecord(db, jobId);
-    if (!before || before.status !== 'rendering') {
-      if (stored !== null) await deleteFile(db, stored);
-      return;
-    }
-    const now = ctx.now();
-    const fileId =
-      stored ??
-      (await storeFile(db, output.output as Blob | ReadableStream<Uint8Array>, output.type ?? 'video/mp4', now));
-    const outputUrl = await eventOutputUrl(ctx, before, fileId, now);
-    let previous: string | null = null;
-    const done = await updateJob(db, jobId, (job) => {
-      if (job.status !== 'rendering') return { job: null, result: false };
-      previous = job.outputFileId;
-      job.outputFileId = fileId;
-      job.renderedAt = now;
-      job.progress = null;
-      const event = applyTrigger(job, 'renderSucceeded', now, () => ({ outputUrl }));
-      return { job, events: event ? [event] : [], result: true };
-    });
-    // A job deleted or moved on while rendering: its output is removed now.
-    if (!done) await deleteFile(db, fileId);
-    else if (previous !== null) await deleteFile(db, previous);
-  }
-
   const reporter: StageReporter = {
     async stageSucceeded(jobId, stage, output) {
       switch (stage) {
         case 'syncing':
-          return syncingSucceeded(jobId, output as SyncingOutput);
+          return syncingSucceeded(ctx, jobId, output as SyncingOutput);
         case 'diarizing':
-          return diarizingSucceeded(jobId, output as DiarizingOutput);
+          return diarizingSucceeded(ctx, jobId, output as DiarizingOutput);
         case 'mapping':
           return mappingResult(ctx, jobId, (output as MappingOutput).cameraMap);
         case 'rendering':
-          return renderingSucceeded(jobId, output as RenderingOutput);
+          return renderingSucceeded(ctx, jobId, output as RenderingOutput);
       }
     },
 
-    async stageFailed(jobId, stage, failure) {
-      if (stage === 'mapping') return mappingResult(ctx, jobId, null);
-      const retry = await updateJob(db, jobId, (job: JobRecord) => {
-        if (job.status !== stage) return { job: null, result: false };
-        const attempts = job.stageAttempts[stage] ?? 0;
-        if (!failure.permanent && attempts < 1) {
-          job.stageAttempts = { ...job.stageAttempts, [stage]: attempts + 1 };
-          job.updatedAt = ctx.now();
-          return { job, result: true };
-        }
-        const event = failInPlace(job, 'stageFailed', stage, failure.message, failure.permanent === true, ctx.now());
-        return { job, events: event ? [event] : [], result: false };
-      });
-      if (retry) await enqueueOrFail(ctx, jobId, stage);
-    },
+    stageFailed: (jobId, stage, failure) => stageFailed(ctx, jobId, stage, failure),
 
     async setProgress(jobId, progress) {
       const clamped = Math.min(1, Math.max(0, Number.isFinite(progress) ? progress : 0));
-      await updateJob(db, jobId, (job) => {
+      await updateJob(ctx.db, jobId, (job) => {
         if (job.status !== 'rendering') return { job: null, result: undefined };
         job.progress = clamped;
         return { job, result: undefined };
       });
     },
 
-    setSourceInfo,
+    setSourceInfo: (jobId, info) => setSourceInfo(ctx, jobId, info),
 
     async setCameraMap(jobId, cameraMap) {
-      await updateJob(db, jobId, (job) => {
+      await updateJob(ctx.db, jobId, (job) => {
         job.cameraMap = cameraMap;
         job.updatedAt = ctx.now();
         return { job, result: undefined };
