@@ -177,6 +177,223 @@ function lazyWorkers(onCrash: (error: WorkerCrashError) => void): StageWorkers &
   };
 }
 
+/** A queued stage to run: its work, the keys of its work records and its job. */
+interface QueuedWork {
+  work: EngineWork;
+  keys: number[];
+  job: JobRecord;
+}
+
+/** The state the runner's steps share. */
+interface EngineState {
+  readonly dbName: string;
+  readonly announce: (ids: readonly string[]) => void;
+  readonly reporter: StageReporter;
+  readonly assets: StageAssets;
+  readonly history: StageRunRecord[];
+  readonly workers: StageWorkers & { dispose(): Promise<void> };
+  /** Ids of the events announced already. */
+  readonly announced: Set<string>;
+  active: boolean;
+  stopping: boolean;
+  db: Database | undefined;
+  channel: BroadcastChannel | undefined;
+  current: { jobId: string; stage: EngineStage; controller: AbortController } | undefined;
+  looping: boolean;
+  again: boolean;
+}
+
+/** The stage assets of `options`, made absolute as seen from this page (the workers fetch them). */
+function stageAssets(options: EngineRunnerOptions): StageAssets {
+  const origin = self.location.origin;
+  const absolute = (url: string): string => new URL(url, self.location.href).href;
+  const segmentationModelUrl = options.assets?.segmentationModelUrl;
+  const embeddingModelUrl = options.assets?.embeddingModelUrl;
+  return {
+    vadModelUrl: options.assets?.vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', origin).href,
+    ortWasmPath: options.assets?.ortWasmPath ?? new URL('/wasm/ort/', origin).href,
+    ...(segmentationModelUrl ? { segmentationModelUrl: absolute(segmentationModelUrl) } : {}),
+    ...(embeddingModelUrl ? { embeddingModelUrl: absolute(embeddingModelUrl) } : {}),
+  };
+}
+
+async function announceNew(state: EngineState, jobId: string): Promise<void> {
+  if (!state.db) return;
+  const ids = (await listEventsForJob(state.db, jobId))
+    .filter((e) => e.delivery.state === 'pending' && !state.announced.has(e.id))
+    .map((e) => e.id);
+  for (const id of ids) state.announced.add(id);
+  if (ids.length > 0) state.announce(ids);
+}
+
+/** The oldest queued work that still applies, with the keys of its records; stale records are dropped. */
+async function nextWork(open: Database): Promise<QueuedWork | null> {
+  const stale: number[] = [];
+  let found: QueuedWork | null = null;
+  for (const { key, work } of await listWork(open)) {
+    if (found) {
+      if (work.jobId === found.work.jobId && work.stage === found.work.stage) found.keys.push(key);
+      continue;
+    }
+    const job = await getJobRecord(open, work.jobId);
+    if (!job || !needsStage(job, work.stage)) stale.push(key);
+    else found = { work, keys: [key], job };
+  }
+  if (stale.length > 0) await deleteWork(open, stale);
+  return found;
+}
+
+/** Rendering progress for the reporter, throttled: a write per whole percent is plenty for polling clients. */
+function progressWriter(
+  reporter: StageReporter,
+  work: EngineWork,
+): { onProgress: (fraction: number) => void; written: () => Promise<void> } {
+  let lastProgress = -1;
+  let progressWrite: Promise<void> = Promise.resolve();
+  return {
+    onProgress: (fraction) => {
+      if (work.stage !== 'rendering' || fraction - lastProgress < 0.01) return;
+      lastProgress = fraction;
+      progressWrite = progressWrite.then(() => reporter.setProgress(work.jobId, fraction)).catch(() => undefined);
+    },
+    written: () => progressWrite,
+  };
+}
+
+/** Runs the stage of `run`: its result, or 'aborted' when it was cancelled or stopped (a crashed worker fails it). */
+async function raceStage(stage: EngineStage, run: StageRun): Promise<StageResult<EngineStage> | 'aborted'> {
+  const { signal } = run;
+  // Settles as soon as the signal aborts, even when a call into a dead worker never does.
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  const failed = (error: unknown): StageResult<EngineStage> => ({
+    ok: false,
+    failure: { message: `the ${stage} stage failed: ${error instanceof Error ? error.message : String(error)}` },
+  });
+  try {
+    const result = await Promise.race([STAGES[stage](run), aborted]);
+    if (signal.aborted) return signal.reason instanceof WorkerCrashError ? failed(signal.reason) : 'aborted';
+    return result;
+  } catch (error) {
+    if (signal.reason instanceof WorkerCrashError) return failed(signal.reason);
+    else if (signal.aborted || isAbort(error)) return 'aborted';
+    else return failed(error);
+  }
+}
+
+/** Reports a finished stage (or drops its work when cancelled) and records it in the history. */
+async function recordOutcome(
+  state: EngineState,
+  open: Database,
+  { work, keys }: QueuedWork,
+  result: StageResult<EngineStage> | 'aborted',
+  startedAt: number,
+): Promise<void> {
+  const { reporter, history } = state;
+  const elapsedMs = Date.now() - startedAt;
+  if (result === 'aborted') {
+    // Stopped (reload, pagehide): the work stays queued. Cancelled (deleteJob): it is gone.
+    if (state.stopping)
+      history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'stopped' });
+    else {
+      await deleteWork(open, keys);
+      history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'cancelled' });
+    }
+    return;
+  }
+  // Removed before reporting: a retry the reporter queues must not be merged into these records.
+  await deleteWork(open, keys);
+  if (result.ok) {
+    await reporter.stageSucceeded(work.jobId, work.stage, result.output);
+    history.push({
+      jobId: work.jobId,
+      stage: work.stage,
+      startedAt,
+      elapsedMs,
+      outcome: 'succeeded',
+      ...(result.metrics ? { metrics: result.metrics } : {}),
+    });
+  } else {
+    await reporter.stageFailed(work.jobId, work.stage, result.failure);
+    history.push({
+      jobId: work.jobId,
+      stage: work.stage,
+      startedAt,
+      elapsedMs,
+      outcome: 'failed',
+      failure: result.failure,
+    });
+  }
+  await announceNew(state, work.jobId);
+}
+
+async function runOne(state: EngineState, open: Database, next: QueuedWork): Promise<void> {
+  const { work, job } = next;
+  const controller = new AbortController();
+  state.current = { jobId: work.jobId, stage: work.stage, controller };
+  const startedAt = Date.now();
+  const progress = progressWriter(state.reporter, work);
+  const { workers, assets } = state;
+  let result: StageResult<EngineStage> | 'aborted';
+  try {
+    result = await raceStage(work.stage, {
+      db: open,
+      job,
+      workers,
+      assets,
+      signal: controller.signal,
+      onProgress: progress.onProgress,
+    });
+  } finally {
+    state.current = undefined;
+  }
+  await progress.written();
+  await recordOutcome(state, open, next, result, startedAt);
+}
+
+/** Runs queued work until none is left; a wake-up during the loop makes it look again. */
+async function pump(state: EngineState): Promise<void> {
+  if (state.looping) {
+    state.again = true;
+    return;
+  }
+  state.looping = true;
+  try {
+    do {
+      state.again = false;
+      while (!state.stopping && state.db) {
+        const next = await nextWork(state.db);
+        if (!next) break;
+        await runOne(state, state.db, next);
+      }
+    } while (state.again && !state.stopping);
+  } catch (error) {
+    console.error('[multicam engine]', error);
+  } finally {
+    state.looping = false;
+  }
+}
+
+/** Opens the database, listens on the engine channel and queues the work left behind. */
+async function activate(state: EngineState): Promise<void> {
+  const { dbName } = state;
+  const db = (state.db = await openDatabase(dbName));
+  const channel = (state.channel = new BroadcastChannel(ENGINE_CHANNEL));
+  channel.onmessage = (event: MessageEvent<EngineMessage>) => {
+    const message = event.data;
+    if (message.dbName !== dbName) return;
+    if (message.type === 'cancel') {
+      if (state.current?.jobId === message.jobId)
+        state.current.controller.abort(new DOMException('the job was deleted', 'AbortError'));
+    } else void pump(state);
+  };
+  const now = Date.now();
+  for (const work of leftBehind(await db.getAll('jobs'))) await addWork(db, work, now);
+  state.active = true;
+}
+
 /**
  * Starts the engine in this page: waits for the engine lock, then runs queued work until
  * {@link EngineRunner.stop}.
@@ -187,32 +404,24 @@ function lazyWorkers(onCrash: (error: WorkerCrashError) => void): StageWorkers &
  * addEventListener('pagehide', () => void engine.stop());
  */
 export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
-  const dbName = options.dbName ?? DB_NAME;
-  const announce = options.announce ?? announceEvents;
-  const origin = self.location.origin;
-  // The workers fetch these: make them absolute, as seen from this page.
-  const absolute = (url: string): string => new URL(url, self.location.href).href;
-  const segmentationModelUrl = options.assets?.segmentationModelUrl;
-  const embeddingModelUrl = options.assets?.embeddingModelUrl;
-  const assets: StageAssets = {
-    vadModelUrl: options.assets?.vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', origin).href,
-    ortWasmPath: options.assets?.ortWasmPath ?? new URL('/wasm/ort/', origin).href,
-    ...(segmentationModelUrl ? { segmentationModelUrl: absolute(segmentationModelUrl) } : {}),
-    ...(embeddingModelUrl ? { embeddingModelUrl: absolute(embeddingModelUrl) } : {}),
+  const state: EngineState = {
+    dbName: options.dbName ?? DB_NAME,
+    announce: options.announce ?? announceEvents,
+    reporter: options.reporter,
+    assets: stageAssets(options),
+    history: [],
+    // A crashed worker fails the running stage (retried once by the reporter) instead of hanging it.
+    workers: lazyWorkers((error) => state.current?.controller.abort(error)),
+    announced: new Set<string>(),
+    active: false,
+    stopping: false,
+    db: undefined,
+    channel: undefined,
+    current: undefined,
+    looping: false,
+    again: false,
   };
-  const reporter = options.reporter;
-  const history: StageRunRecord[] = [];
-  // A crashed worker fails the running stage (retried once by the reporter) instead of hanging it.
-  const workers = lazyWorkers((error) => current?.controller.abort(error));
-  const announced = new Set<string>();
   const lockRequest = new AbortController();
-  let active = false;
-  let stopping = false;
-  let db: Database | undefined;
-  let channel: BroadcastChannel | undefined;
-  let current: { jobId: string; stage: EngineStage; controller: AbortController } | undefined;
-  let looping = false;
-  let again = false;
   let release: (() => void) | undefined;
   let markStarted: () => void = () => undefined;
   let failStart: (error: unknown) => void = () => undefined;
@@ -221,156 +430,17 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
     failStart = reject;
   });
 
-  async function announceNew(jobId: string): Promise<void> {
-    if (!db) return;
-    const ids = (await listEventsForJob(db, jobId))
-      .filter((e) => e.delivery.state === 'pending' && !announced.has(e.id))
-      .map((e) => e.id);
-    for (const id of ids) announced.add(id);
-    if (ids.length > 0) announce(ids);
-  }
-
-  /** The oldest queued work that still applies, with the keys of its records; stale records are dropped. */
-  async function nextWork(open: Database): Promise<{ work: EngineWork; keys: number[]; job: JobRecord } | null> {
-    const stale: number[] = [];
-    let found: { work: EngineWork; keys: number[]; job: JobRecord } | null = null;
-    for (const { key, work } of await listWork(open)) {
-      if (found) {
-        if (work.jobId === found.work.jobId && work.stage === found.work.stage) found.keys.push(key);
-        continue;
-      }
-      const job = await getJobRecord(open, work.jobId);
-      if (!job || !needsStage(job, work.stage)) stale.push(key);
-      else found = { work, keys: [key], job };
-    }
-    if (stale.length > 0) await deleteWork(open, stale);
-    return found;
-  }
-
-  async function runOne(open: Database, next: { work: EngineWork; keys: number[]; job: JobRecord }): Promise<void> {
-    const { work, keys, job } = next;
-    const controller = new AbortController();
-    current = { jobId: work.jobId, stage: work.stage, controller };
-    const startedAt = Date.now();
-    let lastProgress = -1;
-    let progressWrite: Promise<void> = Promise.resolve();
-    const onProgress = (fraction: number): void => {
-      // Throttled: a write per whole percent is plenty for polling clients.
-      if (work.stage !== 'rendering' || fraction - lastProgress < 0.01) return;
-      lastProgress = fraction;
-      progressWrite = progressWrite.then(() => reporter.setProgress(work.jobId, fraction)).catch(() => undefined);
-    };
-    let result: StageResult<EngineStage> | 'aborted';
-    // Settles as soon as the signal aborts, even when a call into a dead worker never does.
-    const aborted = new Promise<never>((_, reject) => {
-      if (controller.signal.aborted) reject(controller.signal.reason);
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-    });
-    const failed = (error: unknown): StageResult<EngineStage> => ({
-      ok: false,
-      failure: { message: `the ${work.stage} stage failed: ${error instanceof Error ? error.message : String(error)}` },
-    });
-    try {
-      result = await Promise.race([
-        STAGES[work.stage]({ db: open, job, workers, assets, signal: controller.signal, onProgress }),
-        aborted,
-      ]);
-      if (controller.signal.aborted)
-        result = controller.signal.reason instanceof WorkerCrashError ? failed(controller.signal.reason) : 'aborted';
-    } catch (error) {
-      if (controller.signal.reason instanceof WorkerCrashError) result = failed(controller.signal.reason);
-      else if (controller.signal.aborted || isAbort(error)) result = 'aborted';
-      else result = failed(error);
-    } finally {
-      current = undefined;
-    }
-    await progressWrite;
-    const elapsedMs = Date.now() - startedAt;
-    if (result === 'aborted') {
-      // Stopped (reload, pagehide): the work stays queued. Cancelled (deleteJob): it is gone.
-      if (stopping) history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'stopped' });
-      else {
-        await deleteWork(open, keys);
-        history.push({ jobId: work.jobId, stage: work.stage, startedAt, elapsedMs, outcome: 'cancelled' });
-      }
-      return;
-    }
-    // Removed before reporting: a retry the reporter queues must not be merged into these records.
-    await deleteWork(open, keys);
-    if (result.ok) {
-      await reporter.stageSucceeded(work.jobId, work.stage, result.output);
-      history.push({
-        jobId: work.jobId,
-        stage: work.stage,
-        startedAt,
-        elapsedMs,
-        outcome: 'succeeded',
-        ...(result.metrics ? { metrics: result.metrics } : {}),
-      });
-    } else {
-      await reporter.stageFailed(work.jobId, work.stage, result.failure);
-      history.push({
-        jobId: work.jobId,
-        stage: work.stage,
-        startedAt,
-        elapsedMs,
-        outcome: 'failed',
-        failure: result.failure,
-      });
-    }
-    await announceNew(work.jobId);
-  }
-
-  /** Runs queued work until none is left; a wake-up during the loop makes it look again. */
-  async function pump(): Promise<void> {
-    if (looping) {
-      again = true;
-      return;
-    }
-    looping = true;
-    try {
-      do {
-        again = false;
-        while (!stopping && db) {
-          const next = await nextWork(db);
-          if (!next) break;
-          await runOne(db, next);
-        }
-      } while (again && !stopping);
-    } catch (error) {
-      console.error('[multicam engine]', error);
-    } finally {
-      looping = false;
-    }
-  }
-
-  async function activate(): Promise<void> {
-    db = await openDatabase(dbName);
-    channel = new BroadcastChannel(ENGINE_CHANNEL);
-    channel.onmessage = (event: MessageEvent<EngineMessage>) => {
-      const message = event.data;
-      if (message.dbName !== dbName) return;
-      if (message.type === 'cancel') {
-        if (current?.jobId === message.jobId)
-          current.controller.abort(new DOMException('the job was deleted', 'AbortError'));
-      } else void pump();
-    };
-    const now = Date.now();
-    for (const work of leftBehind(await db.getAll('jobs'))) await addWork(db, work, now);
-    active = true;
-  }
-
   void navigator.locks
-    .request(engineLockName(dbName), { signal: lockRequest.signal }, async () => {
-      if (stopping) return;
+    .request(engineLockName(state.dbName), { signal: lockRequest.signal }, async () => {
+      if (state.stopping) return;
       try {
-        await activate();
+        await activate(state);
       } catch (error) {
         failStart(error);
         return;
       }
       markStarted();
-      void pump();
+      void pump(state);
       // Hold the lock until stop().
       await new Promise<void>((resolve) => (release = resolve));
     })
@@ -379,21 +449,21 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
   return {
     started,
     get active() {
-      return active;
+      return state.active;
     },
-    history,
+    history: state.history,
     get running() {
-      return current ? { jobId: current.jobId, stage: current.stage } : null;
+      return state.current ? { jobId: state.current.jobId, stage: state.current.stage } : null;
     },
     async stop() {
-      stopping = true;
+      state.stopping = true;
       lockRequest.abort();
-      current?.controller.abort(new DOMException('the engine stopped', 'AbortError'));
-      while (looping) await new Promise((resolve) => setTimeout(resolve, 20));
-      channel?.close();
-      await workers.dispose();
-      db?.close();
-      active = false;
+      state.current?.controller.abort(new DOMException('the engine stopped', 'AbortError'));
+      while (state.looping) await new Promise((resolve) => setTimeout(resolve, 20));
+      state.channel?.close();
+      await state.workers.dispose();
+      state.db?.close();
+      state.active = false;
       release?.();
     },
   };
