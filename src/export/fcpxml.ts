@@ -74,6 +74,59 @@ function assetFrames(source: ExportSource, clips: readonly AngleClip[]): number 
   return clips.reduce((m, c) => Math.max(m, c.start + c.duration), 1);
 }
 
+/** A source's angle of the multicam clip: its asset-clips at their reference frames, gaps between them. */
+function mcAngle(
+  t: EditTimeline,
+  s: ExportSource,
+  clips: readonly AngleClip[],
+  ref: string,
+  tcFormat: string,
+): XmlNode {
+  const time = (frames: number): string => rationalSeconds(frames, t.rate);
+  const children: XmlNode[] = [];
+  let at = 0;
+  for (const c of clips) {
+    if (c.offset > at)
+      children.push(el('gap', { name: 'Gap', offset: time(at), start: time(at), duration: time(c.offset - at) }));
+    children.push(
+      el('asset-clip', {
+        ref,
+        offset: time(c.offset),
+        name: s.label,
+        start: time(c.start),
+        duration: time(c.duration),
+        tcFormat,
+      }),
+    );
+    at = c.offset + c.duration;
+  }
+  return el('mc-angle', { name: s.label, angleID: angleIdOf(s) }, children);
+}
+
+/** The sequence's spine: an mc-clip per event, showing its camera's angle and hearing the audio angles. */
+function mcSpine(t: EditTimeline, multicamId: string): XmlNode[] {
+  const time = (frames: number): string => rationalSeconds(frames, t.rate);
+  const audioAngles = t.audio.map(angleIdOf);
+  return t.events.map((e) => {
+    const camera = t.cameras.find((c) => c.id === e.sourceId)!;
+    const sources = [
+      el('mc-source', { angleID: angleIdOf(camera), srcEnable: audioAngles.length === 0 ? 'all' : 'video' }),
+      ...audioAngles.map((id) => el('mc-source', { angleID: id, srcEnable: 'audio' })),
+    ];
+    return el(
+      'mc-clip',
+      {
+        ref: multicamId,
+        offset: time(e.recordIn),
+        name: `${t.name} Multicam`,
+        start: time(e.referenceIn),
+        duration: time(e.recordOut - e.recordIn),
+      },
+      sources,
+    );
+  });
+}
+
 /**
  * The edit as an FCPXML 1.10 document with a multicam clip.
  *
@@ -107,46 +160,8 @@ export function writeFcpxml(t: EditTimeline, options: FcpxmlOptions = {}): strin
     ),
   );
 
-  const angles = t.sources.map((s) => {
-    const children: XmlNode[] = [];
-    let at = 0;
-    for (const c of clipsBySource.get(s.id)!) {
-      if (c.offset > at)
-        children.push(el('gap', { name: 'Gap', offset: time(at), start: time(at), duration: time(c.offset - at) }));
-      children.push(
-        el('asset-clip', {
-          ref: assetId.get(s.id),
-          offset: time(c.offset),
-          name: s.label,
-          start: time(c.start),
-          duration: time(c.duration),
-          tcFormat,
-        }),
-      );
-      at = c.offset + c.duration;
-    }
-    return el('mc-angle', { name: s.label, angleID: angleIdOf(s) }, children);
-  });
-
-  const audioAngles = t.audio.map(angleIdOf);
-  const spine = t.events.map((e) => {
-    const camera = t.cameras.find((c) => c.id === e.sourceId)!;
-    const sources = [
-      el('mc-source', { angleID: angleIdOf(camera), srcEnable: audioAngles.length === 0 ? 'all' : 'video' }),
-      ...audioAngles.map((id) => el('mc-source', { angleID: id, srcEnable: 'audio' })),
-    ];
-    return el(
-      'mc-clip',
-      {
-        ref: multicamId,
-        offset: time(e.recordIn),
-        name: `${t.name} Multicam`,
-        start: time(e.referenceIn),
-        duration: time(e.recordOut - e.recordIn),
-      },
-      sources,
-    );
-  });
+  const angles = t.sources.map((s) => mcAngle(t, s, clipsBySource.get(s.id)!, assetId.get(s.id)!, tcFormat));
+  const spine = mcSpine(t, multicamId);
 
   const { width = 1920, height = 1080 } = options;
   const root = el('fcpxml', { version: FCPXML_VERSION }, [

@@ -13,34 +13,34 @@ import { mergeContinuous, sourceRange, type EditTimeline, type ExportSource, typ
 
 type Json = Record<string, unknown>;
 
-/**
- * The edit as an OTIO document.
- *
- * @example
- * const otio = JSON.parse(writeOtio(timeline)); // otio.tracks.children[0].kind === 'Video'
- */
-export function writeOtio(t: EditTimeline): string {
-  const rate = fpsOf(t.rate);
-  const time = (value: number): Json => ({ OTIO_SCHEMA: 'RationalTime.1', rate, value });
-  const range = (start: number, duration: number): Json => ({
-    OTIO_SCHEMA: 'TimeRange.1',
-    duration: time(duration),
-    start_time: time(start),
-  });
-  const gap = (frames: number): Json => ({
+type TrackItem = { source: ExportSource; range: SourceRange };
+
+function otioTime(rate: number, value: number): Json {
+  return { OTIO_SCHEMA: 'RationalTime.1', rate, value };
+}
+
+function otioRange(rate: number, start: number, duration: number): Json {
+  return { OTIO_SCHEMA: 'TimeRange.1', duration: otioTime(rate, duration), start_time: otioTime(rate, start) };
+}
+
+function otioGap(rate: number, frames: number): Json {
+  return {
     OTIO_SCHEMA: 'Gap.1',
     metadata: {},
     name: '',
-    source_range: range(0, frames),
+    source_range: otioRange(rate, 0, frames),
     effects: [],
     markers: [],
     enabled: true,
-  });
-  const clip = (s: ExportSource, r: SourceRange): Json => ({
+  };
+}
+
+function otioClip(rate: number, s: ExportSource, r: SourceRange): Json {
+  return {
     OTIO_SCHEMA: 'Clip.2',
     metadata: { multicam: { sourceId: s.id, reel: s.reel } },
     name: s.label,
-    source_range: range(r.sourceIn, r.sourceOut - r.sourceIn),
+    source_range: otioRange(rate, r.sourceIn, r.sourceOut - r.sourceIn),
     effects: [],
     markers: [],
     enabled: true,
@@ -49,39 +49,48 @@ export function writeOtio(t: EditTimeline): string {
         OTIO_SCHEMA: 'ExternalReference.1',
         metadata: {},
         name: s.fileName,
-        available_range: s.durationFrames === null ? null : range(0, s.durationFrames),
+        available_range: s.durationFrames === null ? null : otioRange(rate, 0, s.durationFrames),
         available_image_bounds: null,
         target_url: s.url,
       },
     },
     active_media_reference_key: 'DEFAULT_MEDIA',
-  });
-  /** Clips at their record frames, gaps between them. */
-  const track = (
-    name: string,
-    kind: 'Video' | 'Audio',
-    items: ReadonlyArray<{ source: ExportSource; range: SourceRange }>,
-  ): Json => {
-    const children: Json[] = [];
-    let at = 0;
-    for (const { source, range: r } of items) {
-      if (r.recordIn > at) children.push(gap(r.recordIn - at));
-      children.push(clip(source, r));
-      at = r.recordOut;
-    }
-    return {
-      OTIO_SCHEMA: 'Track.1',
-      metadata: {},
-      name,
-      source_range: null,
-      effects: [],
-      markers: [],
-      enabled: true,
-      children,
-      kind,
-    };
   };
-  const live = (e: EditTimeline['events'][number]): { source: ExportSource; range: SourceRange } | null => {
+}
+
+/** A track: clips at their record frames, gaps between them. */
+function otioTrack(rate: number, name: string, kind: 'Video' | 'Audio', items: readonly TrackItem[]): Json {
+  const children: Json[] = [];
+  let at = 0;
+  for (const { source, range: r } of items) {
+    if (r.recordIn > at) children.push(otioGap(rate, r.recordIn - at));
+    children.push(otioClip(rate, source, r));
+    at = r.recordOut;
+  }
+  return {
+    OTIO_SCHEMA: 'Track.1',
+    metadata: {},
+    name,
+    source_range: null,
+    effects: [],
+    markers: [],
+    enabled: true,
+    children,
+    kind,
+  };
+}
+
+/**
+ * The edit as an OTIO document.
+ *
+ * @example
+ * const otio = JSON.parse(writeOtio(timeline)); // otio.tracks.children[0].kind === 'Video'
+ */
+export function writeOtio(t: EditTimeline): string {
+  const rate = fpsOf(t.rate);
+  const track = (name: string, kind: 'Video' | 'Audio', items: readonly TrackItem[]): Json =>
+    otioTrack(rate, name, kind, items);
+  const live = (e: EditTimeline['events'][number]): TrackItem | null => {
     const source = t.cameras.find((c) => c.id === e.sourceId)!;
     const r = sourceRange(source, e, t.rate);
     return r ? { source, range: r } : null;
@@ -116,7 +125,7 @@ export function writeOtio(t: EditTimeline): string {
     OTIO_SCHEMA: 'Timeline.1',
     metadata: {},
     name: t.name,
-    global_start_time: time(0),
+    global_start_time: otioTime(rate, 0),
     tracks: {
       OTIO_SCHEMA: 'Stack.1',
       metadata: {},

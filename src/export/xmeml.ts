@@ -20,25 +20,33 @@ export interface XmemlOptions {
   dropFrame?: boolean;
 }
 
-/**
- * The edit as an xmeml sequence with one video track per camera.
- *
- * @example
- * const xml = writeXmeml(buildTimeline({ name: 'Ep 12', sources, cuts, removedRanges, rate: frameRateOf(25) }));
- */
-export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string {
-  const { width = 1920, height = 1080 } = options;
-  const dropFrame = (options.dropFrame ?? true) && supportsDropFrame(t.rate);
-  const rate = (): XmlNode =>
-    el('rate', {}, [el('timebase', {}, timebaseOf(t.rate)), el('ntsc', {}, isNtsc(t.rate) ? 'TRUE' : 'FALSE')]);
-  const timecode = (frame: number): XmlNode =>
-    el('timecode', {}, [
-      rate(),
-      el('string', {}, toTimecode(frame, t.rate, dropFrame)),
-      el('frame', {}, frame),
-      el('displayformat', {}, dropFrame ? 'DF' : 'NDF'),
-    ]);
+/** What every clip and file of the sequence is written with. */
+interface XmemlFormat {
+  t: EditTimeline;
+  width: number;
+  height: number;
+  dropFrame: boolean;
+}
 
+function xmemlRate(t: EditTimeline): XmlNode {
+  return el('rate', {}, [el('timebase', {}, timebaseOf(t.rate)), el('ntsc', {}, isNtsc(t.rate) ? 'TRUE' : 'FALSE')]);
+}
+
+function xmemlTimecode({ t, dropFrame }: XmemlFormat, frame: number): XmlNode {
+  return el('timecode', {}, [
+    xmemlRate(t),
+    el('string', {}, toTimecode(frame, t.rate, dropFrame)),
+    el('frame', {}, frame),
+    el('displayformat', {}, dropFrame ? 'DF' : 'NDF'),
+  ]);
+}
+
+type ClipitemWriter = (s: ExportSource, r: SourceRange, enabled: boolean, kind: 'video' | 'audio') => XmlNode;
+
+/** Writes clipitems numbered in call order; a file's first clipitem describes it, later ones point at it by id. */
+function clipitemWriter(format: XmemlFormat): ClipitemWriter {
+  const { t, width, height } = format;
+  const rate = (): XmlNode => xmemlRate(t);
   const fileId = new Map(t.sources.map((s, i) => [s.id, `file-${i + 1}`]));
   const described = new Set<string>();
   let clipCount = 0;
@@ -63,11 +71,11 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
       el('pathurl', {}, s.url),
       rate(),
       el('duration', {}, s.durationFrames ?? frames),
-      timecode(0),
+      xmemlTimecode(format, 0),
       el('media', {}, media),
     ]);
   };
-  const clipitem = (s: ExportSource, r: SourceRange, enabled: boolean, kind: 'video' | 'audio'): XmlNode => {
+  return (s, r, enabled, kind) => {
     clipCount += 1;
     const children: XmlNode[] = [
       el('name', {}, s.label),
@@ -83,6 +91,42 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
     if (kind === 'audio') children.push(el('sourcetrack', {}, [el('mediatype', {}, 'audio'), el('trackindex', {}, 1)]));
     return el('clipitem', { id: `clipitem-${clipCount}` }, children);
   };
+}
+
+function xmemlTrack(items: readonly XmlNode[]): XmlNode {
+  return el('track', {}, [...items, el('enabled', {}, 'TRUE'), el('locked', {}, 'FALSE')]);
+}
+
+/** The audio tracks: one per audio source, or the live camera's sound when the job has none. */
+function xmemlAudioTracks(t: EditTimeline, clipitem: ClipitemWriter): XmlNode[] {
+  if (t.audio.length > 0)
+    return t.audio.map((s) => {
+      const ranges = mergeContinuous(
+        t.events.map((e) => sourceRange(s, e, t.rate)).filter((r): r is SourceRange => r !== null),
+      );
+      return xmemlTrack(ranges.map((r) => clipitem(s, r, true, 'audio')));
+    });
+  const items: XmlNode[] = [];
+  for (const e of t.events) {
+    const camera = t.cameras.find((c) => c.id === e.sourceId)!;
+    const r = sourceRange(camera, e, t.rate);
+    if (r) items.push(clipitem(camera, r, true, 'audio'));
+  }
+  return [xmemlTrack(items)];
+}
+
+/**
+ * The edit as an xmeml sequence with one video track per camera.
+ *
+ * @example
+ * const xml = writeXmeml(buildTimeline({ name: 'Ep 12', sources, cuts, removedRanges, rate: frameRateOf(25) }));
+ */
+export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string {
+  const { width = 1920, height = 1080 } = options;
+  const dropFrame = (options.dropFrame ?? true) && supportsDropFrame(t.rate);
+  const format: XmemlFormat = { t, width, height, dropFrame };
+  const rate = (): XmlNode => xmemlRate(t);
+  const clipitem = clipitemWriter(format);
 
   const videoTracks = t.cameras.map((camera) => {
     const items: XmlNode[] = [];
@@ -90,39 +134,16 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
       const r = sourceRange(camera, e, t.rate);
       if (r) items.push(clipitem(camera, r, e.sourceId === camera.id, 'video'));
     }
-    return el('track', {}, [...items, el('enabled', {}, 'TRUE'), el('locked', {}, 'FALSE')]);
+    return xmemlTrack(items);
   });
-
-  const audioTracks: XmlNode[] = [];
-  if (t.audio.length > 0) {
-    for (const s of t.audio) {
-      const ranges = mergeContinuous(
-        t.events.map((e) => sourceRange(s, e, t.rate)).filter((r): r is SourceRange => r !== null),
-      );
-      audioTracks.push(
-        el('track', {}, [
-          ...ranges.map((r) => clipitem(s, r, true, 'audio')),
-          el('enabled', {}, 'TRUE'),
-          el('locked', {}, 'FALSE'),
-        ]),
-      );
-    }
-  } else {
-    const items: XmlNode[] = [];
-    for (const e of t.events) {
-      const camera = t.cameras.find((c) => c.id === e.sourceId)!;
-      const r = sourceRange(camera, e, t.rate);
-      if (r) items.push(clipitem(camera, r, true, 'audio'));
-    }
-    audioTracks.push(el('track', {}, [...items, el('enabled', {}, 'TRUE'), el('locked', {}, 'FALSE')]));
-  }
+  const audioTracks = xmemlAudioTracks(t, clipitem);
 
   const root = el('xmeml', { version: 5 }, [
     el('sequence', { id: 'sequence-1' }, [
       el('name', {}, t.name),
       el('duration', {}, t.durationFrames),
       rate(),
-      timecode(0),
+      xmemlTimecode(format, 0),
       el('media', {}, [
         el('video', {}, [
           el('format', {}, [
