@@ -20,7 +20,7 @@ import {
   revokeApiKey,
   updateAccount,
 } from './store/accounts.ts';
-import { DB_NAME, openDatabase, type AccountRecord } from './store/db.ts';
+import { DB_NAME, openDatabase, type AccountRecord, type Database } from './store/db.ts';
 import { openFileBlob } from './store/files.ts';
 import { getOrCreateMeta } from './store/meta.ts';
 import { announceEvents } from './webhooks/events-channel.ts';
@@ -74,40 +74,20 @@ export interface MulticamService {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/**
- * Opens the database and returns the service.
- *
- * @example
- * const service = await createService({ engine });
- * const { apiKey } = await service.accounts.create({ name: 'me' });
- * const res = await service.handle(new Request('https://api.example.com/api/jobs', { headers: { authorization: `Bearer ${apiKey}` } }));
- */
-export async function createService(options: ServiceOptions): Promise<MulticamService> {
-  // Commits that record events nudge webhook delivery and subscribers in every context.
-  const db = await openDatabase(options.dbName ?? DB_NAME, options.indexedDB ?? indexedDB, {
-    onEventsRecorded: announceEvents,
-  });
-  const now = options.now ?? (() => Date.now());
-  const ctx: ServiceContext = {
-    db,
-    engine: options.engine,
-    signer: await createSigner(String(await getOrCreateMeta(db, URL_SIGNING_KEY, newUrlSigningKey))),
-    basePath: normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH),
-    now,
-  };
-  const handle = createHandler(ctx);
+async function requireAccount(db: Database, accountId: string): Promise<AccountRecord> {
+  const account = await getAccount(db, accountId);
+  if (!account) throw new Error(`account ${accountId} does not exist`);
+  return account;
+}
 
-  const requireAccount = async (accountId: string): Promise<AccountRecord> => {
-    const account = await getAccount(db, accountId);
-    if (!account) throw new Error(`account ${accountId} does not exist`);
-    return account;
-  };
-  const checkQuota = (quotaMinutes: number | null): void => {
-    if (quotaMinutes !== null && !(Number.isFinite(quotaMinutes) && quotaMinutes >= 0))
-      throw new Error('quotaMinutes must be null or a number of at least 0');
-  };
+function checkQuota(quotaMinutes: number | null): void {
+  if (quotaMinutes !== null && !(Number.isFinite(quotaMinutes) && quotaMinutes >= 0))
+    throw new Error('quotaMinutes must be null or a number of at least 0');
+}
 
-  const accounts: AccountsApi = {
+/** The account administration of the service on `db`. */
+function createAccountsApi(db: Database, now: () => number): AccountsApi {
+  return {
     async create(createOptions = {}) {
       const quotaMinutes = createOptions.quotaMinutes ?? null;
       checkQuota(quotaMinutes);
@@ -125,7 +105,7 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
       return { accountId, apiKey };
     },
     async createApiKey(accountId) {
-      await requireAccount(accountId);
+      await requireAccount(db, accountId);
       const { apiKey, record } = await createApiKey(db, accountId, now());
       return { apiKey, keyId: record.keyId };
     },
@@ -149,11 +129,11 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
         throw new Error(`account ${accountId} does not exist`);
     },
     async usage(accountId) {
-      const account = await requireAccount(accountId);
+      const account = await requireAccount(db, accountId);
       return { usedMinutes: account.usedMinutes, quotaMinutes: account.quotaMinutes };
     },
     async signingSecrets(accountId) {
-      const account = await requireAccount(accountId);
+      const account = await requireAccount(db, accountId);
       const at = now();
       return account.signingSecrets.filter((s) => s.expiresAt === null || s.expiresAt > at).map((s) => s.secret);
     },
@@ -172,6 +152,32 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
       return secret;
     },
   };
+}
+
+/**
+ * Opens the database and returns the service.
+ *
+ * @example
+ * const service = await createService({ engine });
+ * const { apiKey } = await service.accounts.create({ name: 'me' });
+ * const res = await service.handle(new Request('https://api.example.com/api/jobs', { headers: { authorization: `Bearer ${apiKey}` } }));
+ */
+export async function createService(options: ServiceOptions): Promise<MulticamService> {
+  // Commits that record events nudge webhook delivery and subscribers in every context.
+  const db = await openDatabase(options.dbName ?? DB_NAME, options.indexedDB ?? indexedDB, {
+    onEventsRecorded: announceEvents,
+  });
+  const now = options.now ?? (() => Date.now());
+  const ctx: ServiceContext = {
+    db,
+    engine: options.engine,
+    signer: await createSigner(String(await getOrCreateMeta(db, URL_SIGNING_KEY, newUrlSigningKey))),
+    basePath: normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH),
+    now,
+  };
+  const handle = createHandler(ctx);
+
+  const accounts = createAccountsApi(db, now);
 
   return {
     handle,

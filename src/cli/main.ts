@@ -24,6 +24,7 @@ import {
   closeSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
 import type { JobSummary } from '../contract/types.ts';
 import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
 
@@ -90,6 +91,96 @@ async function findChromium(): Promise<string> {
   return found;
 }
 
+/** Calls one of the page's `window.multicamDemo` actions by name. */
+type DemoCall = <R>(name: string, ...params: unknown[]) => Promise<R>;
+
+/** The page's `window.multicamDemo` actions (the page's CSP forbids eval, so called by name). */
+function demoActions(page: Page): DemoCall {
+  return <R>(name: string, ...params: unknown[]): Promise<R> =>
+    page.evaluate(
+      ([n, p]) =>
+        (
+          (window as unknown as { multicamDemo: Record<string, (...a: unknown[]) => unknown> }).multicamDemo[n] as (
+            ...a: unknown[]
+          ) => unknown
+        )(...p),
+      [name, params] as const,
+    ) as Promise<R>;
+}
+
+/**
+ * Follows the job once a second, submitting the mapping, the recut and the render when it is
+ * their turn, until it is complete: null then, else the exit code (1: it failed or timed out).
+ */
+async function followJob(
+  args: EditArgs,
+  demo: DemoCall,
+  say: (line: string) => void,
+  out: (line: string) => void,
+): Promise<number | null> {
+  let last = '';
+  let mapped = false;
+  let recut = false;
+  let rendered = false;
+  const until = Date.now() + args.timeoutMs;
+  for (;;) {
+    const s = await demo<JobSummary>('summary');
+    const pct = s.progress === null ? '' : ` ${Math.floor(s.progress * 20) * 5} %`;
+    const line = `${s.status}${pct}`;
+    if (line !== last) {
+      say(`${line}  (next: ${s.nextAction.type})`);
+      last = line;
+    }
+    if (s.status === 'failed') {
+      out(`multicam: the job failed at ${s.failedAtStatus ?? 'an unknown stage'}: ${s.error ?? 'no error message'}`);
+      return 1;
+    }
+    if (s.status === 'mapping' && s.nextAction.type === 'map_speakers' && !mapped) {
+      mapped = true;
+      const r = await demo<{ from: string; tracks: number }>('acceptProposal');
+      say(
+        `mapping submitted from ${r.from === 'cameraMap' ? "the service's camera map" : 'a guess (no camera map)'}: ${r.tracks} cameras`,
+      );
+    }
+    if (s.status === 'ready' && !rendered) {
+      if (args.preset !== null && !recut) {
+        recut = true;
+        await demo('recut', args.preset);
+        say(`recut with preset ${args.preset}`);
+      }
+      rendered = true;
+      await demo('render');
+    }
+    if (s.status === 'complete' || s.status === 'approved') return null;
+    if (Date.now() > until) {
+      out(`multicam: gave up after ${args.timeoutMs / 1000} s with the job in ${s.status}`);
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** Downloads the output to `output`, 4 MB at a time, to a temporary name renamed at the end; returns its bytes. */
+async function downloadOutput(output: string, demo: DemoCall): Promise<number> {
+  mkdirSync(dirname(resolve(output)), { recursive: true });
+  const partial = `${output}.part`;
+  const fd = openSync(partial, 'w');
+  let offset = 0;
+  try {
+    for (;;) {
+      const chunk = await demo<{ base64: string; total: number }>('readOutput', offset, CHUNK);
+      const bytes = Buffer.from(chunk.base64, 'base64');
+      if (bytes.length > 0) writeSync(fd, bytes);
+      offset += bytes.length;
+      if (bytes.length === 0 || offset >= chunk.total) break;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, output);
+  return offset;
+}
+
 /** Runs `multicam edit`; returns the exit code. */
 export async function runEdit(args: EditArgs, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
   const t0 = Date.now();
@@ -117,17 +208,7 @@ export async function runEdit(args: EditArgs, out: (line: string) => void = (l) 
       (window as unknown as { multicamDemo: { useInputs(): number } }).multicamDemo.useInputs(),
     );
     say(`uploading ${count} files (${args.videos.length} videos, ${args.audio.length} audio)`);
-    // Calls one of the page's `window.multicamDemo` actions (the page's CSP forbids eval, so by name).
-    const demo = <R>(name: string, ...params: unknown[]): Promise<R> =>
-      page.evaluate(
-        ([n, p]) =>
-          (
-            (window as unknown as { multicamDemo: Record<string, (...a: unknown[]) => unknown> }).multicamDemo[n] as (
-              ...a: unknown[]
-            ) => unknown
-          )(...p),
-        [name, params] as const,
-      ) as Promise<R>;
+    const demo = demoActions(page);
     const jobId = await demo<string>('start', {
       review: true,
       autoMap: args.autoMap,
@@ -135,64 +216,10 @@ export async function runEdit(args: EditArgs, out: (line: string) => void = (l) 
       ...(args.title ? { title: args.title } : {}),
     });
     say(`job ${jobId}: processing started`);
-    let last = '';
-    let mapped = false;
-    let recut = false;
-    let rendered = false;
-    const until = Date.now() + args.timeoutMs;
-    for (;;) {
-      const s = await demo<JobSummary>('summary');
-      const pct = s.progress === null ? '' : ` ${Math.floor(s.progress * 20) * 5} %`;
-      const line = `${s.status}${pct}`;
-      if (line !== last) {
-        say(`${line}  (next: ${s.nextAction.type})`);
-        last = line;
-      }
-      if (s.status === 'failed') {
-        out(`multicam: the job failed at ${s.failedAtStatus ?? 'an unknown stage'}: ${s.error ?? 'no error message'}`);
-        return 1;
-      }
-      if (s.status === 'mapping' && s.nextAction.type === 'map_speakers' && !mapped) {
-        mapped = true;
-        const r = await demo<{ from: string; tracks: number }>('acceptProposal');
-        say(
-          `mapping submitted from ${r.from === 'cameraMap' ? "the service's camera map" : 'a guess (no camera map)'}: ${r.tracks} cameras`,
-        );
-      }
-      if (s.status === 'ready' && !rendered) {
-        if (args.preset !== null && !recut) {
-          recut = true;
-          await demo('recut', args.preset);
-          say(`recut with preset ${args.preset}`);
-        }
-        rendered = true;
-        await demo('render');
-      }
-      if (s.status === 'complete' || s.status === 'approved') break;
-      if (Date.now() > until) {
-        out(`multicam: gave up after ${args.timeoutMs / 1000} s with the job in ${s.status}`);
-        return 1;
-      }
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    // The output, 4 MB at a time, to a temporary name renamed at the end.
-    mkdirSync(dirname(resolve(args.output)), { recursive: true });
-    const partial = `${args.output}.part`;
-    const fd = openSync(partial, 'w');
-    let offset = 0;
-    try {
-      for (;;) {
-        const chunk = await demo<{ base64: string; total: number }>('readOutput', offset, CHUNK);
-        const bytes = Buffer.from(chunk.base64, 'base64');
-        if (bytes.length > 0) writeSync(fd, bytes);
-        offset += bytes.length;
-        if (bytes.length === 0 || offset >= chunk.total) break;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(partial, args.output);
-    say(`wrote ${args.output} (${(offset / 1e6).toFixed(2)} MB)`);
+    const exit = await followJob(args, demo, say, out);
+    if (exit !== null) return exit;
+    const bytes = await downloadOutput(args.output, demo);
+    say(`wrote ${args.output} (${(bytes / 1e6).toFixed(2)} MB)`);
     return 0;
   } finally {
     await browser.close();

@@ -19,6 +19,39 @@ import type {
   ProbeOptions,
 } from './protocol.ts';
 
+/** Runs the mediabunny path, then ffmpeg.wasm when it cannot; passes through aborts and "no audio". */
+async function withFallback<T>(
+  label: string,
+  signal: AbortSignal,
+  engine: DecodeAudioOptions['engine'],
+  viaMediabunny: () => Promise<T>,
+  viaFfmpeg: () => Promise<T>,
+): Promise<T> {
+  let firstReason = '';
+  if (engine !== 'ffmpeg.wasm') {
+    try {
+      return await viaMediabunny();
+    } catch (e) {
+      if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
+      if (e instanceof NoAudioTrackError) throw e;
+      firstReason = e instanceof Error ? e.message : String(e);
+    }
+  }
+  try {
+    return await viaFfmpeg();
+  } catch (e) {
+    if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
+    if (e instanceof NoAudioTrackError || e instanceof UnreadableMediaError) {
+      if (firstReason) e.message += `; mediabunny: ${firstReason}`;
+      throw e;
+    }
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new UnreadableMediaError(
+      `${label}: the file cannot be read (ffmpeg.wasm: ${msg}${firstReason ? `; mediabunny: ${firstReason}` : ''})`,
+    );
+  }
+}
+
 /** Creates the service; one per worker (it owns one lazily started ffmpeg.wasm instance). */
 export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi {
   const ffmpeg = new FfmpegRunner(options);
@@ -28,39 +61,6 @@ export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi 
     const controller = new AbortController();
     if (requestId !== undefined) running.set(requestId, controller);
     return { signal: controller.signal, end: () => requestId !== undefined && running.delete(requestId) };
-  }
-
-  /** Runs the mediabunny path, then ffmpeg.wasm when it cannot; passes through aborts and "no audio". */
-  async function withFallback<T>(
-    label: string,
-    signal: AbortSignal,
-    engine: DecodeAudioOptions['engine'],
-    viaMediabunny: () => Promise<T>,
-    viaFfmpeg: () => Promise<T>,
-  ): Promise<T> {
-    let firstReason = '';
-    if (engine !== 'ffmpeg.wasm') {
-      try {
-        return await viaMediabunny();
-      } catch (e) {
-        if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
-        if (e instanceof NoAudioTrackError) throw e;
-        firstReason = e instanceof Error ? e.message : String(e);
-      }
-    }
-    try {
-      return await viaFfmpeg();
-    } catch (e) {
-      if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
-      if (e instanceof NoAudioTrackError || e instanceof UnreadableMediaError) {
-        if (firstReason) e.message += `; mediabunny: ${firstReason}`;
-        throw e;
-      }
-      const msg = e instanceof Error ? e.message : String(e);
-      throw new UnreadableMediaError(
-        `${label}: the file cannot be read (ffmpeg.wasm: ${msg}${firstReason ? `; mediabunny: ${firstReason}` : ''})`,
-      );
-    }
   }
 
   return {
