@@ -74,6 +74,9 @@ function bitReverse(re: Float64Array, im: Float64Array, reversed: Uint32Array | 
  * Decimation in time, two radix-2 stages per pass (radix 2²): three complex multiplications
  * for every four points where radix 2 takes four, and half the passes over the arrays. The
  * first two stages need no multiplication; an odd stage left over at the end is radix 2.
+ *
+ * Over 80 lines on purpose: the butterfly passes are the innermost numeric loop of the analysis;
+ * a call per stage or butterfly would cost time and hide the index arithmetic they share.
  */
 export function fft(re: Float64Array, im: Float64Array, inverse = false): void {
   const n = re.length;

@@ -221,6 +221,10 @@ export function alignSources(signals: readonly SyncSignal[], options: AlignOptio
   return results;
 }
 
+/**
+ * Over 80 lines on purpose: the numbered steps (coarse lag, fine windows, robust line) are hot
+ * numeric loops sharing the envelopes, lags and windows; split up they would pass them all around.
+ */
 function alignPair(src: Prepared, ref: Prepared, rate: number, options: AlignOptions): SourceAlignment | SyncFailure {
   const maxDriftPpm = options.maxDriftPpm ?? 300;
   const windowCount = Math.max(1, options.windowCount ?? 8);

@@ -177,6 +177,9 @@ export interface CrosstalkOptions {
  * @returns one residual signal per channel, as long as its input
  * @example
  * const residual = cancelCrosstalk([micA, micB], 512, [bleedOnlyA, bleedOnlyB]);
+ *
+ * Over 80 lines on purpose: the two passes are hot loops over frames x channels x bins that share
+ * the flat normal-equation and weight arrays; split up they would pass all of them around.
  */
 export function cancelCrosstalk(
   channels: readonly Float32Array[],

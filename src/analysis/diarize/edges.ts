@@ -110,6 +110,9 @@ export function noiseFloorDb(levels: ArrayLike<number>): number {
  * @example
  * const levels = frameLevelsDb(mic, 16000);
  * refineSpeechEdges(speechSegments(probs), levels, noiseFloorDb(levels));
+ *
+ * Over 80 lines on purpose: a hot per-segment loop whose edge moves share the segment's floor,
+ * peak and masks; split up, each step would take all of them as arguments.
  */
 export function refineSpeechEdges(
   segments: readonly SpeechSegment[],

@@ -76,6 +76,8 @@ export class Timeline {
     this.draw(this.data);
   }
 
+  // Over 80 lines on purpose: one paint per frame, its commented layers (waveform, lanes, cuts,
+  // removed ranges, playhead) share the view, context and scale; split, each would recompute them.
   draw(data: TimelineData): void {
     this.data = data;
     const lanes = speakerLanes(data.turns);
