@@ -231,10 +231,6 @@ const api: AnalysisWorkerApi = {
     }
   },
 
-  diarize(request, requestId) {
-    return tracked(requestId, (signal) => diarizeChannels(request, signal));
-  },
-
   diarizeSources(request, requestId) {
     return tracked(requestId, async (signal): Promise<DiarizeSourcesOutcome> => {
       const t0 = performance.now();

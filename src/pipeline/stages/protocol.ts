@@ -93,16 +93,13 @@ export interface AnalysisWorkerApi {
   /** `alignSources` on decoded audio. */
   align(signals: SyncSignal[], referenceId?: string): Promise<AlignResult>;
   /**
-   * VAD per channel, then per-mic diarization (several channels) or single-mix clustering (one,
-   * with the supplied segmentation and speaker-embedding models when given).
-   */
-  diarize(request: DiarizeRequest, requestId: string): Promise<DiarizeOutcome>;
-  /**
    * The diarizing stage's call: each source onto the reference timeline (offset, drift), the
-   * channels' mix as WAV, then {@link AnalysisWorkerApi.diarize} on the channels.
+   * channels' mix as WAV, then VAD per channel and per-mic diarization (several channels) or
+   * single-mix clustering (one, with the supplied segmentation and speaker-embedding models
+   * when given).
    */
   diarizeSources(request: DiarizeSourcesRequest, requestId: string): Promise<DiarizeSourcesOutcome>;
-  /** Aborts the diarize or diarizeSources call started with `requestId`. */
+  /** Aborts the diarizeSources call started with `requestId`. */
   abort(requestId: string): void;
 }
 
