@@ -189,8 +189,15 @@ async function tracked<T>(requestId: string, run: (signal: AbortSignal) => Promi
   }
 }
 
-/** VAD, speaker detection and quiet ranges of channels already on the reference timeline. */
-async function diarizeChannels(request: DiarizeRequest, signal: AbortSignal): Promise<DiarizeOutcome> {
+/**
+ * VAD, speaker detection and quiet ranges of channels already on the reference timeline;
+ * `mix` is the channels' mix, made once by the caller.
+ */
+async function diarizeChannels(
+  request: DiarizeRequest,
+  mix: Float32Array,
+  signal: AbortSignal,
+): Promise<DiarizeOutcome> {
   const t0 = performance.now();
   const loaded = await loadVad(request);
   const { model, runtime } = loaded;
@@ -206,7 +213,6 @@ async function diarizeChannels(request: DiarizeRequest, signal: AbortSignal): Pr
     throw error;
   }
   const { result, hostModels } = detected;
-  const mix = request.channels.length > 1 ? mixDown(request.channels) : request.channels[0]!;
   const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
   return {
     ok: true,
@@ -238,10 +244,11 @@ const api: AnalysisWorkerApi = {
       const channels = sources.map((s) =>
         toReferenceTimeline(s.samples, s.sampleRate, s.offsetMs, s.driftPpm, lengthMs),
       );
-      const audio = monoWavBlob(mixDown(channels), request.sampleRate); // every channel is lengthMs long
+      const mix = channels.length > 1 ? mixDown(channels) : channels[0]!; // every channel is lengthMs long
+      const audio = monoWavBlob(mix, request.sampleRate);
       const prepareMs = performance.now() - t0;
       signal.throwIfAborted();
-      const outcome = await diarizeChannels({ ...rest, channels }, signal);
+      const outcome = await diarizeChannels({ ...rest, channels }, mix, signal);
       return outcome.ok ? { ...outcome, audio, prepareMs } : outcome;
     });
   },
