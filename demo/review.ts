@@ -27,6 +27,7 @@ async function main(editor: HTMLElement): Promise<void> {
     basePath,
     ...(dbName === undefined ? {} : { dbName }),
     engine: params.get('engine') !== 'off',
+    assets: { ffmpegWasmBase: '/wasm/' },
   });
   const mounted = mountReviewEditor(editor, { baseUrl: multicam.baseUrl, token: params.get('token') });
   addEventListener('pagehide', () => {

@@ -27,7 +27,9 @@ export interface DemoSession {
 /** Starts the demo and publishes it as `window.multicam`. */
 export async function openDemoSession(): Promise<DemoSession> {
   // The demo runs the pipeline in this page (engine runner + webhook delivery).
-  const instance = await startMulticam({ basePath: '/api', engine: true });
+  // The demo opts in to the optional ffmpeg core (GPL), which scripts/copy-assets.mjs pins in
+  // wasm/: AAC audio in the render on browsers without an AAC encoder, and files the browser cannot read.
+  const instance = await startMulticam({ basePath: '/api', engine: true, assets: { ffmpegWasmBase: '/wasm/' } });
   let accountId = localStorage.getItem(ACCOUNT_KEY);
   let apiKey = localStorage.getItem(API_KEY);
   if (accountId === null || apiKey === null) {

@@ -144,6 +144,18 @@ export interface CameraMap {
   cameras: CameraMapCamera[];
 }
 
+/**
+ * What the render made: container and codecs, and why the audio is Opus where it is (no AAC
+ * encoder in this browser and no ffmpeg core). A field this implementation adds to the Job.
+ */
+export interface OutputFormat {
+  container: 'mp4' | 'webm';
+  video_codec: 'h264' | 'vp9' | 'av1';
+  audio_codec: 'aac' | 'opus' | null;
+  audio_encoder: 'webcodecs' | 'ffmpeg.wasm' | null;
+  note: string | null;
+}
+
 /** The full job, snake_case as the spec says. */
 export interface Job {
   id: string;
@@ -156,6 +168,8 @@ export interface Job {
   removed_ranges: TimeRange[] | null;
   camera_map: CameraMap | null;
   output_url: string | null;
+  /** What the render made; null until a render finished. */
+  output_format: OutputFormat | null;
   error_message: string | null;
   failed_at_status: string | null;
   review: boolean;

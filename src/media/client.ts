@@ -35,6 +35,15 @@ export interface MediaClient {
   dispose(): Promise<void>;
 }
 
+/** Options of {@link createMediaClient}. */
+export interface MediaClientOptions {
+  /**
+   * Where the optional ffmpeg core is served (the folder holding `ffmpeg-core/`), e.g. `/wasm/`;
+   * see `FfmpegCoreOption` in src/media/protocol.ts. Unset: files the browser cannot read fail with a message.
+   */
+  ffmpegWasmBase?: string;
+}
+
 let counter = 0;
 
 /**
@@ -48,8 +57,10 @@ let counter = 0;
  */
 export function createMediaClient(
   worker: Worker = new Worker(new URL('../../workers/media.worker.ts', import.meta.url), { type: 'module' }),
+  options: MediaClientOptions = {},
 ): MediaClient {
   const remote: Remote<MediaWorkerApi> = wrap<MediaWorkerApi>(worker);
+  const core = options.ffmpegWasmBase === undefined ? {} : { ffmpegWasmBase: options.ffmpegWasmBase };
 
   async function call<T>(signal: AbortSignal | undefined, run: (requestId: string) => Promise<T>): Promise<T> {
     signal?.throwIfAborted();
@@ -68,7 +79,7 @@ export function createMediaClient(
   return {
     probe(blob, o) {
       return call(o.signal, (requestId) =>
-        remote.probe(blob, { label: o.label, requestId, ...(o.engine ? { engine: o.engine } : {}) }),
+        remote.probe(blob, { label: o.label, requestId, ...(o.engine ? { engine: o.engine } : {}), ...core }),
       );
     },
     decodeAudio(blob, o) {
@@ -76,7 +87,7 @@ export function createMediaClient(
       return call(o.signal, (requestId) =>
         remote.decodeAudio(
           blob,
-          { label: o.label, sampleRate: o.sampleRate, requestId, ...(o.engine ? { engine: o.engine } : {}) },
+          { label: o.label, sampleRate: o.sampleRate, requestId, ...(o.engine ? { engine: o.engine } : {}), ...core },
           progress,
         ),
       );

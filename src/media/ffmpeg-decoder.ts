@@ -1,7 +1,8 @@
 /**
  * The ffmpeg.wasm fallback: for containers or codecs mediabunny/WebCodecs cannot read. The core
- * is loaded only when first needed, from the app's own origin (`/wasm/ffmpeg-core/` or, when
- * cross-origin isolated, the threaded `/wasm/ffmpeg-core-mt/`; pinned by scripts/copy-assets.mjs).
+ * is optional (GPL-2.0-or-later; the app opts in by naming where it is served) and loaded only
+ * when first needed, from the app's own origin (`<wasmBase>ffmpeg-core/` or, when cross-origin
+ * isolated, the threaded `<wasmBase>ffmpeg-core-mt/`).
  * Inputs are mounted with WORKERFS, which reads the Blob in place: the file is never copied
  * into wasm memory; only the decoded output is.
  *
@@ -13,8 +14,8 @@ import type { DecodedAudio, FfmpegRunInfo, MediaProbe, MediaProgress, StreamInfo
 
 /** Where the pinned ffmpeg cores are served, and whether to use the threaded one. */
 export interface FfmpegOptions {
-  /** Base URL of the `wasm/` folder. Default: `/wasm/` on the current origin. */
-  wasmBase?: string;
+  /** URL of the folder holding `ffmpeg-core/` and `ffmpeg-core-mt/` (the optional core), e.g. `https://host/wasm/`. */
+  wasmBase: string;
   /** `auto`: the threaded core when `crossOriginIsolated`. */
   threads?: 'auto' | 'single';
 }
@@ -30,7 +31,7 @@ export class FfmpegRunner {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly options: FfmpegOptions;
 
-  constructor(options: FfmpegOptions = {}) {
+  constructor(options: FfmpegOptions) {
     this.options = options;
   }
 
@@ -46,7 +47,7 @@ export class FfmpegRunner {
     this.loading ??= (async () => {
       const mt = (this.options.threads ?? 'auto') === 'auto' && globalThis.crossOriginIsolated === true;
       this.core = mt ? 'ffmpeg-core-mt' : 'ffmpeg-core';
-      const base = new URL(`${this.core}/`, this.options.wasmBase ?? new URL('/wasm/', globalThis.location.href)).href;
+      const base = new URL(`${this.core}/`, new URL(this.options.wasmBase, globalThis.location.href)).href;
       const ff = new FFmpeg();
       await ff.load({
         coreURL: `${base}ffmpeg-core.js`,

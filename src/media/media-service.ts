@@ -25,7 +25,7 @@ async function withFallback<T>(
   signal: AbortSignal,
   engine: DecodeAudioOptions['engine'],
   viaMediabunny: () => Promise<T>,
-  viaFfmpeg: () => Promise<T>,
+  viaFfmpeg: (() => Promise<T>) | null,
 ): Promise<T> {
   let firstReason = '';
   if (engine !== 'ffmpeg.wasm') {
@@ -37,6 +37,10 @@ async function withFallback<T>(
       firstReason = e instanceof Error ? e.message : String(e);
     }
   }
+  if (!viaFfmpeg)
+    throw new UnreadableMediaError(
+      `${label}: the browser cannot read the file${firstReason ? ` (${firstReason})` : ''}, and the app did not enable the optional ffmpeg core that reads more formats (README, "The optional ffmpeg core")`,
+    );
   try {
     return await viaFfmpeg();
   } catch (e) {
@@ -52,9 +56,23 @@ async function withFallback<T>(
   }
 }
 
-/** Creates the service; one per worker (it owns one lazily started ffmpeg.wasm instance). */
-export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi {
-  const ffmpeg = new FfmpegRunner(options);
+/** The ffmpeg.wasm path through `runner`, or null when the app did not enable the core. */
+function viaCore<T>(runner: FfmpegRunner | null, run: (ff: FfmpegRunner) => Promise<T>): (() => Promise<T>) | null {
+  return runner ? () => run(runner) : null;
+}
+
+/**
+ * Creates the service; one per worker. It owns one lazily started ffmpeg.wasm instance per core
+ * folder a call names (`ffmpegWasmBase`); a call without one never starts ffmpeg.wasm.
+ */
+export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}): MediaWorkerApi {
+  const runners = new Map<string, FfmpegRunner>();
+  const ffmpegAt = (wasmBase: string | undefined): FfmpegRunner | null => {
+    if (wasmBase === undefined) return null;
+    let runner = runners.get(wasmBase);
+    if (!runner) runners.set(wasmBase, (runner = new FfmpegRunner({ ...options, wasmBase })));
+    return runner;
+  };
   const running = new Map<string, AbortController>();
 
   function begin(requestId: string | undefined): { signal: AbortSignal; end(): void } {
@@ -72,7 +90,7 @@ export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi 
           req.signal,
           o.engine,
           () => probeWithMediabunny(blob, req.signal),
-          () => ffmpeg.probe(blob, o.label, req.signal),
+          viaCore(ffmpegAt(o.ffmpegWasmBase), (ff) => ff.probe(blob, o.label, req.signal)),
         );
       } finally {
         req.end();
@@ -94,7 +112,9 @@ export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi 
           req.signal,
           o.engine,
           () => decodeWithMediabunny(blob, o.sampleRate, o.label, req.signal, onProgress),
-          () => ffmpeg.decodeAudio(blob, o.sampleRate, o.label, req.signal, onProgress),
+          viaCore(ffmpegAt(o.ffmpegWasmBase), (ff) =>
+            ff.decodeAudio(blob, o.sampleRate, o.label, req.signal, onProgress),
+          ),
         );
       } finally {
         req.end();
@@ -107,7 +127,7 @@ export function createMediaService(options: FfmpegOptions = {}): MediaWorkerApi 
 
     async dispose(): Promise<void> {
       for (const c of running.values()) c.abort();
-      ffmpeg.dispose();
+      for (const runner of runners.values()) runner.dispose();
     },
   };
 }

@@ -64,6 +64,8 @@ export interface DecodeAudioOptions {
   engine?: EnginePreference;
   /** Lets {@link MediaWorkerApi.abort} cancel this call. */
   requestId?: string;
+  /** {@link FfmpegCoreOption}: the optional ffmpeg core; without it the fallback is off. */
+  ffmpegWasmBase?: string;
 }
 
 /** Options of {@link MediaWorkerApi.probe}. */
@@ -71,7 +73,17 @@ export interface ProbeOptions {
   label: string;
   engine?: EnginePreference;
   requestId?: string;
+  /** {@link FfmpegCoreOption}: the optional ffmpeg core; without it the fallback is off. */
+  ffmpegWasmBase?: string;
 }
+
+/**
+ * Where the optional ffmpeg core (GPL-2.0-or-later, opted in by the app) is served: the folder
+ * holding `ffmpeg-core/` (and `ffmpeg-core-mt/`), e.g. `https://host/wasm/`. It reads the files
+ * the browser cannot (HEVC, some containers). Without it the core is never fetched, and such a
+ * file fails with a message naming the option.
+ */
+export type FfmpegCoreOption = string;
 
 /** Mono audio, sample 0 at the source's media time 0. */
 export interface DecodedAudio {

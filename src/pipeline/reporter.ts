@@ -5,7 +5,7 @@
  * @module
  */
 import { decideAutoMap } from '../analysis/automap.ts';
-import type { CameraMap, TimeRange, Turn } from '../contract/types.ts';
+import type { CameraMap, OutputFormat, TimeRange, Turn } from '../contract/types.ts';
 import type { ServiceContext } from '../jobs/context.ts';
 import { eventOutputUrl, reviewUrl } from '../jobs/links.ts';
 import { updateAccount } from '../store/accounts.ts';
@@ -54,6 +54,8 @@ export interface RenderingOutput {
   output: Blob | ReadableStream<Uint8Array> | StoredFileRef;
   /** MIME type of the output; default `video/mp4`. */
   type?: string;
+  /** What the render made (container, codecs, why Opus), shown as the job's `output_format`. */
+  format?: OutputFormat;
 }
 
 /** Stage output by stage. */
@@ -252,6 +254,7 @@ async function renderingSucceeded(ctx: ServiceContext, jobId: string, output: Re
     previous = job.outputFileId;
     job.outputFileId = fileId;
     job.renderedAt = now;
+    job.outputFormat = output.format ?? null;
     job.progress = null;
     const event = applyTrigger(job, 'renderSucceeded', now, () => ({ outputUrl }));
     return { job, events: event ? [event] : [], result: true };

@@ -40,9 +40,10 @@ export interface EngineRunnerOptions {
   dbName?: string;
   /**
    * Where the VAD model and onnxruntime's wasm are served (default `/models/…` and `/wasm/ort/`
-   * on this origin), and the optional host models of single-mix speaker detection
-   * (`segmentationModelUrl`, `embeddingModelUrl`; none by default). Relative URLs are resolved
-   * against this page.
+   * on this origin), the optional host models of single-mix speaker detection
+   * (`segmentationModelUrl`, `embeddingModelUrl`; none by default), and the optional GPL ffmpeg
+   * core (`ffmpegWasmBase`, e.g. `/wasm/`; off by default). Relative URLs are resolved against
+   * this page.
    */
   assets?: Partial<StageAssets>;
   /** Called with the ids of events recorded by stage reports; default `announceEvents` (wakes webhook delivery). */
@@ -115,7 +116,10 @@ export class WorkerCrashError extends Error {
  * The stage workers, each started on first use. `onCrash` hears of a worker's `error` event;
  * the crashed worker is dropped so the next stage starts a fresh one.
  */
-function lazyWorkers(onCrash: (error: WorkerCrashError) => void): StageWorkers & { dispose(): Promise<void> } {
+function lazyWorkers(
+  onCrash: (error: WorkerCrashError) => void,
+  assets: StageAssets,
+): StageWorkers & { dispose(): Promise<void> } {
   let media: MediaClient | undefined;
   let analysis: { worker: Worker; remote: Remote<AnalysisWorkerApi> } | undefined;
   let vision: { worker: Worker; remote: Remote<VisionWorkerApi> } | undefined;
@@ -136,6 +140,7 @@ function lazyWorkers(onCrash: (error: WorkerCrashError) => void): StageWorkers &
           'media',
           () => (media = undefined),
         ),
+        assets.ffmpegWasmBase === undefined ? {} : { ffmpegWasmBase: assets.ffmpegWasmBase },
       )),
     analysis() {
       if (!analysis) {
@@ -209,11 +214,13 @@ function stageAssets(options: EngineRunnerOptions): StageAssets {
   const absolute = (url: string): string => new URL(url, self.location.href).href;
   const segmentationModelUrl = options.assets?.segmentationModelUrl;
   const embeddingModelUrl = options.assets?.embeddingModelUrl;
+  const ffmpegWasmBase = options.assets?.ffmpegWasmBase;
   return {
     vadModelUrl: options.assets?.vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', origin).href,
     ortWasmPath: options.assets?.ortWasmPath ?? new URL('/wasm/ort/', origin).href,
     ...(segmentationModelUrl ? { segmentationModelUrl: absolute(segmentationModelUrl) } : {}),
     ...(embeddingModelUrl ? { embeddingModelUrl: absolute(embeddingModelUrl) } : {}),
+    ...(ffmpegWasmBase ? { ffmpegWasmBase: absolute(ffmpegWasmBase) } : {}),
   };
 }
 
@@ -404,14 +411,15 @@ async function activate(state: EngineState): Promise<void> {
  * addEventListener('pagehide', () => void engine.stop());
  */
 export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
+  const assets = stageAssets(options);
   const state: EngineState = {
     dbName: options.dbName ?? DB_NAME,
     announce: options.announce ?? announceEvents,
     reporter: options.reporter,
-    assets: stageAssets(options),
+    assets,
     history: [],
     // A crashed worker fails the running stage (retried once by the reporter) instead of hanging it.
-    workers: lazyWorkers((error) => state.current?.controller.abort(error)),
+    workers: lazyWorkers((error) => state.current?.controller.abort(error), assets),
     announced: new Set<string>(),
     active: false,
     stopping: false,

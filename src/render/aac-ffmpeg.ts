@@ -11,10 +11,10 @@
  */
 import { FFFSType, FFmpeg } from '@ffmpeg/ffmpeg';
 
-/** Where the pinned ffmpeg core is served. */
+/** Where the optional ffmpeg core is served. */
 export interface AacEncoderOptions {
-  /** Base URL of the `wasm/` folder. Default: `/wasm/` on the current origin. */
-  wasmBase?: string;
+  /** URL of the folder holding `ffmpeg-core/`, e.g. `https://host/wasm/`. */
+  wasmBase: string;
 }
 
 /**
@@ -25,10 +25,10 @@ export async function encodeAacWithFfmpeg(
   wav: Blob,
   bitrate: number,
   signal: AbortSignal,
-  options: AacEncoderOptions = {},
+  options: AacEncoderOptions,
 ): Promise<Uint8Array> {
   signal.throwIfAborted();
-  const base = new URL('ffmpeg-core/', options.wasmBase ?? new URL('/wasm/', globalThis.location.href)).href;
+  const base = new URL('ffmpeg-core/', new URL(options.wasmBase, globalThis.location.href)).href;
   const ff = new FFmpeg();
   const onAbort = () => ff.terminate();
   signal.addEventListener('abort', onAbort, { once: true });

@@ -27,7 +27,12 @@ export interface RenderOutputOptions {
   fps?: number;
   /** Default `avc` (H.264). */
   videoCodec?: 'avc' | 'vp9' | 'av1';
-  /** Default `aac` in MP4 (encoded by ffmpeg.wasm: Chromium's WebCodecs has no AAC encoder), `opus` in WebM. */
+  /**
+   * Default in MP4: AAC from the browser's WebCodecs encoder where it has one (Chrome on macOS
+   * and Windows), else AAC from the optional ffmpeg core when {@link RenderRequest.ffmpeg} is
+   * given, else Opus (the result's `audioNote` says why). `aac` asked for where neither encoder
+   * exists is an error. WebM: Opus.
+   */
   audioCodec?: 'aac' | 'opus';
   /** Default `mp4`. WebM takes VP9 or AV1 with Opus. */
   container?: 'mp4' | 'webm';
@@ -52,6 +57,13 @@ export interface RenderRequest {
   /** Sources whose audio is mixed into the output (else every audio source, else the cut cameras). */
   audioSourceIds?: string[];
   output?: RenderOutputOptions;
+  /**
+   * The optional ffmpeg core (GPL-2.0-or-later; the app opts in): `wasmBase` is the folder that
+   * holds `ffmpeg-core/` (and `ffmpeg-core-mt/`), e.g. `https://host/wasm/`. It encodes AAC where
+   * the browser has no AAC encoder, and H.264 where it has no H.264 encoder. Without it the core
+   * is never fetched.
+   */
+  ffmpeg?: { wasmBase: string };
 }
 
 /** Receives the output file as positioned writes (an MP4 without fast start patches its header at the end). */
@@ -92,6 +104,8 @@ export interface RenderResult {
   audioCodec: 'aac' | 'opus' | null;
   /** Which encoder made the audio. */
   audioEncoder: 'ffmpeg.wasm' | 'webcodecs' | null;
+  /** Why an MP4 carries Opus rather than AAC (no AAC encoder here and no ffmpeg core), else null. */
+  audioNote: string | null;
   frames: number;
   durationMs: number;
   /** The kept timeline (cut coverage minus removed ranges), ms. */

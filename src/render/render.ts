@@ -34,7 +34,8 @@ import {
 } from 'mediabunny';
 import type { ClockMapping } from '../analysis/sync.ts';
 import { toSourceTime } from '../analysis/sync.ts';
-import { encodeAacWithFfmpeg, type AacEncoderOptions } from './aac-ffmpeg.ts';
+import { encodeAacWithFfmpeg } from './aac-ffmpeg.ts';
+import { planAudio, type AudioPlan } from './audio-plan.ts';
 import { WavBlobWriter } from './wav.ts';
 import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
 import { FfmpegH264Encoder } from './x264-ffmpeg.ts';
@@ -56,8 +57,6 @@ export interface RenderEditInput extends RenderRequest {
   sink: RenderSink;
   onProgress?: (p: RenderProgress) => void;
   signal?: AbortSignal;
-  /** Where the pinned ffmpeg core is served (AAC). */
-  ffmpeg?: AacEncoderOptions;
 }
 
 /** Seconds of audio the muxer is kept ahead of the video, so tracks interleave. */
@@ -97,7 +96,7 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     if (signal.aborted) throw new RenderAbortError('render cancelled');
   };
   const o = input.output ?? {};
-  const { container, videoCodec, audioCodec } = checkRenderInput(input);
+  const { container, videoCodec } = checkRenderInput(input);
   const sources = new SourceInputs(input);
   const disposers: Array<() => Promise<void> | void> = [];
   let output: Output | null = null;
@@ -105,10 +104,11 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
   try {
     report({ fraction: 0, stage: 'starting', frames: 0 });
     const { plan, videoTracks, fps } = await planWithTracks(input, sources);
-    const video = await chooseVideoEncoding(o, videoCodec, videoTracks.get(plan.mainSourceId!)!, fps);
+    const video = await chooseVideoEncoding(o, videoCodec, videoTracks.get(plan.mainSourceId!)!, fps, input.ffmpeg);
     const readers = await openAudioReaders(input, sources, [...videoTracks.keys()]);
     disposers.push(() => Promise.all(readers.map((r) => r.dispose())).then(() => undefined));
     const mixer = readers.length > 0 ? new AudioMixer(readers, plan.audio, plan.keptMs) : null;
+    const audioPlan = mixer ? await chooseAudio(container, o, mixer.channels, input.ffmpeg !== undefined) : null;
     const target = await streamTarget(input.sink);
     output = new Output({
       format:
@@ -121,12 +121,14 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       ? ffmpegVideoWriter(output, video, fps, input, signal, disposers)
       : webCodecsVideoWriter(output, video, videoCodec, fps);
     const steps = { signal, report, checkAbort, disposers };
-    const audio = !mixer
-      ? NO_AUDIO
-      : audioCodec === 'aac'
-        ? await aacAudioWriter(output, mixer, o.audioBitrate ?? 128_000, target.sequential, input, steps)
-        : opusAudioWriter(output, mixer, o.audioBitrate ?? 128_000);
-    const videoWeight = mixer && audioCodec === 'aac' ? 0.8 : 1;
+    const audioBitrate = o.audioBitrate ?? 128_000;
+    const audio =
+      !mixer || !audioPlan
+        ? NO_AUDIO
+        : audioPlan.encoder === 'ffmpeg.wasm'
+          ? await aacAudioWriter(output, mixer, audioBitrate, target.sequential, input, steps)
+          : webCodecsAudioWriter(output, mixer, audioPlan.codec, audioBitrate);
+    const videoWeight = audioPlan?.encoder === 'ffmpeg.wasm' ? 0.8 : 1;
     await output.start();
     const framesDone = await renderFrames(plan, videoTracks, sources.clocks, fps, writer, audio, videoWeight, steps);
     await writer.finish();
@@ -146,8 +148,9 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       videoCodec,
       videoEncoder: video.useFfmpeg ? 'ffmpeg.wasm' : 'webcodecs',
       videoCodecString: writer.codecString(),
-      audioCodec: mixer ? audioCodec : null,
+      audioCodec: audioPlan?.codec ?? null,
       audioEncoder: audio.encoder,
+      audioNote: audioPlan?.note ?? null,
       frames: framesDone,
       durationMs: plan.durationMs,
       keptMs: plan.keptMs,
@@ -180,7 +183,6 @@ interface RenderSteps {
 function checkRenderInput(input: RenderEditInput): {
   container: RenderResult['container'];
   videoCodec: RenderResult['videoCodec'];
-  audioCodec: NonNullable<RenderResult['audioCodec']>;
 } {
   const o = input.output ?? {};
   const container = o.container ?? 'mp4';
@@ -191,11 +193,13 @@ function checkRenderInput(input: RenderEditInput): {
     throw new RenderError(`output.videoCodec must be avc, vp9 or av1 (got ${String(videoCodec)})`);
   if (container === 'webm' && videoCodec === 'avc')
     throw new RenderError('output.videoCodec: a webm output takes vp9 or av1');
-  const audioCodec = o.audioCodec ?? (container === 'webm' ? 'opus' : 'aac');
-  if (audioCodec !== 'aac' && audioCodec !== 'opus')
+  const audioCodec = o.audioCodec;
+  if (audioCodec !== undefined && audioCodec !== 'aac' && audioCodec !== 'opus')
     throw new RenderError(`output.audioCodec must be aac or opus (got ${String(audioCodec)})`);
   if (container === 'webm' && audioCodec === 'aac')
     throw new RenderError('output.audioCodec: a webm output takes opus');
+  if (input.ffmpeg !== undefined && typeof input.ffmpeg.wasmBase !== 'string')
+    throw new RenderError('ffmpeg.wasmBase must be the URL of the folder that holds ffmpeg-core/');
 
   input.sources.forEach((src, i) => {
     if (!(src.blob instanceof Blob)) throw new RenderError(`sources[${i}].blob must be a Blob`);
@@ -207,7 +211,39 @@ function checkRenderInput(input: RenderEditInput): {
   input.audioSourceIds?.forEach((id, i) => {
     if (!input.sources.some((src) => src.id === id)) throw new RenderError(`audioSourceIds[${i}]: no source "${id}"`);
   });
-  return { container, videoCodec, audioCodec };
+  return { container, videoCodec };
+}
+
+/** Whether WebCodecs encodes AAC-LC at the output rate with `channels` here. */
+async function canEncodeAacWithWebCodecs(channels: number, bitrate: number): Promise<boolean> {
+  if (typeof AudioEncoder === 'undefined') return false;
+  try {
+    const { supported } = await AudioEncoder.isConfigSupported({
+      codec: 'mp4a.40.2',
+      sampleRate: OUTPUT_SAMPLE_RATE,
+      numberOfChannels: channels,
+      bitrate,
+    });
+    return supported === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The audio codec and encoder (src/render/audio-plan.ts), or a RenderError saying why none fits the request. */
+async function chooseAudio(
+  container: RenderResult['container'],
+  o: RenderOutputOptions,
+  channels: number,
+  ffmpegCore: boolean,
+): Promise<AudioPlan> {
+  const webCodecsAac =
+    container === 'mp4' && o.audioCodec !== 'opus'
+      ? await canEncodeAacWithWebCodecs(channels, o.audioBitrate ?? 128_000)
+      : false;
+  const plan = planAudio({ container, requested: o.audioCodec, webCodecsAac, ffmpegCore });
+  if (typeof plan === 'string') throw new RenderError(plan);
+  return plan;
 }
 
 /** The sources of a render: each file opened once (a file mediabunny cannot read is named), and each one's clock. */
@@ -311,6 +347,7 @@ async function chooseVideoEncoding(
   videoCodec: RenderResult['videoCodec'],
   main: InputVideoTrack,
   fps: number,
+  ffmpeg: RenderRequest['ffmpeg'],
 ): Promise<VideoEncoding> {
   const width = even(o.width ?? (await main.getDisplayWidth()));
   const height = even(o.height ?? (await main.getDisplayHeight()));
@@ -333,7 +370,11 @@ async function chooseVideoEncoding(
       ...(codecString ? { fullCodecString: codecString } : {}),
     }))
   ) {
-    if (videoEncoderChoice === 'auto' && videoCodec === 'avc') useFfmpegVideo = true;
+    if (videoEncoderChoice === 'auto' && videoCodec === 'avc' && ffmpeg) useFfmpegVideo = true;
+    else if (videoEncoderChoice === 'auto' && videoCodec === 'avc')
+      throw new RenderError(
+        `output.videoCodec: this browser cannot encode ${codecString} at ${width}×${height}, and the app did not enable the optional ffmpeg core (its libx264 is the fallback): enable the core, or render webm (vp9)`,
+      );
     else
       throw new RenderError(
         `output.videoCodec: this browser cannot encode ${codecString ?? videoCodec} at ${width}×${height}`,
@@ -341,6 +382,8 @@ async function chooseVideoEncoding(
   }
   if (useFfmpegVideo && videoCodec !== 'avc')
     throw new RenderError('output.videoEncoder: the ffmpeg.wasm fallback encodes avc (H.264) only');
+  if (useFfmpegVideo && !ffmpeg)
+    throw new RenderError('output.videoEncoder ffmpeg.wasm: the app did not enable the optional ffmpeg core');
   return { width, height, codecString, bitrate: videoBitrate, useFfmpeg: useFfmpegVideo };
 }
 
@@ -428,7 +471,7 @@ function ffmpegVideoWriter(
   const { ctx } = outputCanvas(width, height, true);
   const frameSec = 1 / fps;
   let usedCodecString = video.codecString ?? 'avc';
-  const x264 = new FfmpegH264Encoder(width, height, fps, video.bitrate, input.ffmpeg?.wasmBase);
+  const x264 = new FfmpegH264Encoder(width, height, fps, video.bitrate, input.ffmpeg!.wasmBase);
   disposers.push(() => x264.dispose());
   const packetSource = new EncodedVideoPacketSource('avc');
   output.addVideoTrack(packetSource, { frameRate: fps });
@@ -536,7 +579,7 @@ async function aacAudioWriter(
     wav.append(await mixer.next(AUDIO_CHUNK * 10));
     report({ fraction: 0.15 * (mixer.position / Math.max(1, mixer.totalSamples)), stage: 'audio', frames: 0 });
   }
-  const adts = await encodeAacWithFfmpeg(wav.finish(), audioBitrate, signal, input.ffmpeg ?? {});
+  const adts = await encodeAacWithFfmpeg(wav.finish(), audioBitrate, signal, input.ffmpeg!);
   checkAbort();
   report({ fraction: 0.2, stage: 'audio', frames: 0 });
   const aacInput = new Input({ source: new BufferSource(adts), formats: ALL_FORMATS });
@@ -581,10 +624,15 @@ async function aacAudioWriter(
   return { encoder: 'ffmpeg.wasm', pump, close: () => aacSource.close() };
 }
 
-/** The Opus audio track, encoded by WebCodecs along the way. */
-function opusAudioWriter(output: Output, mixer: AudioMixer, audioBitrate: number): AudioWriter {
-  const opusSource = new AudioSampleSource({ codec: 'opus', bitrate: audioBitrate });
-  output.addAudioTrack(opusSource);
+/** The Opus (or, where the browser has the encoder, AAC) audio track, encoded by WebCodecs along the way. */
+function webCodecsAudioWriter(
+  output: Output,
+  mixer: AudioMixer,
+  codec: AudioPlan['codec'],
+  audioBitrate: number,
+): AudioWriter {
+  const source = new AudioSampleSource({ codec, bitrate: audioBitrate });
+  output.addAudioTrack(source);
   const pump = async (untilSec: number): Promise<void> => {
     while (!mixer.done && mixer.position / OUTPUT_SAMPLE_RATE <= untilSec) {
       const ts = mixer.position / OUTPUT_SAMPLE_RATE;
@@ -600,13 +648,13 @@ function opusAudioWriter(output: Output, mixer: AudioMixer, audioBitrate: number
         timestamp: ts,
       });
       try {
-        await opusSource.add(sample);
+        await source.add(sample);
       } finally {
         sample.close();
       }
     }
   };
-  return { encoder: 'webcodecs', pump, close: () => opusSource.close() };
+  return { encoder: 'webcodecs', pump, close: () => source.close() };
 }
 
 /**

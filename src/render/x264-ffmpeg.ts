@@ -38,7 +38,7 @@ export class FfmpegH264Encoder {
     readonly height: number,
     readonly fps: number,
     readonly bitrate: number,
-    private readonly wasmBase?: string,
+    private readonly wasmBase: string,
   ) {
     this.frameBytes = width * height * 4;
     this.framesPerChunk = Math.max(1, Math.min(Math.ceil(fps * 2), Math.floor(CHUNK_BYTES / this.frameBytes)));
@@ -49,7 +49,7 @@ export class FfmpegH264Encoder {
     if (this.ff) return this.ff;
     this.threaded = globalThis.crossOriginIsolated === true;
     const core = this.threaded ? 'ffmpeg-core-mt' : 'ffmpeg-core';
-    const base = new URL(`${core}/`, this.wasmBase ?? new URL('/wasm/', globalThis.location.href)).href;
+    const base = new URL(`${core}/`, new URL(this.wasmBase, globalThis.location.href)).href;
     const ff = new FFmpeg();
     await ff.load({
       coreURL: `${base}ffmpeg-core.js`,

@@ -49,6 +49,7 @@ export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string
     removed_ranges: job.removedRanges,
     camera_map: job.cameraMap,
     output_url: await outputUrlOf(ctx, job, apiBase),
+    output_format: job.outputFormat ?? null,
     error_message: job.errorMessage,
     failed_at_status: job.failedAtStatus,
     review: job.review,

@@ -17,6 +17,7 @@ import type {
   TimeRange,
   Track,
   Turn,
+  OutputFormat,
 } from '../contract/types.ts';
 import type { EngineStage } from '../contract/engine.ts';
 
@@ -94,6 +95,8 @@ export interface JobRecord {
   progress: number | null;
   outputFileId: string | null;
   renderedAt: number | null;
+  /** What the last render made; absent on records stored before it was kept. */
+  outputFormat?: OutputFormat | null;
   audioFileId: string | null;
   /** Quiet stretches of the speaker-detection audio (reference ms) from the engine; planEdit removes silence only inside them. Absent on jobs from before. */
   quietRanges?: TimeRange[];

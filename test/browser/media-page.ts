@@ -201,7 +201,13 @@ export interface MediaTestApi {
   ): Promise<(MediaProbe & { ffmpeg?: FfmpegRunInfo; ms: number }) | PageError>;
   decode(
     url: string,
-    options?: { engine?: 'auto' | 'ffmpeg.wasm'; sampleRate?: number; abortAfterMs?: number; headSec?: number },
+    options?: {
+      engine?: 'auto' | 'ffmpeg.wasm';
+      sampleRate?: number;
+      abortAfterMs?: number;
+      headSec?: number;
+      noCore?: boolean;
+    },
   ): Promise<
     | {
         engine: MediaEngine;

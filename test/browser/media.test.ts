@@ -149,6 +149,14 @@ describe('errors name the source', () => {
     expect(ok(await decode('pcm.wav')).engine).toBe('mediabunny');
   });
 
+  test('without the optional ffmpeg core, a file only ffmpeg reads fails with a message naming the option', async () => {
+    const r = await decode('h264-ac3.mkv', { noCore: true });
+    expect('error' in r && r.error).toMatchObject({ name: 'UnreadableMediaError' });
+    expect('error' in r && r.error.message).toContain('optional ffmpeg core');
+    // Files the browser reads need no core.
+    expect(ok(await decode('h264-aac.mp4', { noCore: true, headSec: 1 })).engine).toBe('mediabunny');
+  });
+
   test('cancelling an ffmpeg.wasm decode stops ffmpeg, and the next call reloads it', async () => {
     // Load the core first so the abort lands while ffmpeg is decoding, not loading.
     ok(await decode('pcm.wav', { engine: 'ffmpeg.wasm' }));

@@ -307,6 +307,33 @@ describe('other outputs', () => {
     expect(Number(info.streams.find((x) => x.codec_type === 'video')!.nb_read_frames)).toBe(r.frames);
   });
 
+  test('without the optional ffmpeg core: an MP4 with Opus audio and a note saying why, and the core is never fetched', async () => {
+    const fetched: string[] = [];
+    const onRequest = (r: { url(): string }) => void fetched.push(r.url());
+    page.context().on('request', onRequest);
+    try {
+      const s = await render({ noFfmpeg: true, output: { width: 320, height: 180 } });
+      if (s.error) throw new Error(`${s.error.name}: ${s.error.message}`);
+      const r = s.result!;
+      // Linux Chromium has no AAC encoder in WebCodecs; elsewhere the browser's own AAC is used.
+      const aacHere = r.audioEncoder === 'webcodecs' && r.audioCodec === 'aac';
+      if (aacHere) expect(r.audioNote).toBeNull();
+      else expect(r).toMatchObject({ container: 'mp4', audioCodec: 'opus', audioEncoder: 'webcodecs' });
+      if (!aacHere) expect(r.audioNote).toContain('no AAC encoder');
+      const file = join(OUT, 'tiny-opus.mp4');
+      writeFileSync(file, Buffer.from(s.fileBase64!, 'base64'));
+      const info = ffprobe(file);
+      expect(info.streams.map((x) => x.codec_name).sort()).toEqual([aacHere ? 'aac' : 'opus', 'h264']);
+      expect(s.video).toMatchObject({ width: 320, height: 180 });
+      const aac = await render({ noFfmpeg: true, returnFile: false, output: { audioCodec: 'aac' } });
+      if (!aacHere) expect(aac.error).toMatchObject({ name: 'RenderError' });
+      if (!aacHere) expect(aac.error!.message).toContain('optional ffmpeg core');
+    } finally {
+      page.context().off('request', onRequest);
+    }
+    expect(fetched.filter((u) => u.includes('ffmpeg-core'))).toEqual([]);
+  });
+
   test('errors name the field at fault', async () => {
     const bad = await render({ output: { container: 'webm', videoCodec: 'avc' } });
     expect(bad.error).toMatchObject({ name: 'RenderError' });

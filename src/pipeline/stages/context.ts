@@ -28,6 +28,13 @@ export interface StageAssets {
   /** onnxruntime-web's wasm folder, e.g. `https://host/wasm/ort/`. */
   ortWasmPath: string;
   /**
+   * Optional, opted in by the host app: the folder holding the ffmpeg core (`ffmpeg-core/`, and
+   * `ffmpeg-core-mt/` when installed), e.g. `https://host/wasm/`. GPL-2.0-or-later. It gives AAC
+   * audio where the browser has no AAC encoder, H.264 where it has no H.264 encoder, and reads
+   * files the browser cannot. Unset: the core is never fetched.
+   */
+  ffmpegWasmBase?: string;
+  /**
    * Optional, supplied by the host app: pyannote segmentation-3.0 as ONNX, for overlapped
    * speech in single-mix speaker detection. A model that cannot be used fails the stage.
    */

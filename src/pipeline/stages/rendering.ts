@@ -53,7 +53,7 @@ export class StoreSink implements RenderSink {
 }
 
 /** Runs the rendering stage of one job. */
-export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers, signal, onProgress }) => {
+export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers, assets, signal, onProgress }) => {
   const sources: RenderSource[] = [];
   for (const source of job.sources) {
     if (source.fileId === null)
@@ -84,18 +84,36 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
   }
   const sink = new StoreSink(db, 'video/mp4', Date.now());
   try {
-    const result = await workers
-      .render()
-      .render(
-        { cuts: job.cuts, removedRanges: job.removedRanges ?? [], sources },
-        { sink, onProgress: (p) => onProgress(p.fraction), signal },
-      );
+    const result = await workers.render().render(
+      {
+        cuts: job.cuts,
+        removedRanges: job.removedRanges ?? [],
+        sources,
+        ...(assets.ffmpegWasmBase === undefined ? {} : { ffmpeg: { wasmBase: assets.ffmpegWasmBase } }),
+      },
+      { sink, onProgress: (p) => onProgress(p.fraction), signal },
+    );
     const fileId = sink.storedFileId;
     if (fileId === null) throw new Error('render output: the render finished without closing its output');
     return {
       ok: true,
-      output: { output: { fileId }, type: result.mimeType },
-      metrics: { bytes: sink.size, frames: result.frames, renderMs: Math.round(result.elapsedMs) },
+      output: {
+        output: { fileId },
+        type: result.mimeType,
+        format: {
+          container: result.container,
+          video_codec: result.videoCodec === 'avc' ? 'h264' : result.videoCodec,
+          audio_codec: result.audioCodec,
+          audio_encoder: result.audioEncoder,
+          note: result.audioNote,
+        },
+      },
+      metrics: {
+        bytes: sink.size,
+        frames: result.frames,
+        renderMs: Math.round(result.elapsedMs),
+        audio: `${result.audioCodec ?? 'none'} (${result.audioEncoder ?? '-'})`,
+      },
     };
   } catch (error) {
     // Failed or cancelled: the partial output is deleted here (the worker may not reach `abort`).

@@ -27,7 +27,8 @@ const engineTest = {
       basePath: '/api',
       dbName,
       engine: true,
-      ...(assets === undefined ? {} : { assets }),
+      // The page opts in to the optional ffmpeg core at /wasm/ as the demo does; `assets` may override it.
+      assets: { ffmpegWasmBase: '/wasm/', ...assets },
     });
     await instance.engine?.started;
     const apiKey = createAccount ? (await instance.accounts.create()).apiKey : null;

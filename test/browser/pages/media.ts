@@ -8,7 +8,9 @@ import type { EnginePreference } from '../../../src/media/protocol.ts';
 import { argmax, fft } from '../../../src/analysis/signal-fft.ts';
 import { alignSources } from '../../../src/analysis/sync.ts';
 
-const media = createMediaClient();
+// The page opts in to the optional ffmpeg core at /wasm/ (as the demo does); `noCore` leaves it off.
+const media = createMediaClient(undefined, { ffmpegWasmBase: '/wasm/' });
+const mediaNoCore = createMediaClient();
 
 async function blobOf(url: string): Promise<File> {
   const res = await fetch(url);
@@ -49,7 +51,14 @@ const api = {
   },
   async decode(
     url: string,
-    options: { engine?: EnginePreference; sampleRate?: number; abortAfterMs?: number; headSec?: number } = {},
+    options: {
+      engine?: EnginePreference;
+      sampleRate?: number;
+      abortAfterMs?: number;
+      headSec?: number;
+      /** Without the optional ffmpeg core. */
+      noCore?: boolean;
+    } = {},
   ) {
     const rate = options.sampleRate ?? 16000;
     const controller = new AbortController();
@@ -58,7 +67,7 @@ const api = {
       const blob = await blobOf(url);
       if (options.abortAfterMs !== undefined) setTimeout(() => controller.abort(), options.abortAfterMs);
       const t0 = performance.now();
-      const out = await media.decodeAudio(blob, {
+      const out = await (options.noCore ? mediaNoCore : media).decodeAudio(blob, {
         label: blob.name,
         sampleRate: rate,
         engine: options.engine ?? 'auto',

@@ -33,6 +33,8 @@ export interface PageRenderOptions {
   heapEveryMs?: number;
   /** Give the render an append-only sink. */
   sequentialSink?: boolean;
+  /** Leave the optional ffmpeg core off (the page opts in to `/wasm/` by default, as the demo does). */
+  noFfmpeg?: boolean;
 }
 
 export interface PageRenderSummary {
@@ -136,6 +138,7 @@ const api = {
       sources,
       ...(o.audioSourceIds ? { audioSourceIds: o.audioSourceIds } : {}),
       ...(o.output ? { output: o.output } : {}),
+      ...(o.noFfmpeg ? {} : { ffmpeg: { wasmBase: '/wasm/' } }),
     };
     const t0 = performance.now();
     if (o.abortAfterMs !== undefined) setTimeout(() => controller.abort(), o.abortAfterMs);
