@@ -6,7 +6,18 @@ import globals from 'globals';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'dist/', 'dist-test/', '.tsbuild/', 'test-results/', 'wasm/', 'models/', '.cache/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'dist-app/',
+      'dist-test/',
+      'test/consumer/app/',
+      '.tsbuild/',
+      'test-results/',
+      'wasm/',
+      'models/',
+      '.cache/',
+    ],
   },
   js.configs.recommended,
   {

@@ -23,10 +23,11 @@ export default defineConfig(({ mode }) => {
       if (file.endsWith('.html')) input[`test-${file.slice(0, -'.html'.length)}`] = resolve(pages, file);
     }
   }
-  // MULTICAM_OUT_DIR: the CLI builds its own copy (.cache/cli-app) so it never rewrites dist/ under a running test.
+  // MULTICAM_OUT_DIR: the CLI builds its own copy (.cache/cli-app) so it never rewrites dist-app/ under a running test.
+  // (dist/ is the library package: scripts/build-lib.mjs.)
   const outDir = process.env['MULTICAM_OUT_DIR']
     ? resolve(process.env['MULTICAM_OUT_DIR'])
-    : resolve(root, test ? 'dist-test' : 'dist');
+    : resolve(root, test ? 'dist-test' : 'dist-app');
   let resolvedOutDir = outDir;
   return {
     root,

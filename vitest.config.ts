@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { patient } from './test/support/patience.ts';
 
-// Two tiers that match the runtimes. Evaluations (sweeps over seeds, DER over many files) are
+// Three tiers: the two runtimes, and the package as an app installs it. Evaluations (sweeps over seeds, DER over many files) are
 // not tests: they live in eval/ and run with `npm run eval`, never in CI.
 export default defineConfig({
   test: {
@@ -33,6 +33,17 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: patient(180_000),
           hookTimeout: patient(180_000),
+        },
+      },
+      {
+        test: {
+          name: 'consumer',
+          // The packed tarball in a fresh Vite app (test/consumer/app), driven in Chromium.
+          include: ['test/consumer/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: patient(300_000),
+          hookTimeout: patient(300_000),
         },
       },
     ],

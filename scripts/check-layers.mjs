@@ -19,7 +19,10 @@ import { fileURLToPath } from 'node:url';
  * under it) or a single file; paths are relative to the repository root.
  */
 export const LAYERS = [
-  { name: 'entry points', paths: ['src/index.ts', 'src/service.ts', 'src/dom', 'src/sw', 'src/cli', 'workers'] },
+  {
+    name: 'entry points',
+    paths: ['src/index.ts', 'src/service.ts', 'src/dom', 'src/sw', 'src/cli', 'src/vite', 'workers'],
+  },
   { name: 'routes', paths: ['src/routes'] },
   { name: 'pipeline', paths: ['src/pipeline'] },
   { name: 'jobs', paths: ['src/jobs'] },

@@ -36,7 +36,7 @@ if (!values['no-build']) {
   execFileSync('node', ['scripts/copy-assets.mjs'], { stdio: 'inherit', cwd: ROOT });
   execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit', cwd: ROOT });
 }
-const dist = join(ROOT, 'dist');
+const dist = join(ROOT, 'dist-app');
 // vite.config copies the sample on build; --no-build (or a build made before the sample) gets it here.
 if (!existsSync(join(dist, 'sample/manifest.json'))) cpSync(sampleDir, join(dist, 'sample'), { recursive: true });
 // A previous run's files are not offered again.

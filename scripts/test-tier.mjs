@@ -1,10 +1,10 @@
-// Runs one vitest tier (`unit` or `browser`) with a header and its wall time, so `npm test`
+// Runs one vitest tier (`unit`, `browser` or `consumer`) with a header and its wall time, so `npm test`
 // shows where each tier starts and how long it took.
 import { spawnSync } from 'node:child_process';
 
 const tier = process.argv[2];
-if (tier !== 'unit' && tier !== 'browser') {
-  console.error('usage: node scripts/test-tier.mjs unit|browser [vitest args…]');
+if (tier !== 'unit' && tier !== 'browser' && tier !== 'consumer') {
+  console.error('usage: node scripts/test-tier.mjs unit|browser|consumer [vitest args…]');
   process.exit(2);
 }
 console.log(`\n=== ${tier} tier`);

@@ -22,6 +22,7 @@ import {
 import type { SileroVad } from '../src/models/silero-vad.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
+import { fetchServed } from '../src/models/served-asset.ts';
 import { monoWavBlob } from '../src/render/wav.ts';
 import {
   VAD_LANES_MAX,
@@ -50,14 +51,15 @@ let vad: Promise<LoadedVad> | undefined;
 /** Loads Silero on WebGPU when the worker sees a hardware adapter, else (or if that fails) on wasm. */
 function loadVad(request: DiarizeRequest): Promise<LoadedVad> {
   vad ??= (async () => {
-    const response = await fetch(request.modelUrl);
-    if (!response.ok) throw new Error(`VAD model ${request.modelUrl} answered ${response.status}`);
+    const response = await fetchServed(request.modelUrl, 'the VAD model');
     const bytes = new Uint8Array(await response.arrayBuffer());
     // Only the chosen build is imported: the wasm path never downloads the JSEP bundle.
-    const start = async (executionProvider: ExecutionProviderName): Promise<LoadedVad> => ({
-      ...(await startSilero(executionProvider, bytes, request.ortWasmPath)),
-      bytes,
-    });
+    const start = async (executionProvider: ExecutionProviderName): Promise<LoadedVad> => {
+      // A missing wasm file is named here; onnxruntime itself says only "no available backend found".
+      const wasm = `ort-wasm-simd-threaded${executionProvider === 'webgpu' ? '.jsep' : ''}.wasm`;
+      await fetchServed(new URL(wasm, request.ortWasmPath).href, "onnxruntime-web's wasm", { method: 'HEAD' });
+      return { ...(await startSilero(executionProvider, bytes, request.ortWasmPath)), bytes };
+    };
     if ((await pickExecutionProvider((navigator as WorkerNavigator & { gpu?: GpuLike }).gpu)) === 'webgpu') {
       try {
         return await start('webgpu');

@@ -39,7 +39,10 @@ export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o o
                                         otherwise the CLI accepts the camera map proposal
   [--title T] [--timeout SECONDS] [--verbose] [--rebuild]
 Runs the whole job headless in Chromium (/usr/bin/chromium, MULTICAM_CHROMIUM, or a
-Playwright-installed browser) and writes the rendered video to -o.`;
+Playwright-installed browser) and writes the rendered video to -o.
+usage: multicam init <publicDir> [--ffmpeg]
+Copies sw.js, wasm/ and models/ (with --ffmpeg, the app's own GPL ffmpeg core) into an app's
+public folder, for apps that do not use the multicam/vite plugin.`;
 
 /** A command-line mistake: exit code 2, with the usage. */
 export class UsageError extends Error {

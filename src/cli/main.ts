@@ -27,6 +27,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { JobSummary } from '../contract/types.ts';
 import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
+import { runInit } from './init.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/cli-app');
@@ -235,6 +236,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (command === 'init') return runInit(rest);
   if (command !== 'edit') {
     console.error(`multicam: unknown command "${command}"\n${USAGE}`);
     return 2;

@@ -41,24 +41,58 @@ export async function registerServiceWorker(config: RegistrationConfig): Promise
   }
   const scriptUrl = serviceWorkerScriptUrl(config);
   const container = navigator.serviceWorker;
+  let stopWaiting = (): void => undefined;
   const controlled = new Promise<void>((resolve, reject) => {
     const timeoutMs = config.timeoutMs ?? 15_000;
     const check = (): boolean => {
       if (container.controller?.scriptURL !== scriptUrl) return false;
-      container.removeEventListener('controllerchange', check);
-      clearTimeout(timer);
+      stopWaiting();
       resolve();
       return true;
     };
     const timer = setTimeout(() => {
-      container.removeEventListener('controllerchange', check);
+      stopWaiting();
       reject(new Error(`the service worker ${scriptUrl} did not take control within ${timeoutMs} ms`));
     }, timeoutMs);
+    stopWaiting = () => {
+      container.removeEventListener('controllerchange', check);
+      clearTimeout(timer);
+    };
     container.addEventListener('controllerchange', check);
     check();
   });
   // The worker is an ES module (vite emits shared chunks it imports).
-  const registration = await container.register(scriptUrl, { scope: '/', type: 'module', updateViaCache: 'none' });
+  let registration: ServiceWorkerRegistration;
+  try {
+    registration = await container.register(scriptUrl, { scope: '/', type: 'module', updateViaCache: 'none' });
+  } catch (error) {
+    // No worker will take control: stop waiting, and say why the script could not be registered.
+    stopWaiting();
+    throw (await diagnoseScript(scriptUrl)) ?? error;
+  }
   await controlled;
   return registration;
+}
+
+/** The fix for a service worker script that is not served, named in every setup message. */
+export const SERVE_ASSETS_FIX =
+  'add the multicam() plugin from \'multicam/vite\' to vite.config, or run `npx multicam init <publicDir>` (README, "Use it from a web app")';
+
+/**
+ * Why the script at `scriptUrl` cannot be registered, when it is not served as JavaScript (a 404,
+ * or an HTML fallback page), else null (the registration failed for another reason).
+ */
+async function diagnoseScript(scriptUrl: string): Promise<Error | null> {
+  let response: Response;
+  try {
+    response = await fetch(scriptUrl, { cache: 'no-store' });
+  } catch {
+    return null;
+  }
+  const type = response.headers.get('content-type') ?? 'no content type';
+  if (response.ok && /javascript/i.test(type)) return null;
+  const what = response.ok ? `answered ${type}` : `answered HTTP ${response.status}`;
+  return new Error(
+    `multicam: the service worker script ${scriptUrl.split('?')[0]} is not served (it ${what}): ${SERVE_ASSETS_FIX}`,
+  );
 }

@@ -50,6 +50,11 @@ export interface MulticamInstance {
   readonly engine: EngineRunner | null;
   /** Webhook delivery when started with `engine: true`, else null. */
   readonly webhooks: WebhookDelivery | null;
+  /**
+   * Setup problems that do not stop the library but cost something, each naming its fix (also
+   * logged with `console.warn`): e.g. a page that is not cross-origin isolated.
+   */
+  readonly warnings: readonly string[];
   /** Closes the page's database connection and stops the engine (the worker keeps answering). */
   close(): void;
 }
@@ -67,6 +72,13 @@ export interface MulticamInstance {
  */
 export async function startMulticam(options: StartMulticamOptions = {}): Promise<MulticamInstance> {
   const basePath = normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH);
+  const warnings: string[] = [];
+  if (options.engine && globalThis.crossOriginIsolated !== true) {
+    warnings.push(
+      'multicam: this page is not cross-origin isolated, so SharedArrayBuffer is off and the optional ffmpeg core runs single-threaded: serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp (the multicam/vite plugin does on its dev and preview servers)',
+    );
+  }
+  for (const warning of warnings) console.warn(warning);
   const dbOption = options.dbName === undefined ? {} : { dbName: options.dbName };
   const registration = await registerServiceWorker({
     basePath,
@@ -98,6 +110,7 @@ export async function startMulticam(options: StartMulticamOptions = {}): Promise
     accounts: service.accounts,
     engine: runner,
     webhooks,
+    warnings,
     close() {
       void runner?.stop();
       void webhooks?.close();

@@ -51,7 +51,7 @@ const rows = (selector: string): Promise<string[]> =>
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   makeSample({ root: ROOT });
-  // Its own build output (vite.config copies the sample into it), so dist/ is left alone.
+  // Its own build output (vite.config copies the sample into it), so dist-app/ is left alone.
   execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -5,7 +5,7 @@ import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 let chromium: LaunchedChromium;
 let server: StaticServer;
 beforeAll(async () => {
-  server = await serveStatic('dist');
+  server = await serveStatic('dist-app');
   chromium = await launchChromium();
 });
 afterAll(async () => {

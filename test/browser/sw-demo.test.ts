@@ -1,5 +1,5 @@
 /**
- * The demo pages (dist/, `npx vite build`): the index page registers the service worker and
+ * The demo pages (dist-app/, `npx vite build`): the index page registers the service worker and
  * lists jobs through it, `window.multicam.createApiKey()` works, and the settings page
  * creates and revokes API keys and rotates the signing secret. Data is shown as text only.
  */
@@ -13,7 +13,7 @@ let server: StaticServer;
 let page: Page;
 
 beforeAll(async () => {
-  server = await serveStatic('dist');
+  server = await serveStatic('dist-app');
   chromium = await launchChromium();
   page = await chromium.context.newPage();
   page.on('pageerror', (error) => console.error('[demo page]', error));
