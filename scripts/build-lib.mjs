@@ -90,36 +90,28 @@ const common = (plugins) => ({
 
 rmSync(OUT, { recursive: true, force: true });
 
-// 1. Workers: one self-contained file each.
-for (const [name, entry] of Object.entries(WORKERS)) {
-  await build({
-    ...common([workerUrls((n) => `${n}.js`)]),
+/** One self-contained ES module: `entry` bundled with everything it imports into `outDir/fileName`. */
+function buildSingle(entry, outDir, fileName, plugins) {
+  return build({
+    ...common(plugins),
     build: {
-      outDir: join(OUT, 'workers'),
+      outDir,
       emptyOutDir: false,
       target: 'es2023',
       sourcemap: true,
       minify: false,
-      copyPublicDir: false,
-      lib: { entry: join(ROOT, entry), formats: ['es'], fileName: () => `${name}.js` },
+      lib: { entry: join(ROOT, entry), formats: ['es'], fileName: () => fileName },
       rolldownOptions: { output: { codeSplitting: false } },
     },
   });
 }
 
+// 1. Workers: one self-contained file each.
+for (const [name, entry] of Object.entries(WORKERS))
+  await buildSingle(entry, join(OUT, 'workers'), `${name}.js`, [workerUrls((n) => `${n}.js`)]);
+
 // 2. The service worker: one ES module.
-await build({
-  ...common([]),
-  build: {
-    outDir: OUT,
-    emptyOutDir: false,
-    target: 'es2023',
-    sourcemap: true,
-    minify: false,
-    lib: { entry: join(ROOT, 'src/sw/sw.ts'), formats: ['es'], fileName: () => 'sw.js' },
-    rolldownOptions: { output: { codeSplitting: false } },
-  },
-});
+await buildSingle('src/sw/sw.ts', OUT, 'sw.js', []);
 
 // 3. The entry points, dependencies external.
 // @ffmpeg/ffmpeg is bundled: its class worker then is dist/workers/ffmpeg.js, the one the

@@ -34,6 +34,36 @@ function row(label: string, bytes: number, extra = ''): void {
   console.log(`  ${pad(label, 44)} ${mb(bytes).padStart(10)}${extra ? `  ${extra}` : ''}`);
 }
 
+interface BuiltFile {
+  path: string;
+  bytes: number;
+  file: string;
+}
+
+const isJs = (p: string): boolean => p.endsWith('.js') || p.endsWith('.mjs');
+const bytesOf = (list: readonly BuiltFile[], pred: (p: string) => boolean): number =>
+  list.filter((f) => pred(f.path)).reduce((s, f) => s + f.bytes, 0);
+
+/** Rows for `list`: everything, JavaScript (with gzip), wasm (named), models. */
+function breakdown(list: readonly BuiltFile[], label: string): void {
+  const jsGzip = list.filter((f) => isJs(f.path)).reduce((s, f) => s + gzipSync(readFileSync(f.file)).length, 0);
+  const wasm = list.filter((f) => f.path.endsWith('.wasm')).map((f) => f.path);
+  row(
+    label,
+    bytesOf(list, () => true),
+  );
+  row('JavaScript (app, library, workers, sw.js)', bytesOf(list, isJs), `gzip ${mb(jsGzip)}`);
+  row(
+    'wasm',
+    bytesOf(list, (p) => p.endsWith('.wasm')),
+    wasm.join(', '),
+  );
+  row(
+    'models',
+    bytesOf(list, (p) => p.endsWith('.onnx')),
+  );
+}
+
 // 1. The tarball.
 execFileSync('npm', ['run', 'build:lib', '--silent'], { cwd: ROOT, stdio: 'ignore' });
 const [pack] = JSON.parse(
@@ -70,37 +100,13 @@ if (!existsSync(APP_DIST)) {
   console.log('\nno consumer build: run `npm run test:consumer` first');
   process.exit(1);
 }
-const files = walk(APP_DIST).map((file) => ({
+const files: BuiltFile[] = walk(APP_DIST).map((file) => ({
   path: file.slice(APP_DIST.length + 1),
   bytes: statSync(file).size,
   file,
 }));
-const total = (pred: (p: string) => boolean): number =>
-  files.filter((f) => pred(f.path)).reduce((s, f) => s + f.bytes, 0);
-const js = files.filter((f) => f.path.endsWith('.js') || f.path.endsWith('.mjs'));
-const jsGzip = js.reduce((s, f) => s + gzipSync(readFileSync(f.file)).length, 0);
 console.log(`\nconsumer app, vite build (${files.length} files)`);
-row(
-  'everything',
-  total(() => true),
-);
-row(
-  'JavaScript (app, library, workers, sw.js)',
-  total((p) => p.endsWith('.js') || p.endsWith('.mjs')),
-  `gzip ${mb(jsGzip)}`,
-);
-row(
-  'wasm',
-  total((p) => p.endsWith('.wasm')),
-  files
-    .filter((f) => f.path.endsWith('.wasm'))
-    .map((f) => f.path)
-    .join(', '),
-);
-row(
-  'models',
-  total((p) => p.endsWith('.onnx')),
-);
+breakdown(files, 'everything');
 const byContent = new Map<string, string[]>();
 for (const f of files) {
   const hash = createHash('sha256').update(readFileSync(f.file)).digest('hex');
@@ -114,31 +120,11 @@ if (existsSync(REQUESTS)) {
   const urls = JSON.parse(readFileSync(REQUESTS, 'utf8')) as string[];
   const fetched = new Set(urls.map((u) => new URL(u).pathname.slice(1)).filter((p) => p !== ''));
   const got = files.filter((f) => fetched.has(f.path));
-  const of = (pred: (p: string) => boolean): number => got.filter((f) => pred(f.path)).reduce((s, f) => s + f.bytes, 0);
   console.log(`\none default job on CPU (tiny fixture, ${got.length} files fetched)`);
-  row(
-    'everything fetched',
-    of(() => true),
-  );
-  row(
-    'JavaScript',
-    of((p) => p.endsWith('.js') || p.endsWith('.mjs')),
-  );
-  row(
-    'wasm',
-    of((p) => p.endsWith('.wasm')),
-    got
-      .filter((f) => f.path.endsWith('.wasm'))
-      .map((f) => f.path)
-      .join(', '),
-  );
-  row(
-    'models',
-    of((p) => p.endsWith('.onnx')),
-  );
+  breakdown(got, 'everything fetched');
   row(
     'GPL ffmpeg core',
-    of((p) => p.includes('ffmpeg-core')),
+    bytesOf(got, (p) => p.includes('ffmpeg-core')),
   );
 } else console.log('\nno request log: run `npm run test:consumer` first for what a job downloads');
 

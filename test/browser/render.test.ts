@@ -323,7 +323,7 @@ describe('other outputs', () => {
       const file = join(OUT, 'tiny-opus.mp4');
       writeFileSync(file, Buffer.from(s.fileBase64!, 'base64'));
       const info = ffprobe(file);
-      expect(info.streams.map((x) => x.codec_name).sort()).toEqual([aacHere ? 'aac' : 'opus', 'h264']);
+      expect(info.streams.map((x) => x.codec_name).sort()).toEqual([aacHere ? 'aac' : 'opus', 'h264'].sort());
       expect(s.video).toMatchObject({ width: 320, height: 180 });
       const aac = await render({ noFfmpeg: true, returnFile: false, output: { audioCodec: 'aac' } });
       if (!aacHere) expect(aac.error).toMatchObject({ name: 'RenderError' });
