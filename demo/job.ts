@@ -119,33 +119,17 @@ export async function createAndStartJob(
 }
 
 /**
- * The mapping to submit for a job in `mapping`: the service's camera map proposal when
- * there is one (every camera with its speakers); otherwise camera i gets speaker i and
- * cameras past the last speaker get everyone (a guess a person should check in review).
+ * The service's camera map proposal for a job in `mapping` (every camera with its speakers),
+ * or null when the map names no speaker: then a person says who is on which camera (the
+ * review editor), never a guess.
  */
-export function proposedTracks(
-  job: Pick<Job, 'sources' | 'camera_map'> & { turns?: Job['turns']; speakers?: string[] },
-): { tracks: Track[]; from: 'cameraMap' | 'guess' } {
+export function proposedTracks(job: Pick<Job, 'sources' | 'camera_map'>): Track[] | null {
   const map: CameraMap | null = job.camera_map;
   const videos = job.sources.filter((s) => s.kind === 'video');
-  if (map && map.cameras.some((c) => c.speakers.length > 0)) {
-    return {
-      tracks: map.cameras
-        .filter((c) => videos.some((v) => v.id === c.sourceId))
-        .map((c) => ({ sourceId: c.sourceId, speakers: [...c.speakers] })),
-      from: 'cameraMap',
-    };
-  }
-  // The detected speakers: the map's, else the job's, else those of the turns.
-  const fromTurns = [...new Set((job.turns ?? []).map((t) => t.speaker))].sort();
-  const speakers = [map?.speakers ?? [], job.speakers ?? [], fromTurns].find((list) => list.length > 0) ?? [];
-  return {
-    tracks: videos.map((v, i) => ({
-      sourceId: v.id,
-      speakers: i < speakers.length ? [speakers[i] as string] : [...speakers],
-    })),
-    from: 'guess',
-  };
+  if (!map || !map.cameras.some((c) => c.speakers.length > 0)) return null;
+  return map.cameras
+    .filter((c) => videos.some((v) => v.id === c.sourceId))
+    .map((c) => ({ sourceId: c.sourceId, speakers: [...c.speakers] }));
 }
 
 /** Statuses after which nothing more happens without a person or a client call. */

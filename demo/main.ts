@@ -10,13 +10,15 @@
  * @module
  */
 import { MulticamClient } from '../src/client/client.ts';
-import type { GetJobResponse, JobListItem, JobSummary, PresetId } from '../src/contract/types.ts';
+import { downloadUrl } from '../src/client/download.ts';
+import type { GetJobResponse, JobListItem, JobSummary, PresetId, Track } from '../src/contract/types.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { readAllEvents, type OutboxEvent } from '../src/webhooks/outbox.ts';
 import { subscribeToEvents } from '../src/webhooks/subscribe.ts';
 import { createAndStartJob, isSettled, kindOf, proposedTracks, type ChosenFile, type JobOptions } from './job.ts';
 import type { SampleManifest } from './sample/manifest.ts';
 import { el, openDemoSession, showError, type DemoSession } from './session.ts';
+import { plainStatus, StepTracker } from './steps.ts';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const status = $<HTMLParagraphElement>('status');
@@ -29,6 +31,22 @@ let lastStatus = '';
 /** Set once the session is open: refreshes the jobs table when the job's status changes. */
 let onStatusChange: () => void = () => undefined;
 const reviewUrls = new Map<string, string>();
+/** The progress rows of the job started on this page. */
+let steps: StepTracker | null = null;
+/** Jobs the service asked a person to map (their `mapping` event arrived). */
+const askedToMap = new Set<string>();
+/** Per asked job: whether the service proposed who is on which camera. */
+const proposals = new Map<string, boolean>();
+
+/**
+ * In mapping, once the service asked: the proposal to accept, or (none yet, or too little to
+ * tell) the request to say who is on which camera in the review editor. Never a guess.
+ */
+function showMappingChoice(jobId: string): void {
+  const asked = askedToMap.has(jobId);
+  $('accept-proposal').hidden = !asked || proposals.get(jobId) !== true;
+  $('map-hint').hidden = !asked || proposals.get(jobId) === true;
+}
 
 function formatBytes(n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(0)} kB`;
@@ -124,6 +142,11 @@ function renderEvents(events: OutboxEvent[], accountId: string): void {
 function showSummary(summary: JobSummary): void {
   lastSummary = summary;
   $('job').hidden = false;
+  steps?.update(summary);
+  $('job-plain').textContent = plainStatus(summary, {
+    asked: askedToMap.has(summary.id),
+    proposal: proposals.get(summary.id) === true,
+  });
   $('job-id').textContent = summary.id;
   $('job-status').textContent = summary.status;
   document.body.dataset['jobStatus'] = summary.status;
@@ -143,7 +166,8 @@ function showSummary(summary: JobSummary): void {
     );
     onStatusChange();
   }
-  $('accept-proposal').hidden = summary.status !== 'mapping';
+  if (summary.status === 'mapping') showMappingChoice(summary.id);
+  else $('accept-proposal').hidden = $('map-hint').hidden = true;
   $('render').hidden = summary.status !== 'ready';
   $('preset-row').hidden = summary.status !== 'ready' && summary.status !== 'complete';
   const review =
@@ -157,9 +181,16 @@ function showSummary(summary: JobSummary): void {
   if (review !== null) reviewLink.href = review;
   const download = $<HTMLAnchorElement>('download');
   download.hidden = summary.outputUrl === null;
-  if (summary.outputUrl !== null) {
-    download.href = summary.outputUrl;
-    download.download = `multicam-${summary.id.slice(0, 8)}.mp4`;
+  // A plain link the service worker answers with Content-Disposition (not `download`: see downloadUrl).
+  if (summary.outputUrl !== null)
+    download.href = downloadUrl(summary.outputUrl, `multicam-${summary.id.slice(0, 8)}.mp4`);
+  // The rendered edit plays here (the service worker answers the player's Range requests).
+  const player = $<HTMLVideoElement>('player');
+  player.hidden = summary.outputUrl === null;
+  const renderedFile = summary.outputUrl === null ? null : new URL(summary.outputUrl).pathname;
+  if (summary.outputUrl !== null && player.dataset['file'] !== renderedFile) {
+    player.dataset['file'] = renderedFile!;
+    player.src = summary.outputUrl;
   }
 }
 
@@ -189,7 +220,12 @@ export interface DemoApi {
   start(options?: Partial<JobOptions>): Promise<string>;
   summary(): Promise<JobSummary>;
   job(): Promise<GetJobResponse>;
-  acceptProposal(): Promise<{ from: 'cameraMap' | 'guess'; tracks: number }>;
+  /** Submits the service's camera map proposal; refuses (and says so on the page) when there is none. */
+  acceptProposal(): Promise<{ tracks: number }>;
+  /** Submits a mapping someone chose (the CLI's `--map`). */
+  submitMapping(tracks: Track[]): Promise<void>;
+  /** Whether the service asked for a mapping (the `mapping` event): before it, the cameras are still being worked out. */
+  askedToMap(): boolean;
   recut(presetId: PresetId): Promise<void>;
   render(): Promise<void>;
   /** `length` bytes of the output from `offset`, base64, through a Range request; '' past the end. */
@@ -199,7 +235,10 @@ export interface DemoApi {
 try {
   const session = await openDemoSession();
   const client = new MulticamClient({ baseUrl: session.instance.baseUrl, apiKey: session.apiKey });
-  status.textContent = `Running: the service worker answers ${session.instance.baseUrl} (account ${session.accountId}).`;
+  status.textContent =
+    'Ready. Everything runs in this browser: your files are stored here and never uploaded anywhere.';
+  $('dev-session').textContent =
+    `The service worker answers ${session.instance.baseUrl} (account ${session.accountId}).`;
   const db = await openDatabase();
   const refreshEvents = async (): Promise<void> => renderEvents(await readAllEvents(db), session.accountId);
   // Events arrive in the page as they are recorded (the same bodies as the webhooks).
@@ -207,6 +246,8 @@ try {
     async (event) => {
       const url = event.payload['reviewUrl'];
       if (typeof url === 'string') reviewUrls.set(event.jobId, url);
+      // The `mapping` event: the service has worked out what it can and waits for a person.
+      if (event.type === 'mapping') askedToMap.add(event.jobId);
       await refreshEvents();
     },
     { db, name: 'demo-page', accountId: session.accountId, pollIntervalMs: 5000 },
@@ -220,7 +261,11 @@ try {
   };
   const poll = async (): Promise<void> => {
     if (currentJobId === null) return;
-    showSummary(await client.getJobSummary(currentJobId));
+    const summary = await client.getJobSummary(currentJobId);
+    // Asked to map: is there a proposal to accept (the camera map may still be on its way)?
+    if (summary.status === 'mapping' && askedToMap.has(summary.id))
+      proposals.set(summary.id, proposedTracks((await client.getJob(summary.id)).job) !== null);
+    showSummary(summary);
     await refreshEvents();
   };
   const api: DemoApi = {
@@ -240,9 +285,13 @@ try {
       const opts = { ...readOptions(), ...options };
       $('stages').replaceChildren();
       lastStatus = '';
+      $('job').hidden = false;
+      $('job-plain').textContent = 'Uploading your files into this browser’s storage…';
+      steps = new StepTracker($<HTMLOListElement>('steps'));
       const up = $('upload-progress');
       currentJobId = await createAndStartJob(client, chosen, opts, (sent, total, label) => {
         up.textContent = `Uploaded ${formatBytes(sent)} of ${formatBytes(total)} (${label})`;
+        steps?.upload(sent, total);
       });
       await poll();
       return currentJobId;
@@ -257,9 +306,19 @@ try {
       const jobId = requireJob();
       const { job } = await client.getJob(jobId);
       const proposal = proposedTracks(job);
-      await client.submitSpeakerMapping(jobId, { tracks: proposal.tracks });
+      // Never a silent guess: without a proposal a person says who is on which camera.
+      if (proposal === null)
+        throw new Error(
+          'The service could not tell who is on which camera from this recording. Open the review editor to say it.',
+        );
+      await client.submitSpeakerMapping(jobId, { tracks: proposal });
       await poll();
-      return { from: proposal.from, tracks: proposal.tracks.length };
+      return { tracks: proposal.length };
+    },
+    askedToMap: () => currentJobId !== null && askedToMap.has(currentJobId),
+    async submitMapping(tracks) {
+      await client.submitSpeakerMapping(requireJob(), { tracks });
+      await poll();
     },
     async recut(presetId) {
       await client.recutJob(requireJob(), { presetId, silence: { mode: readOptions().silence } });

@@ -2,7 +2,7 @@
  * `npx tsx scripts/make-sample.ts [--force]`: makes the demo's built-in sample podcast from
  * what the project owns only: espeak-ng voices and drawn people (tools/fixtures), two
  * speakers, three cameras (two close-ups and a two-shot) and one close mic per speaker,
- * 25 s at 640×360. Written to .cache/sample/ (gitignored) with a `manifest.json` that the
+ * 60 s at 640×360 (long enough for the camera map to be sure of both close-ups). Written to .cache/sample/ (gitignored) with a `manifest.json` that the
  * demo page reads; `npm run demo` runs this when the sample is missing.
  *
  * @module
@@ -11,28 +11,27 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SAMPLE_DIR, type SampleManifest } from '../demo/sample/manifest.ts';
+import type { FixtureOptions } from '../tools/fixtures/options.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-/** The generator's options: changing them changes `version`, which forces a rebuild. */
+/** The sample's fixture options (tools/fixtures on the `tiny` set); eval/handsoff.ts measures the same set. */
+export const SAMPLE_FIXTURE_OPTIONS = {
+  voices: 'espeak',
+  speakers: 2,
+  cameras: 'closeup:1,closeup:2,twoshot:1-2',
+  seconds: 60,
+  width: 640,
+  height: 360,
+  mics: true,
+  seed: 'demo-sample-1',
+} as const satisfies Partial<FixtureOptions>;
+
+/** The generator's arguments: changing them changes `version`, which forces a rebuild. */
 const FIXTURE_ARGS = [
   '--set',
   'tiny',
-  '--voices',
-  'espeak',
-  '--speakers',
-  '2',
-  '--cameras',
-  'closeup:1,closeup:2,twoshot:1-2',
-  '--seconds',
-  '25',
-  '--width',
-  '640',
-  '--height',
-  '360',
-  '--mics',
-  '--seed',
-  'demo-sample-1',
+  ...Object.entries(SAMPLE_FIXTURE_OPTIONS).flatMap(([k, v]) => (v === true ? [`--${k}`] : [`--${k}`, String(v)])),
 ];
 const VERSION = FIXTURE_ARGS.join(' ');
 
@@ -45,7 +44,7 @@ export function makeSample(options: { force?: boolean; root?: string } = {}): st
     if (current.version === VERSION) return dir;
   }
   rmSync(dir, { recursive: true, force: true });
-  console.log('[sample] generating the built-in sample podcast (espeak-ng voices, drawn cameras; ~20 s)…');
+  console.log('[sample] generating the built-in sample podcast (espeak-ng voices, drawn cameras; ~10 s)…');
   execFileSync('npx', ['tsx', join(ROOT, 'tools/fixtures/cli.ts'), ...FIXTURE_ARGS, '--out', dir], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -59,7 +58,7 @@ export function makeSample(options: { force?: boolean; root?: string } = {}): st
   const files = recipe.map((f) => ({ ...f, size: statSync(join(dir, f.file)).size }));
   const manifest: SampleManifest = {
     version: VERSION,
-    title: 'Built-in sample: two people, three cameras, two mics (25 s, synthetic)',
+    title: 'Built-in sample: two people, three cameras, two mics (60 s, synthetic)',
     files,
   };
   writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));

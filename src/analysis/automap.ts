@@ -3,19 +3,24 @@
  * the cameras without a person (`map`, the job goes to `ready`) or ask for a mapping (`ask`,
  * the `mapping` webhook is sent, with the proposal when there is one).
  *
- * The spec's "Automatic mapping rules", exactly:
+ * Never a guess (issue 35): the service maps only from evidence, and asks where it is weak.
+ * "Enough speech" is {@link MIN_SURE_SPEECH_MS} (10 s): below it an answer can be chance.
  * - `off`: always ask.
- * - `confident`: map only when sure: every judged speaker (one minute of speech or more) is on
- *   a close-up answered with `high` confidence. A wide or two-shot is used in the edit but never
- *   counts as a speaker's own camera. Cameras that are not sure get no speakers. Any switched
- *   feed (`multi`) holds it back.
- * - `always`: sure answers first, then likely ones (`low`), then the speakers still without a
- *   close-up are distributed over the cameras still without speakers, most talkative first.
- *   It asks only when no proposal can be computed (no camera map, or nobody to place).
+ * - `confident`: map only when sure: every speaker with enough speech is on a close-up answered
+ *   with `high` confidence (the spec says every speaker with a minute of speech; the camera map
+ *   is sure sooner, see src/analysis/camera/camera-map.ts). A wide or two-shot is used in the
+ *   edit but never counts as a speaker's own camera. Cameras that are not sure get no speakers.
+ *   Any switched feed (`multi`) holds it back.
+ * - `always`: sure answers, then likely ones (`low`) of speakers with enough speech: every
+ *   close-up with a likely speaker is in the edit. It asks when nothing is usable, and when a
+ *   speaker with enough speech is on no camera while a camera has no answer (they may be on
+ *   it: a person says). The spec's last step, spreading the speakers left over the cameras
+ *   left over by talk time, is a guess and is not done.
  *
  * @module
  */
 import type { AutoMapMode, CameraMap, CameraMapCamera, Track } from '../contract/types.ts';
+import { MIN_SURE_SPEECH_MS } from './camera/camera-map.ts';
 
 /** Input of {@link decideAutoMap}. */
 export interface AutoMapInput {
@@ -43,43 +48,41 @@ export function decideAutoMap(input: AutoMapInput): AutoMapDecision {
   const { mode, cameraMap } = input;
   const ask: AutoMapDecision = { action: 'ask', cameraMap };
   if (mode === 'off' || cameraMap === null) return ask;
-  if (mode === 'confident') return confident(cameraMap) ?? ask;
+  if (mode === 'confident') return confident(cameraMap, input.speakers) ?? ask;
   const tracks = always(cameraMap, input.speakers);
-  return tracks.length ? { action: 'map', tracks } : ask;
+  return tracks?.length ? { action: 'map', tracks } : ask;
 }
 
-function confident(map: CameraMap): AutoMapDecision | null {
+function confident(map: CameraMap, speakers: AutoMapInput['speakers']): AutoMapDecision | null {
   // Switched or operated feeds: the same camera shows different people over time.
   if (map.cameras.some((c) => c.kind === 'multi')) return null;
   const sure = map.cameras.filter((c) => c.confidence === 'high' && c.speakers.length > 0);
   const ownCamera = new Set(sure.filter((c) => c.kind === 'closeup').flatMap((c) => c.speakers));
-  // Nobody judged (everyone under a minute): nothing to be sure about.
-  if (map.speakers.length === 0 || !map.speakers.every((s) => ownCamera.has(s))) return null;
+  const talk = new Map(speakers.map((s) => [s.speaker, s.talkMs]));
+  const major = map.speakers.filter((s) => (talk.get(s) ?? 0) >= MIN_SURE_SPEECH_MS);
+  // Nobody with enough speech: nothing to be sure about.
+  if (major.length === 0 || !major.every((s) => ownCamera.has(s))) return null;
   return { action: 'map', tracks: toTracks(sure.map((c) => [c, c.speakers])) };
 }
 
-function always(map: CameraMap, speakers: AutoMapInput['speakers']): Track[] {
+function always(map: CameraMap, speakers: AutoMapInput['speakers']): Track[] | null {
+  const talk = new Map(speakers.map((s) => [s.speaker, s.talkMs]));
+  const enough = (s: string): boolean => (talk.get(s) ?? 0) >= MIN_SURE_SPEECH_MS;
   const judged = new Set(map.speakers);
   const assigned = new Map<CameraMapCamera, string[]>();
-  // Sure answers, then likely ones.
+  // Sure answers, then likely ones of speakers with enough speech to act on.
   for (const level of ['high', 'low'] as const) {
     for (const c of map.cameras) {
       if (c.confidence !== level || assigned.has(c)) continue;
-      const shown = c.speakers.filter((s) => judged.has(s));
+      const shown = c.speakers.filter((s) => judged.has(s) && (level === 'high' || enough(s)));
       if (shown.length) assigned.set(c, shown);
     }
   }
-  const hasOwn = new Set([...assigned.entries()].filter(([c]) => c.kind === 'closeup').flatMap(([, s]) => s));
-  // A frozen or unreadable camera shows nobody talking: it gets nobody.
-  const free = map.cameras.filter((c) => !assigned.has(c) && c.reason !== 'no_motion');
-  const talk = new Map(speakers.map((s) => [s.speaker, s.talkMs]));
-  const remaining = map.speakers
-    .filter((s) => !hasOwn.has(s))
-    .sort((a, b) => (talk.get(b) ?? 0) - (talk.get(a) ?? 0) || a.localeCompare(b));
-  remaining.forEach((s, i) => {
-    const c = free[i];
-    if (c) assigned.set(c, [s]);
-  });
+  const onCamera = new Set([...assigned.values()].flat());
+  // A frozen or unreadable camera shows nobody talking; any other camera without an answer might.
+  const open = map.cameras.some((c) => !assigned.has(c) && c.reason !== 'no_motion');
+  const missing = map.speakers.some((s) => enough(s) && !onCamera.has(s));
+  if (assigned.size === 0 || (missing && open)) return null;
   return toTracks(map.cameras.filter((c) => assigned.has(c)).map((c) => [c, assigned.get(c)!]));
 }
 

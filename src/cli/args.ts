@@ -4,6 +4,7 @@
  * @module
  */
 import { existsSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   AUTO_MAP_MODES,
@@ -14,6 +15,7 @@ import {
   type PresetId,
   type SilenceMode,
 } from '../contract/types.ts';
+import type { MapOption } from './mapping.ts';
 
 /** `multicam edit`'s options, validated. */
 export interface EditArgs {
@@ -30,6 +32,8 @@ export interface EditArgs {
   verbose: boolean;
   /** Build the app even if the cached build looks current. */
   rebuild: boolean;
+  /** `--map VIDEO=S1,S2`: who is on which camera, when the service cannot tell. */
+  map: MapOption[];
 }
 
 export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o out.mp4
@@ -37,6 +41,9 @@ export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o o
   [--silence off|tighten|remove]        pauses (default off)
   [--auto-map always|confident|off]     camera mapping: 'always' (default) lets the service map;
                                         otherwise the CLI accepts the camera map proposal
+  [--map VIDEO=SPEAKER[,SPEAKER…]]…    who is on which camera (VIDEO: file name or position);
+                                        without it, the service's camera map; when that is not
+                                        sure the CLI lists the speakers it heard and exits 4
   [--title T] [--timeout SECONDS] [--verbose] [--rebuild]
 Runs the whole job headless in Chromium (/usr/bin/chromium, MULTICAM_CHROMIUM, or a
 Playwright-installed browser) and writes the rendered video to -o.
@@ -80,6 +87,7 @@ export function parseEditArgs(argv: string[]): EditArgs {
         timeout: { type: 'string' },
         verbose: { type: 'boolean' },
         rebuild: { type: 'boolean' },
+        map: { type: 'string', multiple: true },
       },
     });
   } catch (error) {
@@ -105,5 +113,28 @@ export function parseEditArgs(argv: string[]): EditArgs {
     timeoutMs: timeoutS * 1000,
     verbose: values.verbose === true,
     rebuild: values.rebuild === true,
+    map: (values.map ?? []).map((m) => parseMap(m, positionals)),
   };
+}
+
+/** One `--map VIDEO=S1[,S2…]`; VIDEO is a video's file name (or path) or its position 1…n. */
+function parseMap(value: string, videos: readonly string[]): MapOption {
+  const eq = value.indexOf('=');
+  const key = eq < 0 ? '' : value.slice(0, eq).trim();
+  const speakers = (eq < 0 ? '' : value.slice(eq + 1))
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (key === '' || speakers.length === 0)
+    throw new UsageError(`--map must be VIDEO=SPEAKER[,SPEAKER…], e.g. --map cam1.mp4=S1 (got "${value}")`);
+  const byPosition = /^\d+$/.test(key) ? Number(key) - 1 : -1;
+  const video =
+    byPosition >= 0 && byPosition < videos.length
+      ? byPosition
+      : videos.findIndex((v) => v === key || basename(v) === basename(key));
+  if (video < 0)
+    throw new UsageError(
+      `--map ${value}: "${key}" is none of the videos (${videos.map((v, i) => `${i + 1} ${basename(v)}`).join(', ')})`,
+    );
+  return { video, speakers };
 }

@@ -7,7 +7,11 @@
  * an optional recut with the preset, startRender, and the output downloaded in 4 MB ranges
  * to `-o`. Progress lines go to stdout; a failed job exits 1 with the job's error.
  *
- * Exit codes: 0 done, 1 the job failed or timed out, 2 usage, 3 no browser or no build.
+ * The mapping comes from `--map`, else the service's camera map; when neither says who is on
+ * which camera, the CLI prints the speakers it heard and exits 4: it never renders a guess.
+ *
+ * Exit codes: 0 done, 1 the job failed or timed out, 2 usage, 3 no browser or no build,
+ * 4 a person must say who is on which camera (`--map`).
  *
  * @module
  */
@@ -23,16 +27,19 @@ import {
   writeSync,
   closeSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import type { JobSummary } from '../contract/types.ts';
+import type { GetJobResponse, JobSummary } from '../contract/types.ts';
 import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
 import { runInit } from './init.ts';
+import { chooseMapping, describeMapping } from './mapping.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/cli-app');
 const STAMP = join(SITE, '.built-at');
 const CHUNK = 4 * 1024 * 1024;
+/** With `--auto-map off`, how long to wait for the camera map proposal after the service asked. */
+const PROPOSAL_WAIT_MS = 120_000;
 
 /** A failure of the run that is not the job's: exit code 3. */
 class EnvironmentError extends Error {
@@ -123,6 +130,7 @@ async function followJob(
   let mapped = false;
   let recut = false;
   let rendered = false;
+  let askedAt: number | undefined;
   const until = Date.now() + args.timeoutMs;
   for (;;) {
     const s = await demo<JobSummary>('summary');
@@ -136,12 +144,31 @@ async function followJob(
       out(`multicam: the job failed at ${s.failedAtStatus ?? 'an unknown stage'}: ${s.error ?? 'no error message'}`);
       return 1;
     }
-    if (s.status === 'mapping' && s.nextAction.type === 'map_speakers' && !mapped) {
-      mapped = true;
-      const r = await demo<{ from: string; tracks: number }>('acceptProposal');
-      say(
-        `mapping submitted from ${r.from === 'cameraMap' ? "the service's camera map" : 'a guess (no camera map)'}: ${r.tracks} cameras`,
-      );
+    // With autoMap confident/always the job waits in mapping while the cameras are worked out;
+    // the `mapping` event says the service now waits for a person (or took no decision at all).
+    if (
+      s.status === 'mapping' &&
+      s.nextAction.type === 'map_speakers' &&
+      !mapped &&
+      (await demo<boolean>('askedToMap'))
+    ) {
+      const { job } = await demo<GetJobResponse>('job');
+      // With --auto-map off the service asks at once and its camera map follows: wait for it a while.
+      askedAt ??= Date.now();
+      const proposalDue = args.autoMap === 'off' && job.camera_map === null && Date.now() - askedAt < PROPOSAL_WAIT_MS;
+      if (args.map.length > 0 || !proposalDue) {
+        mapped = true;
+        const names = args.videos.map((v) => basename(v));
+        const choice = chooseMapping(job, names, args.map);
+        if ('ask' in choice) {
+          out(`multicam: ${choice.ask}`);
+          return 4;
+        }
+        await demo('submitMapping', choice.tracks);
+        say(
+          `mapping from ${choice.from === 'option' ? '--map' : "the service's camera map"}: ${describeMapping(choice.tracks, job, names)}`,
+        );
+      }
     }
     if (s.status === 'ready' && !rendered) {
       if (args.preset !== null && !recut) {

@@ -18,6 +18,7 @@ import {
   type ExportOptions,
 } from '../export/index.ts';
 import type { ServiceContext } from '../jobs/context.ts';
+import { contentDisposition } from './http.ts';
 import { ownedJob } from './jobs/owned.ts';
 
 /** Statuses in which a job has an edit to export. */
@@ -35,12 +36,6 @@ function numberParam(
   const n = Number(raw);
   if (!Number.isFinite(n) || !check(n)) throw ApiError.badRequest(`${name} must be ${want} (got "${raw}")`);
   return n;
-}
-
-/** `attachment; filename="…"` with an ASCII fallback and the UTF-8 name (RFC 6266). */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
 /** The export options of the query (fps, track, timecode, mediaRoot), each checked. */

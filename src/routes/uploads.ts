@@ -24,7 +24,7 @@ import {
 } from '../store/files.ts';
 import { getJobRecord, updateJob } from '../store/jobs.ts';
 import type { ServiceContext } from '../jobs/context.ts';
-import { json, readJson } from './http.ts';
+import { contentDisposition, json, readJson } from './http.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   mp4: 'video/mp4',
@@ -294,14 +294,24 @@ export function parseRange(
   return { start, end: last + 1 };
 }
 
-/** GET/HEAD {base}/signed/files/{fileId}: a stored file, with HTTP Range. */
+/**
+ * GET/HEAD {base}/signed/files/{fileId}: a stored file, with HTTP Range. `&download=<name>`
+ * (outside the signature) adds `Content-Disposition: attachment`, so a link the person clicks
+ * saves the file under that name: the service worker answers the navigation. (A link with the
+ * `download` attribute is not routed through a service worker in Chromium.)
+ */
 export async function downloadFile(ctx: ServiceContext, request: Request, url: URL, fileId: string): Promise<Response> {
   await requireSignature(ctx, request, url);
   const file = await getFile(ctx.db, fileId);
   if (!file) throw ApiError.notFound(`file ${fileId} not found`);
   const range = parseRange(request.headers.get('range'), file.size);
   const head = request.method === 'HEAD';
-  const common = { 'content-type': file.type, 'accept-ranges': 'bytes' };
+  const name = url.searchParams.get('download');
+  const common: Record<string, string> = {
+    'content-type': file.type,
+    'accept-ranges': 'bytes',
+    ...(name === null ? {} : { 'content-disposition': contentDisposition(name.trim() || `${fileId}.mp4`) }),
+  };
   if (range === 'unsatisfiable') {
     return json(
       416,

@@ -80,6 +80,12 @@ test(
     );
     expect(badPreset.code).toBe(2);
     expect(badPreset.stderr).toContain('--preset must be one of relaxed, balanced, dynamic (got "fast")');
+    const badMap = await runCli(
+      ['edit', cameras[0]!, cameras[1]!, '--map', 'nope.mp4=SPEAKER_00', '-o', join(OUT, 'x.mp4')],
+      60_000,
+    );
+    expect(badMap.code).toBe(2);
+    expect(badMap.stderr).toContain('"nope.mp4" is none of the videos (1 cam1.mp4, 2 cam2.mp4)');
     const missing = await runCli(['edit', cameras[0]!, join(fixtureDir, 'nope.mp4'), '-o', join(OUT, 'x.mp4')], 60_000);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('videos[1]');
@@ -92,17 +98,63 @@ test(
   patient(120_000),
 );
 
+/**
+ * The `--map` options a person gives after the CLI asked: each speaker the CLI listed is the
+ * fixture speaker talking in the example turn it printed, and goes on that speaker's cameras.
+ */
+function mapFromAsk(stdout: string): string[] {
+  const truth = JSON.parse(readFileSync(join(fixtureDir, 'truth.json'), 'utf8')) as {
+    turns: Array<{ speaker: string; startMs: number; endMs: number }>;
+    sources: Array<{ file: string; kind: string; shows?: string[] }>;
+  };
+  const seconds = (clock: string): number => {
+    const [m, s] = clock.split(':').map(Number) as [number, number];
+    return m * 60 + s;
+  };
+  const whoIs = new Map<string, string>();
+  for (const [, id, from, to] of stdout.matchAll(/^ {2}(\S+): \d+ s of speech, e\.g\. (\d+:\d\d)–(\d+:\d\d)$/gm)) {
+    const midMs = ((seconds(from!) + seconds(to!)) / 2) * 1000;
+    const turn = truth.turns.find((t) => t.startMs <= midMs && midMs <= t.endMs);
+    if (turn) whoIs.set(id!, turn.speaker);
+  }
+  return truth.sources
+    .filter((s) => s.kind === 'video')
+    .flatMap((s) => {
+      const ids = [...whoIs].filter(([, spk]) => s.shows?.includes(spk)).map(([id]) => id);
+      return ids.length > 0 ? ['--map', `${s.file}=${ids.join(',')}`] : [];
+    });
+}
+
 test(
-  'edits the tiny fixture end to end and writes a playable video',
+  'edits the tiny fixture end to end: too short to judge, it asks instead of guessing; with --map it writes a playable video',
   async () => {
     const output = join(OUT, 'tiny.mp4');
     rmSync(output, { force: true });
-    const run = await runCli(
-      ['edit', ...cameras, '--preset', 'relaxed', '--silence', 'tighten', '-o', output, '--timeout', '540'],
-      600_000,
-    );
+    const common = [
+      'edit',
+      ...cameras,
+      '--preset',
+      'relaxed',
+      '--silence',
+      'tighten',
+      '-o',
+      output,
+      '--timeout',
+      '540',
+    ];
+    // 20 s is too little for the camera map: no guess is rendered; the speakers heard are listed.
+    const asked = await runCli(common, 600_000);
+    writeFileSync(join(OUT, 'tiny-ask.log'), `${asked.stdout}\n--- stderr\n${asked.stderr}`);
+    expect(asked.code, `${asked.stdout}\n${asked.stderr}`).toBe(4);
+    expect(asked.stdout).toContain('never renders a guess');
+    expect(asked.stdout).toContain('--map cam1.mp4=');
+    expect(existsSync(output)).toBe(false);
+    const map = mapFromAsk(asked.stdout);
+    expect(map.length, asked.stdout).toBeGreaterThanOrEqual(4);
+    const run = await runCli([...common, ...map], 600_000);
     writeFileSync(join(OUT, 'tiny.log'), `${run.stdout}\n--- stderr\n${run.stderr}`);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/mapping from --map: cam1\.mp4 → SPEAKER_\d\d/);
     // Every stage shows up as a progress line, in order.
     const stages = ['syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete'].map((s) =>
       run.stdout.search(new RegExp(`\\] ${s}\\b`)),
@@ -121,7 +173,7 @@ test(
     expect(media.durationS).toBeGreaterThan(8);
     expect(media.durationS).toBeLessThan(30);
   },
-  patient(600_000),
+  patient(1_200_000),
 );
 
 test(

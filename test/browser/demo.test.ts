@@ -1,15 +1,20 @@
 /**
  * The demo page as a person uses it, in a real Chromium with the real engine: pick the
- * built-in sample, choose options, start, watch the stages (syncing → diarizing → mapping),
- * accept the camera proposal, render, see the events outbox and download the video.
+ * built-in sample, choose options, start, watch the stages (syncing → diarizing → mapping →
+ * ready: the service maps the cameras itself, rightly), render, see the events outbox and
+ * click to download the video; hands-off (review off) from Start to a render with no click.
  * Screenshots go to test-results/demo/*.png.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { makeSample } from '../../scripts/make-sample.ts';
+import { SAMPLE_DIR, type SampleManifest } from '../../demo/sample/manifest.ts';
+import type { GetJobResponse } from '../../src/contract/types.ts';
+import type { Truth } from '../../tools/fixtures/truth.ts';
+import { ownCloseupShare } from '../support/own-closeup.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -18,6 +23,7 @@ import { patient } from '../support/patience.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/demo-site');
 const SHOTS = join(ROOT, 'test-results/demo');
+const SAMPLE = join(ROOT, SAMPLE_DIR);
 
 let chromium: LaunchedChromium;
 let server: StaticServer;
@@ -70,10 +76,21 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The finished (or ready) job's edit against the sample's truth: who is on each close-up and the own-close-up share. */
+async function sampleEdit(): Promise<ReturnType<typeof ownCloseupShare>> {
+  const job = await page.evaluate(
+    async () =>
+      (await (window as unknown as { multicamDemo: { job(): Promise<GetJobResponse> } }).multicamDemo.job()).job,
+  );
+  const truth = JSON.parse(readFileSync(join(SAMPLE, 'truth.json'), 'utf8')) as Truth;
+  const manifest = JSON.parse(readFileSync(join(SAMPLE, 'manifest.json'), 'utf8')) as SampleManifest;
+  return ownCloseupShare(truth, job, (label) => manifest.files.find((f) => f.label === label)?.file);
+}
+
 test(
-  'sample → options → start → stages → accept proposal → render → download',
+  'sample → options → start → the service maps the cameras itself → ready → render → click to download',
   async () => {
-    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${server.origin}/`);
     await page.waitForSelector('body[data-ready]');
     expect(await page.getAttribute('body', 'data-ready'), (await page.textContent('#status')) ?? '').toBe('1');
@@ -82,21 +99,26 @@ test(
     await page.waitForSelector('#chosen:not([hidden])');
     const chosen = await rows('#chosen tbody tr td:nth-child(3)');
     expect(chosen).toEqual(['video', 'video', 'video', 'audio', 'audio']);
-    // Options: review on, no automatic mapping (so the page's proposal button is used), tighten pauses.
-    await page.selectOption('#opt-automap', 'off');
+    // Options: review on, automatic mapping from the evidence (the default: never a guess), tighten pauses.
+    expect(await page.inputValue('#opt-automap')).toBe('always');
     await page.selectOption('#opt-silence', 'tighten');
     await page.fill('#opt-callback', receiver.url);
     await shot('01-chosen');
     await page.click('#start');
 
-    await waitForStatus('mapping', 240_000);
+    // No click: the 60 s sample is long enough for the camera map to be sure of both close-ups.
+    await waitForStatus('ready', 240_000);
     expect(await page.textContent('#job-error')).toBe('');
-    expect(await page.textContent('#job-status')).toBe('mapping');
     const stages = await page.$$eval('#stages li', (items) => items.map((li) => li.getAttribute('data-status')));
-    expect(stages).toContain('mapping');
+    expect(stages).toContain('ready');
     expect(stages.some((s) => s === 'syncing' || s === 'diarizing')).toBe(true);
-    expect(await page.textContent('#job-next')).toContain('map_speakers');
-    // The review editor is linked (reviewUrl from nextAction / the mapping event).
+    expect(await page.isHidden('#accept-proposal')).toBe(true);
+    const edit = await sampleEdit();
+    expect(edit.closeups['cam1.mp4']).toHaveLength(1);
+    expect(edit.closeups['cam2.mp4']).toHaveLength(1);
+    expect(edit.closeups['cam1.mp4']).not.toEqual(edit.closeups['cam2.mp4']);
+    expect(edit.share, JSON.stringify(edit)).toBeGreaterThanOrEqual(0.9);
+    // The review editor is linked (reviewUrl from nextAction / the ready event).
     const reviewHref = await page.getAttribute('#review-link', 'href');
     expect(reviewHref).toMatch(/\/review\/\?token=/);
     // The link opens the review editor page (the editor itself is tested on its own).
@@ -107,59 +129,90 @@ test(
     await review.waitForTimeout(1500);
     await review.screenshot({ path: join(SHOTS, '02b-review-editor.png') });
     await review.close();
-    // The mapping webhook reaches the receiver and the outbox table shows it delivered.
-    const [mappingPost] = await receiver.waitForPosts(1, 30_000);
-    expect(JSON.parse(mappingPost!.body)).toMatchObject({ status: 'mapping' });
-    await page.waitForSelector('#events tbody tr[data-type="mapping"]', { timeout: patient(10_000) });
+    // The ready webhook reaches the receiver and the outbox table shows it delivered.
+    const [readyPost] = await receiver.waitForPosts(1, 30_000);
+    expect(JSON.parse(readyPost!.body)).toMatchObject({ status: 'ready' });
+    // The events table is in the developer panel (closed): attached, not visible.
+    await page.waitForSelector('#events tbody tr[data-type="ready"]', { state: 'attached', timeout: patient(10_000) });
     await page.waitForFunction(
       () =>
         document
-          .querySelector('#events tbody tr[data-type="mapping"] td:nth-child(4)')
+          .querySelector('#events tbody tr[data-type="ready"] td:nth-child(4)')
           ?.textContent?.startsWith('delivered'),
       undefined,
       { timeout: patient(15_000) },
     );
-    expect((await rows('#events tbody tr[data-type="mapping"] td:nth-child(5)'))[0]).toMatch(/^1: #1 200 \d+ ms/);
-    await shot('02-mapping');
-
-    await page.click('#accept-proposal');
-    await waitForStatus('ready', 120_000);
-    expect(await page.textContent('#job-status')).toBe('ready');
-    await page.waitForSelector('#events tbody tr[data-type="ready"]', { timeout: patient(10_000) });
+    expect((await rows('#events tbody tr[data-type="ready"] td:nth-child(5)'))[0]).toMatch(/^1: #1 200 \d+ ms/);
     await shot('03-ready');
 
     await page.click('#render');
     await waitForStatus('complete', 240_000);
     expect(await page.textContent('#job-error')).toBe('');
     await page.waitForSelector('#download:not([hidden])');
-    await page.waitForSelector('#events tbody tr[data-type="complete"]', { timeout: patient(10_000) });
-    const posts = await receiver.waitForPosts(3, 30_000);
-    expect(posts.map((p) => (JSON.parse(p.body) as { status: string }).status)).toEqual([
-      'mapping',
-      'ready',
-      'complete',
-    ]);
-    await page.waitForFunction(
-      () =>
-        document
-          .querySelector('#events tbody tr[data-type="complete"] td:nth-child(4)')
-          ?.textContent?.startsWith('delivered'),
-      undefined,
-      { timeout: patient(15_000) },
-    );
+    await page.waitForSelector('#events tbody tr[data-type="complete"]', {
+      state: 'attached',
+      timeout: patient(10_000),
+    });
     // The jobs table follows the job.
     expect(await rows('#jobs tbody tr td:nth-child(3)')).toContain('complete');
+    // In plain words, every step done with its time, and the edit plays on the page.
+    expect(await page.textContent('#job-plain')).toContain('Done');
+    expect(await rows('#steps li.done .name')).toEqual([
+      'Upload the files',
+      'Line up the cameras and mics',
+      'Find who speaks when',
+      'Work out who is on which camera',
+      'Your review',
+      'Render the edit',
+      'Done',
+    ]);
+    const played = await page.evaluate(async () => {
+      const video = document.querySelector<HTMLVideoElement>('#player')!;
+      if (video.readyState < 1) await new Promise((r) => video.addEventListener('loadedmetadata', r, { once: true }));
+      return { duration: video.duration, width: video.videoWidth };
+    });
+    expect(played.duration).toBeGreaterThan(30);
+    expect(played.width).toBe(640);
     await shot('04-complete');
-    // Download what the link points to: an MP4 (ftyp box) of real size.
-    const href = (await page.getAttribute('#download', 'href')) ?? '';
-    const download = await page.evaluate(async (url) => {
-      const response = await fetch(url);
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      return { status: response.status, size: bytes.length, box: String.fromCharCode(...bytes.subarray(4, 8)) };
-    }, href);
-    expect(download.status).toBe(200);
-    expect(download.box).toBe('ftyp');
-    expect(download.size).toBeGreaterThan(100_000);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('04-complete-narrow');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.click('#developer > summary');
+    await shot('06-developer-panel');
+    await page.click('#developer > summary');
+    // Click the link as a person does: the browser saves an MP4 (ftyp box) of real size, named.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    expect(download.suggestedFilename()).toMatch(/^multicam-[0-9a-f]{8}\.mp4$/);
+    const saved = readFileSync(await download.path());
+    expect(saved.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(saved.length).toBeGreaterThan(100_000);
+    // The page stays where it was (the click saved a file; it did not navigate away).
+    expect(await page.isVisible('#download')).toBe(true);
+  },
+  patient(600_000),
+);
+
+test(
+  'hands-off: review off and automatic mapping go from Start to a downloadable render with no other click',
+  async () => {
+    await page.goto(`${server.origin}/`);
+    await page.waitForSelector('body[data-ready="1"]');
+    await page.click('#use-sample');
+    await page.waitForSelector('#chosen:not([hidden])');
+    await page.uncheck('#opt-review');
+    await page.selectOption('#opt-automap', 'always');
+    await page.click('#start');
+    await waitForStatus('complete', 480_000);
+    expect(await page.textContent('#job-error')).toBe('');
+    const edit = await sampleEdit();
+    expect(edit.share, JSON.stringify(edit)).toBeGreaterThanOrEqual(0.9);
+    await shot('05-hands-off-complete');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    expect(
+      readFileSync(await download.path())
+        .subarray(4, 8)
+        .toString('latin1'),
+    ).toBe('ftyp');
   },
   patient(600_000),
 );

@@ -450,9 +450,11 @@ describe('review editor', () => {
     // output_url is signed afresh on every read: the same file, a later expiry.
     const href = (await link.getAttribute('href'))!;
     expect(new URL(href).pathname).toBe(new URL(job.output_url!).pathname);
-    const download = await h.request(href);
-    expect(download.status).toBe(200);
-    expect(download.text.length).toBe(4096);
+    // A click saves the file under the job's title (the service worker answers with Content-Disposition).
+    const [saved] = await Promise.all([editor.waitForEvent('download'), link.click()]);
+    // (The browser replaces the title's < and > in the saved name.)
+    expect(saved.suggestedFilename()).toMatch(/^Episode .+\.mp4$/);
+    expect(readFileSync(await saved.path()).length).toBe(4096);
     await shot('complete');
     await editor.getByRole('button', { name: 'Approve' }).click();
     await editor.waitForSelector('#editor[data-status="approved"]', { timeout: patient(15_000) });

@@ -19,6 +19,8 @@ beforeAll(async () => {
   page.on('pageerror', (error) => console.error('[demo page]', error));
   await page.goto(`${server.origin}/`);
   await page.waitForSelector('body[data-ready]');
+  // The contract's details (log, jobs, API key) are in the developer panel.
+  await page.click('#developer > summary');
 });
 afterAll(async () => {
   await chromium?.close();

@@ -591,6 +591,14 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         const beyond = await h.request(url, { headers: { range: 'bytes=26-30' } });
         expect(beyond.status).toBe(416);
         expect(beyond.headers['content-range']).toBe('bytes */26');
+        // `download=<name>` (outside the signature) makes it an attachment a click saves.
+        expect(full.headers['content-disposition']).toBeUndefined();
+        const named = await h.request(`${url}&download=${encodeURIComponent('Épisode 1.mp4')}`);
+        expect(named.status).toBe(200);
+        expect(named.text).toBe(text);
+        expect(named.headers['content-disposition']).toBe(
+          `attachment; filename="_pisode 1.mp4"; filename*=UTF-8''${encodeURIComponent('Épisode 1.mp4')}`,
+        );
       });
 
       test('tampered, unsigned and (with a clock) expired URLs get 403 with the Error shape', async () => {

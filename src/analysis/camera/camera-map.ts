@@ -22,8 +22,25 @@ import {
   type ResponseOptions,
 } from './correlation.ts';
 
-/** The spec's threshold: a speaker is judged with at least one minute of speech. */
-export const MIN_SPEECH_MS = 60_000;
+/**
+ * A speaker is judged with at least this much speech; `droppedSpeakers` are those with less (a
+ * stray word, a false speaker). The spec says one minute; that left every podcast shorter than
+ * a few minutes unmapped, and leaving speakers out made other answers wrong (their close-up
+ * went to someone else): on the 90 s fixture, 4 seeds × 18 prefixes, judging only speakers with
+ * ≥ 10 s gave 7 wrong `high` answers, ≥ 1 s with {@link MIN_SURE_SPEECH_MS} none (issue 35;
+ * docs/camera-map.md).
+ */
+export const MIN_SPEECH_MS = 1_000;
+
+/**
+ * An answer is sure (`high`) only for speakers with at least this much speech: on the same
+ * sweep, sure answers on 3–8 s of speech were wrong on 2 of 72 prefixes, from 5 s on none; 10 s
+ * keeps a margin and does not delay the first sure map (70 / never / 50 / 85 s).
+ */
+export const MIN_SURE_SPEECH_MS = 10_000;
+
+/** The spec's one minute: `confident` auto-mapping needs every speaker with this much speech sure (src/analysis/automap.ts). */
+export const SPEC_MIN_SPEECH_MS = 60_000;
 
 /** Tuning of {@link computeCameraMap}; every field has a default measured on the fixtures. */
 export interface CameraMapOptions extends ResponseOptions {
@@ -43,6 +60,11 @@ export interface CameraMapOptions extends ResponseOptions {
   /** Fewer usable samples than this: the camera cannot be judged. Default 30. */
   minSamples?: number;
   /**
+   * An answer is sure (`high`) only for speakers with at least this much speech: a few seconds
+   * of turns can line up with motion by chance. Default {@link MIN_SURE_SPEECH_MS}.
+   */
+  minSureSpeechMs?: number;
+  /**
    * Motion is averaged over this window (centred, inside a run) before correlating. Default
    * 400 ms: a mouth moves syllable by syllable, speech activity is on for whole turns.
    */
@@ -54,7 +76,7 @@ export interface CameraMapInput {
   cameras: Array<{ sourceId: string; samples: MotionSamples | null }>;
   /** Speech turns in reference time (sample times must be in reference time too). */
   turns: readonly Turn[];
-  /** Speakers with less speech are dropped (not judged). Default {@link MIN_SPEECH_MS} (the spec's one minute). */
+  /** Speakers with less speech are dropped (not judged). Default {@link MIN_SPEECH_MS} (1 s). */
   minSpeechMs?: number;
   /** `computedAt`; default the current time. */
   now?: string;
@@ -94,7 +116,7 @@ export function computeCameraMap(input: CameraMapInput): CameraMap {
   const byTalk = [...names].sort((a, b) => talk.get(b)! - talk.get(a)! || a.localeCompare(b));
   const judged = byTalk.filter((s) => talk.get(s)! >= minSpeechMs);
   const dropped = byTalk.filter((s) => talk.get(s)! < minSpeechMs);
-  const cameras = input.cameras.map((c) => judgeCamera(c.sourceId, c.samples, input.turns, judged, opts));
+  const cameras = input.cameras.map((c) => judgeCamera(c.sourceId, c.samples, input.turns, judged, talk, opts));
   const sure = new Set(cameras.filter((c) => c.confidence === 'high').flatMap((c) => c.speakers));
   return {
     version: 1,
@@ -111,9 +133,12 @@ function judgeCamera(
   samples: MotionSamples | null,
   turns: readonly Turn[],
   judged: readonly string[],
+  talk: ReadonlyMap<string, number>,
   opts: CameraMapOptions,
 ): CameraMapCamera {
   const zHigh = opts.zHigh ?? 5;
+  const minSure = opts.minSureSpeechMs ?? MIN_SURE_SPEECH_MS;
+  const enough = (speaker: string): boolean => (talk.get(speaker) ?? 0) >= minSure;
   const zLow = opts.zLow ?? 3;
   const noAnswer = (kind: CameraKind, reason?: string): CameraMapCamera => ({
     sourceId,
@@ -159,7 +184,9 @@ function judgeCamera(
       positions.left = shown[0]![0];
       positions.right = shown[1]![0];
     }
-    const confidence: CameraConfidence = shown.every(([s, r]) => perThird.get(s)![r] >= zHigh) ? 'high' : 'low';
+    const confidence: CameraConfidence = shown.every(([s, r]) => perThird.get(s)![r] >= zHigh && enough(s))
+      ? 'high'
+      : 'low';
     return { sourceId, kind, confidence, speakers: shown.map(([s]) => s), positions, ...diag };
   }
 
@@ -174,7 +201,7 @@ function judgeCamera(
   const talking = laggedActivity(speakerIntervals(turns, top), times, { maxLagMs: 0 }).series[0];
   const effect = (r: Third): number => (talking ? speechEffect(pick(samples[r]), talking) : 0);
   const centred = effect('middle') >= Math.max(effect('left'), effect('right'));
-  const confidence: CameraConfidence = bestOf(top) >= zHigh && clear && centred ? 'high' : 'low';
+  const confidence: CameraConfidence = bestOf(top) >= zHigh && clear && centred && enough(top) ? 'high' : 'low';
   return { sourceId, kind: 'closeup', confidence, speakers: [top], ...diag };
 }
 

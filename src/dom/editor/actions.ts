@@ -8,6 +8,7 @@ import { PRESET_IDS, SILENCE_MODES } from '../../contract/types.ts';
 import type { ExportFormat } from '../../export/index.ts';
 import { el } from './dom.ts';
 import type { EditorSession } from './session.ts';
+import { downloadUrl } from '../../client/download.ts';
 
 /** Redraws the action bar for the job's status. */
 export function renderActions(s: EditorSession): void {
@@ -17,8 +18,8 @@ export function renderActions(s: EditorSession): void {
   const download = job.output_url
     ? el('a', {
         class: 'download',
-        href: job.output_url,
-        download: `${job.title ?? job.id}.mp4`,
+        // Answered by the service worker with Content-Disposition (a `download` attribute would bypass it).
+        href: downloadUrl(job.output_url, `${job.title ?? job.id}.mp4`),
         text: 'Download the render',
       })
     : null;

@@ -99,41 +99,52 @@ describe('autoMap confident', () => {
 });
 
 describe('autoMap always', () => {
-  test('sure answers first, then likely ones, then the rest by talk time over free cameras', () => {
+  test('sure answers first, then likely ones of speakers with enough speech; cameras without an answer get nobody', () => {
     const m = map(
       [
         cam('s1', 'closeup', 'high', [A]),
-        cam('s2', 'unknown', 'none', []),
+        cam('s2', 'closeup', 'low', [B]),
         cam('s3', 'twoshot', 'low', [B, C]),
         cam('s4', 'unknown', 'none', [], { reason: 'no_motion' }),
-        cam('s5', 'unknown', 'none', []),
       ],
       [A, B, C],
     );
-    // B talks more than C: B gets the first free camera (s2), C the next (s5); s4 is frozen.
     expect(decideAutoMap({ mode: 'always', cameraMap: m, speakers: talk })).toEqual({
       action: 'map',
       tracks: [
         { sourceId: 's1', speakers: [A] },
         { sourceId: 's2', speakers: [B] },
         { sourceId: 's3', speakers: [B, C] },
-        { sourceId: 's5', speakers: [C] },
       ],
     });
   });
 
-  test('more speakers than free cameras: the most talkative get them', () => {
-    const m = map([cam('s1', 'unknown', 'none', []), cam('s2', 'unknown', 'none', [])]);
-    expect(decideAutoMap({ mode: 'always', cameraMap: m, speakers: talk })).toEqual({
-      action: 'map',
-      tracks: [
-        { sourceId: 's1', speakers: [B] },
-        { sourceId: 's2', speakers: [C] },
-      ],
-    });
+  test('never a guess: a speaker with enough speech on no camera while a camera has no answer → ask', () => {
+    const m = map([
+      cam('s1', 'closeup', 'high', [A]),
+      cam('s2', 'unknown', 'none', []),
+      cam('s3', 'closeup', 'low', [B]),
+    ]);
+    expect(decideAutoMap({ mode: 'always', cameraMap: m, speakers: talk })).toEqual({ action: 'ask', cameraMap: m });
+    // Every camera answered (or frozen): C is on none, and the edit goes on without a guess.
+    const full = map([
+      cam('s1', 'closeup', 'high', [A]),
+      cam('s3', 'closeup', 'low', [B]),
+      cam('s4', 'unknown', 'none', [], { reason: 'no_motion' }),
+    ]);
+    expect(decideAutoMap({ mode: 'always', cameraMap: full, speakers: talk }).action).toBe('map');
   });
 
-  test('maps a switched feed too (always never waits for a person)', () => {
+  test('likely answers on too little speech are not used: a short clip asks', () => {
+    const short = [
+      { speaker: A, talkMs: 6_000 },
+      { speaker: B, talkMs: 4_000 },
+    ];
+    const m = map([cam('s1', 'closeup', 'low', [A]), cam('s2', 'closeup', 'low', [B])], [A, B]);
+    expect(decideAutoMap({ mode: 'always', cameraMap: m, speakers: short })).toEqual({ action: 'ask', cameraMap: m });
+  });
+
+  test('maps a switched feed too', () => {
     const m = map([cam('s1', 'closeup', 'high', [A]), cam('s2', 'multi', 'low', [B, C])]);
     expect(decideAutoMap({ mode: 'always', cameraMap: m, speakers: talk })).toEqual({
       action: 'map',
@@ -144,7 +155,7 @@ describe('autoMap always', () => {
     });
   });
 
-  test('asks only when no proposal can be computed', () => {
+  test('asks when no proposal can be computed or none is usable', () => {
     expect(decideAutoMap({ mode: 'always', cameraMap: null, speakers: talk })).toEqual({
       action: 'ask',
       cameraMap: null,

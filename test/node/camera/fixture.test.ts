@@ -8,7 +8,7 @@
  * only; the 90 s variant (`seconds: 90`) must be sure of every close-up.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { computeCameraMap } from '../../../src/analysis/camera/camera-map.ts';
+import { computeCameraMap, SPEC_MIN_SPEECH_MS } from '../../../src/analysis/camera/camera-map.ts';
 import type { CameraMap } from '../../../src/contract/types.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
 import { fixtureCameraSamples } from './ffmpeg-frames.ts';
@@ -88,9 +88,11 @@ describe('camera map on the 20 s tiny fixture', () => {
     }
   });
 
-  test("with the spec's one-minute threshold nobody is judged on 20 s", () => {
+  test('every speaker is judged on 20 s (the default floor is 1 s of speech), but none is sure with under 10 s', () => {
     const m = computeCameraMap({ cameras: [], turns: truth.turns });
-    expect(m.speakers).toEqual([]);
-    expect(m.droppedSpeakers.length).toBe(truth.speakers.length);
+    expect(m.speakers.length).toBe(truth.speakers.length);
+    expect(m.droppedSpeakers).toEqual([]);
+    // With the spec's one minute, nobody would be judged at all.
+    expect(computeCameraMap({ cameras: [], turns: truth.turns, minSpeechMs: SPEC_MIN_SPEECH_MS }).speakers).toEqual([]);
   });
 });
