@@ -170,6 +170,13 @@ async function followJob(
         );
       }
     }
+    if (s.status === 'ready' && !mapped) {
+      // The service mapped the cameras itself (autoMap): say what it chose.
+      mapped = true;
+      const { job } = await demo<GetJobResponse>('job');
+      const names = args.videos.map((v) => basename(v));
+      say(`mapping by the service from its camera map: ${describeMapping(job.tracks, job, names)}`);
+    }
     if (s.status === 'ready' && !rendered) {
       if (args.preset !== null && !recut) {
         recut = true;

@@ -6,7 +6,7 @@
  * Screenshots go to test-results/demo/*.png.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -15,6 +15,7 @@ import { SAMPLE_DIR, type SampleManifest } from '../../demo/sample/manifest.ts';
 import type { GetJobResponse } from '../../src/contract/types.ts';
 import type { Truth } from '../../tools/fixtures/truth.ts';
 import { ownCloseupShare } from '../support/own-closeup.ts';
+import { ensureFixture } from '../support/fixtures.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -215,6 +216,38 @@ test(
     ).toBe('ftyp');
   },
   patient(600_000),
+);
+
+test(
+  'a clip too short to judge: the page asks a person to say who is on which camera, and renders nothing',
+  async () => {
+    const tiny = await ensureFixture('tiny');
+    const cams = readdirSync(tiny.dir)
+      .filter((f) => /^cam\d+\.mp4$/.test(f))
+      .sort()
+      .map((f) => join(tiny.dir, f));
+    await page.goto(`${server.origin}/`);
+    await page.waitForSelector('body[data-ready="1"]');
+    await page.setInputFiles('#video-files', cams);
+    await page.waitForSelector('#chosen:not([hidden])');
+    await page.click('#start');
+    await waitForStatus('mapping', 240_000);
+    // The service asks (the mapping event): no proposal to accept, the editor is offered instead.
+    await page.waitForSelector('#map-hint:not([hidden])', { timeout: patient(60_000) });
+    expect(await page.isHidden('#accept-proposal')).toBe(true);
+    expect(await page.textContent('#job-plain')).toContain('say it in the review editor');
+    expect(await page.isVisible('#review-link')).toBe(true);
+    await page.waitForTimeout(2000);
+    expect(await page.textContent('#job-status')).toBe('mapping');
+    const job = await page.evaluate(
+      async () =>
+        (await (window as unknown as { multicamDemo: { job(): Promise<GetJobResponse> } }).multicamDemo.job()).job,
+    );
+    expect(job.tracks).toEqual([]);
+    expect(job.output_url).toBeNull();
+    await shot('07-too-short-asks');
+  },
+  patient(300_000),
 );
 
 test(
