@@ -251,6 +251,23 @@ describe('review editor', () => {
     expect(await editor.locator(`fieldset[data-source-id="${camB}"] legend`).textContent()).toContain(XSS);
     expect(await editor.locator('.job-title').textContent()).toBe(`Episode ${XSS}`);
     expect(await editor.locator('img').count()).toBe(0);
+    // To decide from: a frame of each camera, and each speaker to listen to.
+    const frame = await editor
+      .locator(`fieldset[data-source-id="${camA}"] video.camera-frame`)
+      .evaluate(async (v: HTMLVideoElement) => {
+        if (v.readyState < 2) await new Promise((r) => v.addEventListener('loadeddata', r, { once: true }));
+        return { width: v.videoWidth, time: v.currentTime };
+      });
+    expect(frame.width).toBeGreaterThan(0);
+    expect(await editor.locator('.who-speaks li[data-speaker]').count()).toBeGreaterThanOrEqual(2);
+    await editor.locator('.who-speaks button[data-speaker="SPEAKER_00"]').click();
+    await editor.waitForFunction(
+      () => !document.querySelector<HTMLAudioElement>('audio.speaker-audio')!.paused,
+      undefined,
+      {
+        timeout: patient(10_000),
+      },
+    );
     // A mapping with nobody on any camera: the service's Error message is shown, with its code.
     await box(camA, 'SPEAKER_00').uncheck();
     await box(camB, 'SPEAKER_01').uncheck();
@@ -294,9 +311,10 @@ describe('review editor', () => {
     await editor.locator('body').press(' ');
     const playhead = Number(await editor.locator('#editor').getAttribute('data-playhead-ms'));
     expect(playhead).toBeGreaterThan(600);
-    // Offsets are 0 here (the test engine's syncing), so each video shows the playhead's time.
+    // Offsets are 0 here (the test engine's syncing), so each camera player shows the playhead's
+    // time (the mapping form's still frames are not players).
     const times = await editor
-      .locator('video')
+      .locator('video:not(.camera-frame)')
       .evaluateAll((vs) => vs.map((v) => (v as HTMLVideoElement).currentTime * 1000));
     for (const t of times) expect(Math.abs(t - playhead)).toBeLessThan(400);
     await editor.waitForFunction(

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { GetJobResponse, Track } from '../../contract/types.ts';
+import type { GetJobResponse, Track, Turn } from '../../contract/types.ts';
 import { cameraColour, el } from './dom.ts';
-import { speakerLanes } from './model.ts';
+import { formatTime, speakerLanes } from './model.ts';
 import { videoSources, type EditorSession } from './session.ts';
 
 /**
@@ -39,10 +39,23 @@ function mappingForm(
         ` ${speaker}`,
       ),
     );
+    // A frame of the camera while a speaker it may show is talking (else a third in), to decide from.
+    const url = data.sourceUrls[source.id];
+    const atMs = frameTime(data.job.turns, ticked, source.offsetMs ?? 0, source.durationMs ?? 0);
+    const frame = url
+      ? el('video', {
+          class: 'camera-frame',
+          src: `${url}#t=${(atMs / 1000).toFixed(2)}`,
+          muted: true,
+          preload: 'metadata',
+          playsinline: true,
+        })
+      : null;
     return el(
       'fieldset',
       { class: 'camera-mapping', 'data-source-id': source.id, style: `border-color:${cameraColour(i)}` },
       el('legend', {}, `${i + 1} · `, source.label),
+      frame,
       proposal
         ? el('p', {
             class: 'proposal',
@@ -74,6 +87,54 @@ function mappingForm(
   return form;
 }
 
+/** The longest of `turns`, or null. */
+function longestTurn(turns: readonly Turn[]): Turn | null {
+  return turns.reduce<Turn | null>((b, t) => (!b || t.endMs - t.startMs > b.endMs - b.startMs ? t : b), null);
+}
+
+/** Source time (ms) of a frame to show: the middle of the longest turn of `speakers`, else a third into the file. */
+function frameTime(turns: readonly Turn[], speakers: readonly string[], offsetMs: number, durationMs: number): number {
+  const longest = longestTurn(turns.filter((t) => speakers.includes(t.speaker)));
+  const ms = longest ? (longest.startMs + longest.endMs) / 2 - offsetMs : durationMs / 3;
+  return Math.max(0, durationMs > 0 ? Math.min(ms, durationMs - 100) : ms);
+}
+
+/**
+ * Who speaks: each detected speaker with their talk time and a button that plays a few seconds
+ * of their longest turn (the programme sound, else the first camera's), so a person can tell
+ * who is who before ticking cameras.
+ */
+function speakerList(s: EditorSession, data: GetJobResponse, speakers: readonly string[]): HTMLElement {
+  const first = videoSources(s)[0];
+  const audioUrl = data.audioUrl ?? (first ? data.sourceUrls[first.id] : undefined);
+  const audioOffset = data.audioUrl ? 0 : (first?.offsetMs ?? 0);
+  const audio = audioUrl ? el('audio', { src: audioUrl, preload: 'auto', class: 'speaker-audio' }) : null;
+  let stop: ReturnType<typeof setTimeout> | undefined;
+  const rows = speakers.map((speaker) => {
+    const turns = data.job.turns.filter((t) => t.speaker === speaker);
+    const talkMs = turns.reduce((sum, t) => sum + t.endMs - t.startMs, 0);
+    const longest = longestTurn(turns);
+    const play = el('button', { type: 'button', class: 'play-speaker', 'data-speaker': speaker, text: '▶ Listen' });
+    play.disabled = !audio || !longest;
+    play.addEventListener('click', () => {
+      if (!audio || !longest) return;
+      clearTimeout(stop);
+      audio.currentTime = Math.max(0, (longest.startMs - audioOffset) / 1000);
+      void audio.play().catch((error: unknown) => s.showError(error));
+      const lengthMs = Math.min(5000, longest.endMs - longest.startMs);
+      stop = setTimeout(() => audio.pause(), lengthMs);
+    });
+    return el(
+      'li',
+      { 'data-speaker': speaker },
+      play,
+      ` ${speaker}: ${Math.round(talkMs / 1000)} s of speech`,
+      longest ? el('span', { class: 'muted', text: ` (longest turn at ${formatTime(longest.startMs)})` }) : null,
+    );
+  });
+  return el('div', { class: 'who-speaks' }, el('h3', { text: 'Who speaks' }), el('ul', {}, ...rows), audio);
+}
+
 /** In mapping: the form to confirm the camera map's proposal, as the whole view. */
 export function renderMapping(s: EditorSession, data: GetJobResponse): void {
   const map = data.job.camera_map;
@@ -84,13 +145,16 @@ export function renderMapping(s: EditorSession, data: GetJobResponse): void {
     'Confirm mapping',
     (tracks) => s.api.submitSpeakerMapping(s.jobId, { tracks }),
   );
+  const speakers = map?.speakers.length ? map.speakers : speakerLanes(data.job.turns);
+  const proposed = map?.cameras.some((c) => c.speakers.length > 0) === true;
   s.body.replaceChildren(
     el('h2', { text: 'Which speakers does each camera show?' }),
     el('p', {
-      text: map
+      text: proposed
         ? 'The proposal from the camera map is filled in; change it where it is wrong.'
-        : 'No camera map was computed: tick the speakers each camera shows.',
+        : 'multicam could not tell from the recording who is on which camera. Listen to each speaker, look at each camera, and tick who it shows.',
     }),
+    speakerList(s, data, speakers),
     form,
   );
 }
