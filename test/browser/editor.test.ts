@@ -474,6 +474,10 @@ describe('review editor', () => {
     expect(saved.suggestedFilename()).toMatch(/^Episode .+\.mp4$/);
     expect(readFileSync(await saved.path()).length).toBe(4096);
     await shot('complete');
+    const wide = editor.viewportSize();
+    await editor.setViewportSize({ width: 390, height: 844 });
+    await shot('complete-narrow');
+    if (wide) await editor.setViewportSize(wide);
     await editor.getByRole('button', { name: 'Approve' }).click();
     await editor.waitForSelector('#editor[data-status="approved"]', { timeout: patient(15_000) });
     expect((await getJob()).job.status).toBe('approved');

@@ -3,11 +3,14 @@
  * lists jobs through it, `window.multicam.createApiKey()` works, and the settings page
  * creates and revokes API keys and rotates the signing secret. Data is shown as text only.
  */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 
+const SHOTS = join(resolve(import.meta.dirname, '../..'), 'test-results/demo');
 let chromium: LaunchedChromium;
 let server: StaticServer;
 let page: Page;
@@ -77,6 +80,12 @@ test('a job title with markup is shown as text', async () => {
 test('the settings page creates and revokes keys and rotates the signing secret', async () => {
   await page.goto(`${server.origin}/demo/settings.html`);
   await page.waitForSelector('body[data-ready="1"]');
+  mkdirSync(SHOTS, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(SHOTS, 'settings.png'), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(SHOTS, 'settings-narrow.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
   const activeBefore = await page.locator('#keys tr', { hasText: 'active' }).count();
   await page.click('#create-key');
   await page.waitForSelector('#created-key:not([hidden])');
