@@ -7,17 +7,9 @@
  *
  * @module
  */
+import { proposalTracks } from '../src/analysis/automap.ts';
 import { MulticamClient } from '../src/client/client.ts';
-import type {
-  AutoMapMode,
-  CameraMap,
-  Job,
-  JobSummary,
-  PresetId,
-  SilenceMode,
-  SourceExt,
-  Track,
-} from '../src/contract/types.ts';
+import type { AutoMapMode, Job, JobSummary, PresetId, SilenceMode, SourceExt, Track } from '../src/contract/types.ts';
 import { SOURCE_EXTS } from '../src/contract/types.ts';
 
 /** A file chosen by a person (input, drop), the built-in sample or the command line. */
@@ -118,18 +110,12 @@ export async function createAndStartJob(
   return created.jobId;
 }
 
-/**
- * The service's camera map proposal for a job in `mapping` (every camera with its speakers),
- * or null when the map names no speaker: then a person says who is on which camera (the
- * review editor), never a guess.
- */
+/** The service's camera map proposal for a job in `mapping`, or null: see {@link proposalTracks}. */
 export function proposedTracks(job: Pick<Job, 'sources' | 'camera_map'>): Track[] | null {
-  const map: CameraMap | null = job.camera_map;
-  const videos = job.sources.filter((s) => s.kind === 'video');
-  if (!map || !map.cameras.some((c) => c.speakers.length > 0)) return null;
-  return map.cameras
-    .filter((c) => videos.some((v) => v.id === c.sourceId))
-    .map((c) => ({ sourceId: c.sourceId, speakers: [...c.speakers] }));
+  return proposalTracks(
+    job.camera_map,
+    job.sources.filter((s) => s.kind === 'video').map((s) => s.id),
+  );
 }
 
 /** Statuses after which nothing more happens without a person or a client call. */

@@ -263,7 +263,7 @@ try {
     if (currentJobId === null) return;
     const summary = await client.getJobSummary(currentJobId);
     // Asked to map: is there a proposal to accept (the camera map may still be on its way)?
-    if (summary.status === 'mapping' && askedToMap.has(summary.id))
+    if (summary.status === 'mapping' && askedToMap.has(summary.id) && proposals.get(summary.id) !== true)
       proposals.set(summary.id, proposedTracks((await client.getJob(summary.id)).job) !== null);
     showSummary(summary);
     await refreshEvents();

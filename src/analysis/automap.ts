@@ -22,6 +22,18 @@
 import type { AutoMapMode, CameraMap, CameraMapCamera, Track } from '../contract/types.ts';
 import { MIN_SURE_SPEECH_MS } from './camera/camera-map.ts';
 
+/**
+ * The camera map's proposal as a mapping to confirm: every camera among `videoIds` with the
+ * speakers the map names for it, or null when the map names nobody (then a person says who is
+ * on which camera: never a guess). Used by the demo's Accept button and the CLI.
+ */
+export function proposalTracks(map: CameraMap | null, videoIds: readonly string[]): Track[] | null {
+  if (!map || !map.cameras.some((c) => c.speakers.length > 0)) return null;
+  return map.cameras
+    .filter((c) => videoIds.includes(c.sourceId))
+    .map((c) => ({ sourceId: c.sourceId, speakers: [...c.speakers] }));
+}
+
 /** Input of {@link decideAutoMap}. */
 export interface AutoMapInput {
   mode: AutoMapMode;
@@ -48,26 +60,28 @@ export function decideAutoMap(input: AutoMapInput): AutoMapDecision {
   const { mode, cameraMap } = input;
   const ask: AutoMapDecision = { action: 'ask', cameraMap };
   if (mode === 'off' || cameraMap === null) return ask;
-  if (mode === 'confident') return confident(cameraMap, input.speakers) ?? ask;
-  const tracks = always(cameraMap, input.speakers);
+  const talk = new Map(input.speakers.map((s) => [s.speaker, s.talkMs]));
+  const enough = (speaker: string): boolean => (talk.get(speaker) ?? 0) >= MIN_SURE_SPEECH_MS;
+  if (mode === 'confident') return confident(cameraMap, enough) ?? ask;
+  const tracks = always(cameraMap, enough);
   return tracks?.length ? { action: 'map', tracks } : ask;
 }
 
-function confident(map: CameraMap, speakers: AutoMapInput['speakers']): AutoMapDecision | null {
+/** `enough(speaker)`: the speaker has enough speech ({@link MIN_SURE_SPEECH_MS}) to act on. */
+type EnoughSpeech = (speaker: string) => boolean;
+
+function confident(map: CameraMap, enough: EnoughSpeech): AutoMapDecision | null {
   // Switched or operated feeds: the same camera shows different people over time.
   if (map.cameras.some((c) => c.kind === 'multi')) return null;
   const sure = map.cameras.filter((c) => c.confidence === 'high' && c.speakers.length > 0);
   const ownCamera = new Set(sure.filter((c) => c.kind === 'closeup').flatMap((c) => c.speakers));
-  const talk = new Map(speakers.map((s) => [s.speaker, s.talkMs]));
-  const major = map.speakers.filter((s) => (talk.get(s) ?? 0) >= MIN_SURE_SPEECH_MS);
+  const major = map.speakers.filter(enough);
   // Nobody with enough speech: nothing to be sure about.
   if (major.length === 0 || !major.every((s) => ownCamera.has(s))) return null;
   return { action: 'map', tracks: toTracks(sure.map((c) => [c, c.speakers])) };
 }
 
-function always(map: CameraMap, speakers: AutoMapInput['speakers']): Track[] | null {
-  const talk = new Map(speakers.map((s) => [s.speaker, s.talkMs]));
-  const enough = (s: string): boolean => (talk.get(s) ?? 0) >= MIN_SURE_SPEECH_MS;
+function always(map: CameraMap, enough: EnoughSpeech): Track[] | null {
   const judged = new Set(map.speakers);
   const assigned = new Map<CameraMapCamera, string[]>();
   // Sure answers, then likely ones of speakers with enough speech to act on.

@@ -8,7 +8,7 @@
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ffmpegManifests, MulticamSetupError, servedFiles, totalBytes } from './package-assets.ts';
+import { MulticamSetupError, servedFiles, totalBytes } from './package-assets.ts';
 
 /** The usage line of `multicam init`. */
 export const INIT_USAGE = 'usage: multicam init <publicDir> [--ffmpeg]';
@@ -27,9 +27,9 @@ export function runInit(args: readonly string[], log: (line: string) => void = c
     for (const f of files) {
       const to = join(target, f.path);
       mkdirSync(dirname(to), { recursive: true });
-      copyFileSync(f.file, to);
+      if ('file' in f) copyFileSync(f.file, to);
+      else writeFileSync(to, f.text);
     }
-    for (const [path, text] of ffmpegManifests(files, process.cwd())) writeFileSync(join(target, path), text);
     log(`multicam init: ${files.length} files (${(totalBytes(files) / 1e6).toFixed(1)} MB) copied into ${target}`);
     log(
       `  sw.js, wasm/ort/ (onnxruntime-web, MIT), models/ (Silero VAD, MIT)${ffmpeg ? ', wasm/ffmpeg-core*/ (GPL-2.0-or-later)' : ''}`,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { proposalTracks } from '../analysis/automap.ts';
 import type { Job, Track } from '../contract/types.ts';
 
 /** One `--map VIDEO=S1,S2`: the video by its position among the videos (0-based), and its speakers. */
@@ -63,14 +64,11 @@ export function chooseMapping(
     }));
     return { tracks, from: 'option' };
   }
-  const cameras = job.camera_map?.cameras ?? [];
-  if (cameras.some((c) => c.speakers.length > 0))
-    return {
-      tracks: cameras
-        .filter((c) => videos.some((v) => v.id === c.sourceId))
-        .map((c) => ({ sourceId: c.sourceId, speakers: [...c.speakers] })),
-      from: 'cameraMap',
-    };
+  const proposal = proposalTracks(
+    job.camera_map,
+    videos.map((v) => v.id),
+  );
+  if (proposal) return { tracks: proposal, from: 'cameraMap' };
   const dropped = job.camera_map?.droppedSpeakers ?? [];
   const why =
     dropped.length > 0 && dropped.length === speakers.length

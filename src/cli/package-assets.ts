@@ -13,12 +13,18 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** One file to serve: its path under the app's root URL (`wasm/ort/…`) and where it is on disk. */
-export interface ServedFile {
+/**
+ * One file to serve: its path under the app's root URL (`wasm/ort/…`) and where it is on disk,
+ * or (a manifest made for the app's own ffmpeg core) its text.
+ */
+export type ServedFile = {
   /** Path under the app's public root, e.g. `sw.js`, `wasm/ort/ort-wasm-simd-threaded.wasm`. */
   path: string;
-  /** Absolute path on disk. */
-  file: string;
+} & ({ /** Absolute path on disk. */ file: string } | { text: string });
+
+/** The bytes of a served file. */
+export function servedBytes(f: ServedFile): Buffer {
+  return 'file' in f ? readFileSync(f.file) : Buffer.from(f.text);
 }
 
 /** What to serve. */
@@ -91,17 +97,19 @@ function installed(name: string, from: string): string | null {
  */
 export function servedFiles(options: ServedFilesOptions = {}): ServedFile[] {
   const root = packageRoot();
-  const out: ServedFile[] = PACKAGE_FILES.map(({ path, from }) => ({ path, file: join(root, from) }));
+  const out = PACKAGE_FILES.map(({ path, from }) => ({ path, file: join(root, from) }));
   const missing = out.filter((f) => !existsSync(f.file));
   if (missing.length > 0)
     throw new MulticamSetupError(
       `multicam: the package has no ${missing.map((f) => f.path).join(', ')} (in a checkout of the repository, run \`npm run build:lib\`)`,
     );
-  if (options.ffmpeg) out.push(...ffmpegFiles(options.appRoot ?? process.cwd()));
-  return out;
+  return options.ffmpeg ? [...out, ...ffmpegFiles(options.appRoot ?? process.cwd())] : out;
 }
 
-/** The ffmpeg core files from the app's `node_modules`, plus a manifest per core folder (written by the caller). */
+/**
+ * The ffmpeg core files from the app's `node_modules`, and a manifest per core folder (package,
+ * version, licence, sha256 of every file).
+ */
 function ffmpegFiles(appRoot: string): ServedFile[] {
   const out: ServedFile[] = [];
   for (const core of FFMPEG_CORES) {
@@ -113,33 +121,20 @@ function ffmpegFiles(appRoot: string): ServedFile[] {
         );
       continue;
     }
-    for (const f of core.files) out.push({ path: `wasm/${core.folder}/${f}`, file: join(dir, 'dist/esm', f) });
-  }
-  return out;
-}
-
-/** A manifest for the ffmpeg core folders served (package, version, licence, sha256), keyed by folder path. */
-export function ffmpegManifests(files: readonly ServedFile[], appRoot: string = process.cwd()): Map<string, string> {
-  const manifests = new Map<string, string>();
-  for (const core of FFMPEG_CORES) {
-    const mine = files.filter((f) => f.path.startsWith(`wasm/${core.folder}/`));
-    if (mine.length === 0) continue;
-    const dir = installed(core.name, appRoot)!;
+    const files = core.files.map((f) => ({ path: `wasm/${core.folder}/${f}`, file: join(dir, 'dist/esm', f) }));
     const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; license: string };
     const assets = [
       {
         package: core.name,
         version: meta.version,
         license: meta.license,
-        files: mine.map((f) => ({ file: f.path.split('/').pop()!, sha256: sha256(f.file) })),
+        files: files.map((f) => ({ file: f.path.split('/').pop()!, sha256: sha256(f.file) })),
       },
     ];
-    manifests.set(
-      `wasm/${core.folder}/manifest.json`,
-      JSON.stringify({ generatedBy: 'multicam', assets }, null, 2) + '\n',
-    );
+    const text = JSON.stringify({ generatedBy: 'multicam', assets }, null, 2) + '\n';
+    out.push(...files, { path: `wasm/${core.folder}/manifest.json`, text });
   }
-  return manifests;
+  return out;
 }
 
 function sha256(file: string): string {
@@ -148,5 +143,5 @@ function sha256(file: string): string {
 
 /** Total bytes of `files`. */
 export function totalBytes(files: readonly ServedFile[]): number {
-  return files.reduce((sum, f) => sum + statSync(f.file).size, 0);
+  return files.reduce((sum, f) => sum + ('file' in f ? statSync(f.file).size : Buffer.byteLength(f.text)), 0);
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { normaliseBasePath } from '../contract/base-path.ts';
+import { fetchServed } from '../models/served-asset.ts';
 
 /** What the page passes to the service worker through its script URL. */
 export interface RegistrationConfig {
@@ -74,25 +75,20 @@ export async function registerServiceWorker(config: RegistrationConfig): Promise
   return registration;
 }
 
-/** The fix for a service worker script that is not served, named in every setup message. */
-export const SERVE_ASSETS_FIX =
-  'add the multicam() plugin from \'multicam/vite\' to vite.config, or run `npx multicam init <publicDir>` (README, "Use it from a web app")';
-
 /**
  * Why the script at `scriptUrl` cannot be registered, when it is not served as JavaScript (a 404,
  * or an HTML fallback page), else null (the registration failed for another reason).
  */
 async function diagnoseScript(scriptUrl: string): Promise<Error | null> {
-  let response: Response;
   try {
-    response = await fetch(scriptUrl, { cache: 'no-store' });
-  } catch {
+    await fetchServed(
+      scriptUrl.split('?')[0]!,
+      'multicam: the service worker script',
+      { cache: 'no-store' },
+      /javascript/i,
+    );
     return null;
+  } catch (error) {
+    return error as Error;
   }
-  const type = response.headers.get('content-type') ?? 'no content type';
-  if (response.ok && /javascript/i.test(type)) return null;
-  const what = response.ok ? `answered ${type}` : `answered HTTP ${response.status}`;
-  return new Error(
-    `multicam: the service worker script ${scriptUrl.split('?')[0]} is not served (it ${what}): ${SERVE_ASSETS_FIX}`,
-  );
 }

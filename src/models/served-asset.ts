@@ -9,8 +9,11 @@
 export const SERVE_ASSETS_HINT =
   "the app must serve multicam's runtime assets: add the multicam() plugin from 'multicam/vite' to vite.config, or run `npx multicam init <publicDir>` (README, \"Use it from a web app\")";
 
-/** The response for `url`, or an Error naming the fix when it is missing or an HTML fallback page. */
-export async function fetchServed(url: string, what: string, init: RequestInit = {}): Promise<Response> {
+/**
+ * The response for `url`, or an Error naming the fix when it is missing, an HTML fallback page,
+ * or (with `type`) not of that content type.
+ */
+export async function fetchServed(url: string, what: string, init: RequestInit = {}, type?: RegExp): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url, init);
@@ -19,10 +22,11 @@ export async function fetchServed(url: string, what: string, init: RequestInit =
       cause: error,
     });
   }
-  const type = response.headers.get('content-type') ?? '';
-  if (!response.ok || /text\/html/i.test(type))
+  const got = response.headers.get('content-type') ?? '';
+  const wrong = response.ok && (type ? !type.test(got) : /text\/html/i.test(got));
+  if (!response.ok || wrong)
     throw new Error(
-      `${what} ${url} is not served (${response.ok ? 'an HTML page came back' : `HTTP ${response.status}`}): ${SERVE_ASSETS_HINT}`,
+      `${what} ${url} is not served (${response.ok ? `${got || 'no content type'} came back` : `HTTP ${response.status}`}): ${SERVE_ASSETS_HINT}`,
     );
   return response;
 }

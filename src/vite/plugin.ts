@@ -19,9 +19,8 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
 import type { Plugin } from 'vite';
-import { ffmpegManifests, servedFiles, type ServedFile } from '../cli/package-assets.ts';
+import { servedBytes, servedFiles, type ServedFile } from '../cli/package-assets.ts';
 
 /** Options of the plugin. */
 export interface MulticamViteOptions {
@@ -50,7 +49,6 @@ const TYPES: Readonly<Record<string, string>> = {
 /** The Vite plugin; see the module comment. */
 export default function multicam(options: MulticamViteOptions = {}): Plugin {
   let files: ServedFile[] = [];
-  let manifests = new Map<string, string>();
   let byUrl = new Map<string, ServedFile>();
   return {
     name: 'multicam',
@@ -65,16 +63,14 @@ export default function multicam(options: MulticamViteOptions = {}): Plugin {
     configResolved(config) {
       // Checked once, up front: a missing core or an unbuilt package fails here, naming the fix.
       files = servedFiles({ ffmpeg: options.ffmpeg === true, appRoot: config.root });
-      manifests = ffmpegManifests(files, config.root);
       byUrl = new Map(files.map((f) => [`/${f.path}`, f]));
     },
     configureServer(server) {
       server.middlewares.use((req, res, next) => {
         const path = (req.url ?? '').split('?')[0]!;
-        const manifest = manifests.get(path.slice(1));
         const file = byUrl.get(path);
-        if (!file && manifest === undefined) return next();
-        const body = file ? readFileSync(file.file) : Buffer.from(manifest!);
+        if (!file) return next();
+        const body = servedBytes(file);
         res.setHeader('Content-Type', TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream');
         res.setHeader('Content-Length', body.length);
         res.setHeader('Cache-Control', 'no-cache');
@@ -84,8 +80,7 @@ export default function multicam(options: MulticamViteOptions = {}): Plugin {
       });
     },
     generateBundle() {
-      for (const f of files) this.emitFile({ type: 'asset', fileName: f.path, source: readFileSync(f.file) });
-      for (const [path, text] of manifests) this.emitFile({ type: 'asset', fileName: path, source: text });
+      for (const f of files) this.emitFile({ type: 'asset', fileName: f.path, source: servedBytes(f) });
     },
   };
 }
