@@ -1,7 +1,7 @@
 /**
  * The job's progress as a podcaster reads it: one row per step in plain words, each with a bar,
  * the time it took or has taken so far, and an estimate where there is a fraction to go by
- * (the upload's bytes, the render's progress). The contract's own words (statuses, next-action
+ * (the upload's bytes, every running stage's `stageProgress`). The contract's own words (statuses, next-action
  * types) stay in the developer panel.
  *
  * @module
@@ -9,12 +9,12 @@
 import type { JobStatus, JobSummary } from '../src/contract/types.ts';
 
 /** The steps of a job, in order: the statuses that belong to each. */
-const STEPS: ReadonlyArray<{ key: string; label: string; statuses: readonly JobStatus[] }> = [
+const STEPS: ReadonlyArray<{ key: string; label: string; statuses: readonly JobStatus[]; optional?: true }> = [
   { key: 'upload', label: 'Upload the files', statuses: ['created', 'uploading'] },
   { key: 'syncing', label: 'Line up the cameras and mics', statuses: ['syncing'] },
   { key: 'diarizing', label: 'Find who speaks when', statuses: ['diarizing'] },
   { key: 'mapping', label: 'Work out who is on which camera', statuses: ['mapping'] },
-  { key: 'ready', label: 'Your review', statuses: ['ready'] },
+  { key: 'ready', label: 'Your review', statuses: ['ready'], optional: true },
   { key: 'rendering', label: 'Render the edit', statuses: ['rendering'] },
   { key: 'done', label: 'Done', statuses: ['complete', 'approved'] },
 ];
@@ -63,7 +63,8 @@ export class StepTracker {
     const now = Date.now();
     const step = STEPS.find((s) => s.statuses.includes(summary.status))?.key;
     if (step && step !== this.current) this.enter(step, now);
-    if (summary.status === 'rendering') this.fraction = summary.progress;
+    // Every stage that runs reports its fraction (stageProgress); the upload's comes from its bytes.
+    if (step !== 'upload') this.fraction = summary.stageProgress ?? null;
     this.draw(now, summary.status === 'failed');
   }
 
@@ -86,7 +87,9 @@ export class StepTracker {
       const began = this.began.get(s.key);
       const ended = this.ended.get(s.key);
       if (i < index || (s.key === 'done' && i === index)) {
-        li.className = began === undefined ? 'skipped' : 'done';
+        // A step the page never saw running (it took less than one poll) still happened; only the
+        // review can be skipped (review off renders at once).
+        li.className = began === undefined && s.optional ? 'skipped' : 'done';
         bar.value = 1;
         time.textContent = began === undefined || ended === undefined ? '' : `took ${seconds(ended - began)}`;
       } else if (i === index) {

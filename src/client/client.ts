@@ -13,6 +13,8 @@ import type {
   ListJobsResponse,
   MultipartKeyRequest,
   OkResponse,
+  NameSpeakersRequest,
+  NameSpeakersResponse,
   RecutRequest,
   RecutResponse,
   RequestUploadPartUrlsRequest,
@@ -159,6 +161,11 @@ export class MulticamClient {
 
   submitSpeakerMapping(jobId: string, request: SubmitSpeakerMappingRequest): Promise<SubmitSpeakerMappingResponse> {
     return this.call('POST', this.job(jobId, '/tracks'), request);
+  }
+
+  /** Additive: names the detected speakers (every name in force; `""` or left out: unnamed). */
+  nameSpeakers(jobId: string, request: NameSpeakersRequest): Promise<NameSpeakersResponse> {
+    return this.call('PUT', this.job(jobId, '/speakers'), request);
   }
 
   recutJob(jobId: string, request: RecutRequest): Promise<RecutResponse> {

@@ -167,6 +167,8 @@ export interface Job {
   cuts: Cut[];
   removed_ranges: TimeRange[] | null;
   camera_map: CameraMap | null;
+  /** Names people gave the detected speakers (additive; see nameSpeakers): label → name. */
+  speaker_names: Record<string, string>;
   output_url: string | null;
   /** What the render made; null until a render finished. */
   output_format: OutputFormat | null;
@@ -197,6 +199,12 @@ export interface JobSummary {
   id: string;
   status: JobStatus;
   progress: number | null;
+  /**
+   * Additive: the fraction done (0..1) of the stage running now — syncing, diarizing, mapping
+   * while the cameras are worked out, rendering (the same as `progress`) — or null when no stage
+   * runs or it has not reported yet.
+   */
+  stageProgress: number | null;
   nextAction: NextAction;
   outputUrl: string | null;
   error: string | null;
@@ -282,6 +290,18 @@ export interface SubmitSpeakerMappingRequest {
 export interface SubmitSpeakerMappingResponse {
   jobId: string;
   cuts: Cut[];
+  success: true;
+}
+
+/** nameSpeakers (additive): PUT /jobs/{id}/speakers. */
+export interface NameSpeakersRequest {
+  /** Every name in force: speaker label → name; a speaker left out (or named "") has no name. */
+  names: Record<string, string>;
+}
+
+export interface NameSpeakersResponse {
+  jobId: string;
+  speakerNames: Record<string, string>;
   success: true;
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { ApiError } from './errors.ts';
+import { SPEAKER_NAME_MAX_LENGTH } from './speaker-names.ts';
 import {
   AUTO_MAP_MODES,
   LIMITS,
@@ -246,4 +247,43 @@ export function parsePartNumbers(value: unknown, partCount: number): number[] {
     }
     return raw;
   });
+}
+
+/**
+ * The `names` of nameSpeakers: an object from detected speaker labels to names. A name is trimmed;
+ * an empty one removes the speaker's name. Names are unique (two people called the same would be
+ * one person in every list), at most {@link SPEAKER_NAME_MAX_LENGTH} characters, without control
+ * characters, and not another speaker's label.
+ */
+export function parseSpeakerNames(
+  value: unknown,
+  speakers: readonly string[],
+  field = 'names',
+): Record<string, string> {
+  if (value === undefined) throw ApiError.badRequest(`${field} is required`);
+  if (!isObject(value)) throw ApiError.badRequest(`${field} must be an object from speaker labels to names`);
+  const names: Record<string, string> = {};
+  const taken = new Map<string, string>();
+  for (const [label, raw] of Object.entries(value)) {
+    const at = `${field}.${label}`;
+    if (!speakers.includes(label))
+      throw ApiError.badRequest(
+        `${at}: ${label} is not a detected speaker of this job (detected: ${speakers.join(', ') || 'none'})`,
+      );
+    if (typeof raw !== 'string') throw ApiError.badRequest(`${at} must be a string`);
+    const name = raw.trim();
+    if (name === '') continue;
+    if (name.length > SPEAKER_NAME_MAX_LENGTH)
+      throw ApiError.badRequest(`${at} must be at most ${SPEAKER_NAME_MAX_LENGTH} characters`);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest(`${at} must not contain control characters`);
+    if (speakers.includes(name) && name !== label)
+      throw ApiError.badRequest(`${at} must not be another speaker's label (${name})`);
+    const key = name.toLocaleLowerCase();
+    const other = taken.get(key);
+    if (other !== undefined) throw ApiError.badRequest(`${at}: ${other} is already called "${name}"`);
+    taken.set(key, label);
+    names[label] = name;
+  }
+  return names;
 }

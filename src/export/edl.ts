@@ -2,7 +2,8 @@
  * CMX 3600 EDL: one video track as a list of cut events, for Avid Media Composer, Resolve and
  * Premiere. By default the switched edit (every event, the live camera's reel); with `track: N`
  * only camera N's events. Reels are the sources' labels (8 characters of A–Z, 0–9, `_`) and each
- * event carries `* FROM CLIP NAME: <file>` so editors relink by file name. Timecode is
+ * event carries `* FROM CLIP NAME: <file>` so editors relink by file name, and each video event
+ * `* COMMENT: <why>` (the cut's reason with speaker names). Timecode is
  * drop-frame (`;`) at 29.97/59.94 unless `dropFrame: false`; the record side starts at 01:00:00:00
  * (the usual program start), the source side is the file's own frames from 00:00:00:00.
  * Pure: an {@link EditTimeline} in, a string out.
@@ -34,6 +35,7 @@ const AUDIO_CHANNELS = ['A', 'A2', 'A3', 'A4'] as const;
  * //
  * // 001  CAM_A    V     C        00:00:00;00 00:00:05;00 01:00:00;00 01:00:05;00
  * // * FROM CLIP NAME: Cam A.mp4
+ * // * COMMENT: Ana speaks (close-up)
  * //
  * // 002  MIC      A     C        00:00:00;00 00:00:04;21 01:00:00;09 01:00:05;00
  * // * FROM CLIP NAME: Mic.wav
@@ -59,11 +61,13 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
     channel: string,
     r: { sourceIn: number; sourceOut: number; recordIn: number; recordOut: number },
     fileName: string,
+    note = '',
   ): void => {
     n += 1;
     lines.push(
       `${String(n).padStart(3, '0')}  ${reel.padEnd(8)} ${channel.padEnd(5)} C        ${tc(r.sourceIn)} ${tc(r.sourceOut)} ${tc(recordStart + r.recordIn)} ${tc(recordStart + r.recordOut)}`,
       `* FROM CLIP NAME: ${fileName}`,
+      ...(note === '' ? [] : [`* COMMENT: ${note.replace(/[\r\n]+/g, ' ')}`]),
       '',
     );
   };
@@ -72,7 +76,7 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
     if (camera && e.sourceId !== camera.id) continue;
     const live = t.cameras.find((c) => c.id === e.sourceId)!;
     const r = sourceRange(live, e, t.rate);
-    if (r) event(live.reel, t.audio.length === 0 ? 'B' : 'V', r, live.fileName);
+    if (r) event(live.reel, t.audio.length === 0 ? 'B' : 'V', r, live.fileName, e.note);
     audio.forEach((s, i) => {
       const a = sourceRange(s, e, t.rate);
       if (a) event(s.reel, AUDIO_CHANNELS[i]!, a, s.fileName);

@@ -122,7 +122,10 @@ function mcSpine(t: EditTimeline, multicamId: string): XmlNode[] {
         start: time(e.referenceIn),
         duration: time(e.recordOut - e.recordIn),
       },
-      sources,
+      // The reason the camera is live, as a marker at the clip's first frame (clip-local time).
+      e.note === ''
+        ? sources
+        : [...sources, el('marker', { start: time(e.referenceIn), duration: time(1), value: e.note })],
     );
   });
 }

@@ -34,7 +34,8 @@ export const EXPORT_FORMATS = ['fcpxml', 'xmeml', 'otio', 'edl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** What {@link exportEdit} reads of a job (a Job from getJob fits). */
-export type ExportableJob = Pick<Job, 'id' | 'title' | 'sources' | 'cuts' | 'removed_ranges'>;
+export type ExportableJob = Pick<Job, 'id' | 'title' | 'sources' | 'cuts' | 'removed_ranges'> &
+  Partial<Pick<Job, 'speaker_names'>>;
 
 /** Options of {@link exportEdit}; every field has a default. */
 export interface ExportOptions {
@@ -121,6 +122,7 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
     cuts: job.cuts,
     removedRanges: job.removed_ranges ?? [],
     rate,
+    ...(job.speaker_names === undefined ? {} : { speakerNames: job.speaker_names }),
     ...(options.mediaRoot === undefined ? {} : { mediaRoot: options.mediaRoot }),
   });
   const frame = {

@@ -13,7 +13,7 @@ import { mergeContinuous, sourceRange, type EditTimeline, type ExportSource, typ
 
 type Json = Record<string, unknown>;
 
-type TrackItem = { source: ExportSource; range: SourceRange };
+type TrackItem = { source: ExportSource; range: SourceRange; note?: string };
 
 function otioTime(rate: number, value: number): Json {
   return { OTIO_SCHEMA: 'RationalTime.1', rate, value };
@@ -35,14 +35,27 @@ function otioGap(rate: number, frames: number): Json {
   };
 }
 
-function otioClip(rate: number, s: ExportSource, r: SourceRange): Json {
+function otioClip(rate: number, s: ExportSource, r: SourceRange, note = ''): Json {
   return {
     OTIO_SCHEMA: 'Clip.2',
-    metadata: { multicam: { sourceId: s.id, reel: s.reel } },
+    metadata: { multicam: { sourceId: s.id, reel: s.reel, ...(note === '' ? {} : { reason: note }) } },
     name: s.label,
     source_range: otioRange(rate, r.sourceIn, r.sourceOut - r.sourceIn),
     effects: [],
-    markers: [],
+    // The reason the camera is live, as a marker at the clip's first frame (the clip's source time).
+    markers:
+      note === ''
+        ? []
+        : [
+            {
+              OTIO_SCHEMA: 'Marker.2',
+              metadata: {},
+              name: note,
+              color: 'GREEN',
+              comment: note,
+              marked_range: otioRange(rate, r.sourceIn, 0),
+            },
+          ],
     enabled: true,
     media_references: {
       DEFAULT_MEDIA: {
@@ -62,9 +75,9 @@ function otioClip(rate: number, s: ExportSource, r: SourceRange): Json {
 function otioTrack(rate: number, name: string, kind: 'Video' | 'Audio', items: readonly TrackItem[]): Json {
   const children: Json[] = [];
   let at = 0;
-  for (const { source, range: r } of items) {
+  for (const { source, range: r, note } of items) {
     if (r.recordIn > at) children.push(otioGap(rate, r.recordIn - at));
-    children.push(otioClip(rate, source, r));
+    children.push(otioClip(rate, source, r, note));
     at = r.recordOut;
   }
   return {
@@ -93,7 +106,7 @@ export function writeOtio(t: EditTimeline): string {
   const live = (e: EditTimeline['events'][number]): TrackItem | null => {
     const source = t.cameras.find((c) => c.id === e.sourceId)!;
     const r = sourceRange(source, e, t.rate);
-    return r ? { source, range: r } : null;
+    return r ? { source, range: r, note: e.note } : null;
   };
   const present = <T>(x: T | null): x is T => x !== null;
 
@@ -119,7 +132,16 @@ export function writeOtio(t: EditTimeline): string {
             })),
           ),
         )
-      : [track('Camera audio', 'Audio', t.events.map(live).filter(present))];
+      : [
+          track(
+            'Camera audio',
+            'Audio',
+            t.events
+              .map(live)
+              .filter(present)
+              .map(({ source, range }) => ({ source, range })),
+          ),
+        ];
 
   const timeline = {
     OTIO_SCHEMA: 'Timeline.1',

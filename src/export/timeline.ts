@@ -12,6 +12,7 @@
  * @module
  */
 import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
+import { withSpeakerNames, type SpeakerNames } from '../contract/speaker-names.ts';
 import type { Cut, JobSource, TimeRange } from '../contract/types.ts';
 import { keptPieces, RenderPlanError } from '../render/plan.ts';
 import { ExportError } from './errors.ts';
@@ -43,6 +44,8 @@ export interface TimelineEvent {
   /** Reference-timeline frames [referenceIn, referenceOut) (the multicam clip's time). */
   referenceIn: number;
   referenceOut: number;
+  /** Why the camera is live, speaker labels replaced by their names ("Ana speaks (close-up)"); "" when the cuts give no reason. */
+  note: string;
 }
 
 /** A source's media frames for a stretch of the timeline (trimmed to where the source has media). */
@@ -78,6 +81,8 @@ export interface TimelineInput {
   cuts: readonly Cut[];
   removedRanges: readonly TimeRange[];
   rate: FrameRate;
+  /** Names of the speakers (label → name) used in the events' notes. */
+  speakerNames?: SpeakerNames;
   /** Prefix of every media URL (e.g. `file:///Users/me/podcast/`); default none (bare file names). */
   mediaRoot?: string;
 }
@@ -197,7 +202,7 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
       );
   });
 
-  let pieces: Array<{ sourceId: string; startMs: number; endMs: number }>;
+  let pieces: Array<{ sourceId: string; startMs: number; endMs: number; reason?: string }>;
   try {
     pieces = keptPieces(input.cuts, input.removedRanges);
   } catch (error) {
@@ -205,15 +210,21 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
     throw error;
   }
   const events: TimelineEvent[] = [];
+  const names = input.speakerNames ?? {};
+  const noteOf = (p: { reason?: string }): string => (p.reason === undefined ? '' : withSpeakerNames(p.reason, names));
   let record = 0;
   for (const p of pieces) {
     const referenceIn = Math.round(p.startMs / ms);
     const referenceOut = Math.round(p.endMs / ms);
     if (referenceOut <= referenceIn) continue; // shorter than half a frame: gone on the frame grid
     const last = events[events.length - 1];
+    const note = noteOf(p);
     if (last && last.sourceId === p.sourceId && last.referenceOut === referenceIn) {
       last.referenceOut = referenceOut;
       last.recordOut += referenceOut - referenceIn;
+      // One event from several cuts of the same camera: every reason, once, in order.
+      if (note !== '' && !last.note.split(' / ').includes(note))
+        last.note = last.note === '' ? note : `${last.note} / ${note}`;
     } else {
       events.push({
         sourceId: p.sourceId,
@@ -221,6 +232,7 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
         recordOut: record + referenceOut - referenceIn,
         referenceIn,
         referenceOut,
+        note,
       });
     }
     record += referenceOut - referenceIn;

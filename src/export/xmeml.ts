@@ -153,6 +153,17 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
         ]),
         el('audio', {}, audioTracks),
       ]),
+      // Why each camera is live: a sequence marker at the event's first frame.
+      ...t.events
+        .filter((e) => e.note !== '')
+        .map((e) =>
+          el('marker', {}, [
+            el('name', {}, e.note),
+            el('comment', {}, e.note),
+            el('in', {}, e.recordIn),
+            el('out', {}, -1),
+          ]),
+        ),
     ]),
   ]);
   return xmlDocument('xmeml', root);

@@ -77,8 +77,8 @@ export interface StageReporter {
   stageSucceeded<S extends EngineStage>(jobId: string, stage: S, output: StageOutputs[S]): Promise<void>;
   /** One automatic retry unless `permanent`; then `failed` with a `failed` event. A failed `mapping` stage means no proposal: `mapping` event without cameraMap. */
   stageFailed(jobId: string, stage: EngineStage, failure: StageFailure): Promise<void>;
-  /** Render progress 0..1 while rendering. */
-  setProgress(jobId: string, progress: number): Promise<void>;
+  /** Progress 0..1 of `stage` (default rendering) while the job is in it. */
+  setProgress(jobId: string, progress: number, stage?: EngineStage): Promise<void>;
   /** Source durations (bills the account in input minutes) and offsets, keyed by source id. */
   setSourceInfo(jobId: string, info: SyncingOutput): Promise<void>;
   /** Stores a camera map proposal without deciding anything (autoMap `off`: it appears in getJob). */
@@ -103,6 +103,7 @@ async function mappingResult(
   const render = await updateJob(db, jobId, (job) => {
     if (deadline && (job.status !== 'mapping' || job.mappedBy !== null || job.mappingAsked))
       return { job: null, result: false };
+    job.stageProgress = null;
     if (job.status !== 'mapping' || job.mappedBy !== null) {
       // The mapping was submitted first: keep the proposal for the editor, decide nothing.
       if (cameraMap) job.cameraMap = cameraMap;
@@ -204,6 +205,9 @@ async function diarizingSucceeded(ctx: ServiceContext, jobId: string, output: Di
     const now = ctx.now();
     job.turns = output.turns;
     job.speakers = output.speakers ?? talkTimes(output.turns).map((t) => t.speaker);
+    // Names stay with the labels still detected (a label no longer found names nobody).
+    if (job.speakerNames)
+      job.speakerNames = Object.fromEntries(Object.entries(job.speakerNames).filter(([l]) => job.speakers.includes(l)));
     if (output.quietRanges) job.quietRanges = output.quietRanges;
     if (audioFileId !== null) {
       replacedAudio = job.audioFileId;
@@ -304,11 +308,15 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
 
     stageFailed: (jobId, stage, failure) => stageFailed(ctx, jobId, stage, failure),
 
-    async setProgress(jobId, progress) {
+    async setProgress(jobId, progress, stage = 'rendering') {
       const clamped = Math.min(1, Math.max(0, Number.isFinite(progress) ? progress : 0));
       await updateJob(ctx.db, jobId, (job) => {
-        if (job.status !== 'rendering') return { job: null, result: undefined };
-        job.progress = clamped;
+        if (job.status !== stage) return { job: null, result: undefined };
+        // The mapping stage's work is over once a decision or a proposal is in, or a person was asked.
+        if (stage === 'mapping' && (job.mappedBy !== null || job.cameraMap !== null || job.mappingAsked))
+          return { job: null, result: undefined };
+        if (stage === 'rendering') job.progress = clamped;
+        else job.stageProgress = { stage, fraction: clamped };
         return { job, result: undefined };
       });
     },

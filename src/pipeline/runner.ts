@@ -250,7 +250,7 @@ async function nextWork(open: Database): Promise<QueuedWork | null> {
   return found;
 }
 
-/** Rendering progress for the reporter, throttled: a write per whole percent is plenty for polling clients. */
+/** A stage's progress for the reporter, throttled: a write per whole percent is plenty for polling clients. */
 function progressWriter(
   reporter: StageReporter,
   work: EngineWork,
@@ -259,9 +259,11 @@ function progressWriter(
   let progressWrite: Promise<void> = Promise.resolve();
   return {
     onProgress: (fraction) => {
-      if (work.stage !== 'rendering' || fraction - lastProgress < 0.01) return;
+      if (fraction - lastProgress < 0.01) return;
       lastProgress = fraction;
-      progressWrite = progressWrite.then(() => reporter.setProgress(work.jobId, fraction)).catch(() => undefined);
+      progressWrite = progressWrite
+        .then(() => reporter.setProgress(work.jobId, fraction, work.stage))
+        .catch(() => undefined);
     },
     written: () => progressWrite,
   };

@@ -85,10 +85,13 @@ export const DEFAULT_FADE_MS = 16;
  * Kept pieces of the reference timeline in output order: each cut (sorted by start; overlaps
  * trimmed to the earlier cut) minus the removed ranges.
  */
+const piece = (c: Cut): { sourceId: string; reason?: string } =>
+  c.reason === undefined ? { sourceId: c.sourceId } : { sourceId: c.sourceId, reason: c.reason };
+
 export function keptPieces(
   cuts: readonly Cut[],
   removedRanges: readonly TimeRange[],
-): Array<{ sourceId: string; startMs: number; endMs: number }> {
+): Array<{ sourceId: string; startMs: number; endMs: number; reason?: string }> {
   cuts.forEach((c, i) => {
     if (!(Number.isFinite(c.startMs) && Number.isFinite(c.endMs) && c.endMs >= c.startMs)) {
       throw new RenderPlanError(
@@ -107,7 +110,7 @@ export function keptPieces(
   });
   const sorted = [...cuts].sort((a, b) => a.startMs - b.startMs);
   const removed = [...removedRanges].sort((a, b) => a.startMs - b.startMs);
-  const out: Array<{ sourceId: string; startMs: number; endMs: number }> = [];
+  const out: Array<{ sourceId: string; startMs: number; endMs: number; reason?: string }> = [];
   let covered = -Infinity;
   for (const c of sorted) {
     let start = Math.max(c.startMs, covered);
@@ -117,11 +120,11 @@ export function keptPieces(
     for (const r of removed) {
       if (r.endMs <= start) continue;
       if (r.startMs >= end) break;
-      if (r.startMs > start) out.push({ sourceId: c.sourceId, startMs: start, endMs: r.startMs });
+      if (r.startMs > start) out.push({ ...piece(c), startMs: start, endMs: r.startMs });
       start = Math.max(start, r.endMs);
       if (start >= end) break;
     }
-    if (end > start) out.push({ sourceId: c.sourceId, startMs: start, endMs: end });
+    if (end > start) out.push({ ...piece(c), startMs: start, endMs: end });
   }
   return out;
 }

@@ -109,7 +109,14 @@ export async function exportJobEdit(
   let file;
   try {
     file = exportEdit(
-      { id: job.id, title: job.title, sources: job.sources, cuts: job.cuts, removed_ranges: job.removedRanges },
+      {
+        id: job.id,
+        title: job.title,
+        sources: job.sources,
+        cuts: job.cuts,
+        removed_ranges: job.removedRanges,
+        speaker_names: job.speakerNames ?? {},
+      },
       format,
       options,
     );

@@ -20,6 +20,7 @@ import { requestUploadPartUrls } from './jobs/parts.ts';
 import { startProcessing } from './jobs/processing.ts';
 import { approveJob, startRender } from './jobs/render.ts';
 import { retryJob } from './jobs/retry.ts';
+import { nameSpeakers } from './jobs/speakers.ts';
 import * as uploads from './uploads.ts';
 
 type Params = string[];
@@ -74,6 +75,10 @@ const ROUTES: Route[] = [
     methods: { POST: authed((ctx, a, r, [id]) => submitSpeakerMapping(ctx, a, id!, r)) },
   },
   {
+    pattern: new RegExp(`^/jobs/${ID}/speakers$`),
+    methods: { PUT: authed((ctx, a, r, [id]) => nameSpeakers(ctx, a, id!, r)) },
+  },
+  {
     pattern: new RegExp(`^/jobs/${ID}/recut$`),
     methods: { POST: authed((ctx, a, r, [id]) => recutJob(ctx, a, id!, r)) },
   },
@@ -123,8 +128,8 @@ const ROUTES: Route[] = [
   },
 ];
 
-/** What the hosted editor may do with a review token: read the job, map, recut, edit cuts, render, approve, export the edit. */
-const REVIEW_PATHS = new RegExp(`^/jobs/${ID}(/(tracks|recut|cuts|render|approve|export))?$`);
+/** What the hosted editor may do with a review token: read the job, map, name speakers, recut, edit cuts, render, approve, export the edit. */
+const REVIEW_PATHS = new RegExp(`^/jobs/${ID}(/(tracks|speakers|recut|cuts|render|approve|export))?$`);
 
 /** Who is calling: an account (API key), or a person holding a review link for one job. */
 interface Caller {

@@ -50,6 +50,7 @@ export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string
     camera_map: job.cameraMap,
     output_url: await outputUrlOf(ctx, job, apiBase),
     output_format: job.outputFormat ?? null,
+    speaker_names: { ...(job.speakerNames ?? {}) },
     error_message: job.errorMessage,
     failed_at_status: job.failedAtStatus,
     review: job.review,
@@ -82,6 +83,13 @@ export async function toGetJobResponse(ctx: ServiceContext, job: JobRecord, apiB
   return { job: await toJob(ctx, job, apiBase), sourceUrls, audioUrl };
 }
 
+/** The running stage's fraction done: the render's progress, or an analysis stage's while the job is in it. */
+function stageProgressOf(job: JobRecord): number | null {
+  if (job.status === 'rendering') return job.progress ?? 0;
+  const p = job.stageProgress;
+  return p && p.stage === job.status ? p.fraction : null;
+}
+
 /** JobSummary with nextAction. */
 export async function toSummary(ctx: ServiceContext, job: JobRecord, apiBase: string): Promise<JobSummary> {
   const outputUrl = await outputUrlOf(ctx, job, apiBase);
@@ -90,6 +98,7 @@ export async function toSummary(ctx: ServiceContext, job: JobRecord, apiBase: st
     id: job.id,
     status: job.status,
     progress: job.status === 'rendering' ? (job.progress ?? 0) : null,
+    stageProgress: stageProgressOf(job),
     nextAction: nextAction({
       status: job.status,
       failedAtStatus: job.failedAtStatus,

@@ -77,6 +77,8 @@ export interface JobRecord {
   turns: Turn[];
   /** Detected speakers, most talkative first. */
   speakers: string[];
+  /** Names people gave the speakers (nameSpeakers); absent on records stored before names. */
+  speakerNames?: Record<string, string>;
   cuts: Cut[];
   removedRanges: TimeRange[] | null;
   cameraMap: CameraMap | null;
@@ -93,6 +95,8 @@ export interface JobRecord {
   /** Automatic retries used per stage since the stage last started from a route. */
   stageAttempts: Partial<Record<EngineStage, number>>;
   progress: number | null;
+  /** The analysis stage running and its fraction done (syncing, diarizing, mapping); absent on older records. */
+  stageProgress?: { stage: EngineStage; fraction: number } | null;
   outputFileId: string | null;
   renderedAt: number | null;
   /** What the last render made; absent on records stored before it was kept. */

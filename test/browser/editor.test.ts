@@ -277,6 +277,24 @@ describe('review editor', () => {
       /puts nobody on any camera \(EMPTY_MAPPING\) \[HTTP 400\]/,
     );
     expect((await getJob()).job.status).toBe('mapping');
+    // Name two speakers (one name is markup, shown as text): saved when the field is left, shown
+    // on the camera checkboxes at once.
+    const nameField = (speaker: string) =>
+      editor.locator(`.who-speaks input.speaker-name-input[data-speaker="${speaker}"]`);
+    await nameField('SPEAKER_00').fill('Ana');
+    await nameField('SPEAKER_00').press('Tab');
+    await nameField('SPEAKER_01').fill(XSS);
+    await nameField('SPEAKER_01').press('Tab');
+    await expect
+      .poll(async () => (await getJob()).job.speaker_names, { timeout: patient(15_000) })
+      .toEqual({ SPEAKER_00: 'Ana', SPEAKER_01: XSS });
+    await expect
+      .poll(() => editor.locator(`fieldset[data-source-id="${camA}"] [data-speaker-name="SPEAKER_00"]`).textContent())
+      .toBe('Ana');
+    expect(
+      await editor.locator(`fieldset[data-source-id="${camB}"] [data-speaker-name="SPEAKER_01"]`).textContent(),
+    ).toBe(XSS);
+    expect(await editor.locator('img').count()).toBe(0);
     // Change the proposal: camera A also shows the third speaker.
     await box(camA, 'SPEAKER_00').check();
     await box(camB, 'SPEAKER_01').check();
@@ -293,6 +311,10 @@ describe('review editor', () => {
     ]);
     expect(job.cuts.length).toBeGreaterThan(0);
     expect(await editor.locator('li.cut').count()).toBe(job.cuts.length);
+    // The cut list reads the reasons with the names given.
+    const reasons = await editor.locator('li.cut .cut-reason').allTextContents();
+    expect(reasons.some((r) => r.includes('Ana'))).toBe(true);
+    expect(reasons.some((r) => /SPEAKER_0[01]\b/.test(r))).toBe(false);
     expect(await editor.locator('figcaption').allTextContents()).toEqual(
       expect.arrayContaining([expect.stringContaining(XSS)]),
     );
@@ -454,6 +476,8 @@ describe('review editor', () => {
     expect(fcpxml.getElementsByTagName('mc-clip').length).toBeGreaterThan(0);
     const edl = await fetchExport('edl');
     expect(edl).toMatch(/^TITLE: /m);
+    // Every video event says why, with the speakers' names.
+    expect(edl).toMatch(/^\* COMMENT: .*Ana/m);
     expect(edl.split('\n').filter((line) => /^\d{3}\s/.test(line)).length).toBeGreaterThan(0);
     expect(await editor.locator('.error').isHidden()).toBe(true);
   });

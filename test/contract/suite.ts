@@ -230,6 +230,8 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
           { sourceId: b, speakers: ['SPEAKER_01'] },
         ];
         expect((await review('POST', `/jobs/${jobId}/tracks`, { tracks })).status).toBe(200);
+        expect((await review('PUT', `/jobs/${jobId}/speakers`, { names: { SPEAKER_00: 'Ana' } })).status).toBe(200);
+        expectError(await review('PUT', `/jobs/${other.jobId}/speakers`, { names: {} }), 401);
         expect((await review('POST', `/jobs/${jobId}/render`)).status).toBe(200);
         const tampered = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA');
         expectError(
@@ -312,6 +314,8 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
           removed_ranges: null,
           camera_map: null,
           output_url: null,
+          output_format: null,
+          speaker_names: {},
           error_message: null,
           failed_at_status: null,
           review: true,
@@ -1009,6 +1013,64 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect(after.cuts.map((c: Json) => c.sourceId)).toEqual(cuts.map((c: Json) => c.sourceId));
         expect((await h.events(jobId)).map((e) => e.type)).toEqual(['ready']);
         expect(await pending(jobId)).toEqual([]);
+      });
+    });
+
+    // ---------------------------------------------------------------- nameSpeakers (additive)
+    describe('nameSpeakers (additive: PUT /jobs/{id}/speakers)', () => {
+      test('names the detected speakers; the job shows them; a PUT replaces every name; no status change or event', async () => {
+        const { jobId, cuts } = await readyJob();
+        const eventsBefore = (await h.events(jobId)).length;
+        const r = await call('PUT', `/jobs/${jobId}/speakers`, {
+          json: { names: { SPEAKER_00: '  Ana  ', SPEAKER_01: 'Bo Li' } },
+        });
+        expect(r.status, r.text).toBe(200);
+        expect(body(r)).toEqual({ jobId, speakerNames: { SPEAKER_00: 'Ana', SPEAKER_01: 'Bo Li' }, success: true });
+        let job = (await getJob(jobId)).job;
+        expect(job.speaker_names).toEqual({ SPEAKER_00: 'Ana', SPEAKER_01: 'Bo Li' });
+        expect(job.status).toBe('ready');
+        expect(job.cuts).toEqual(cuts);
+        expect((await h.events(jobId)).length).toBe(eventsBefore);
+        // A speaker left out or named "" has no name.
+        const again = await call('PUT', `/jobs/${jobId}/speakers`, { json: { names: { SPEAKER_01: '' } } });
+        expect(again.status, again.text).toBe(200);
+        job = (await getJob(jobId)).job;
+        expect(job.speaker_names).toEqual({});
+      });
+
+      test('bad names are 400 naming the field and change nothing', async () => {
+        const { jobId } = await readyJob();
+        const ok = await call('PUT', `/jobs/${jobId}/speakers`, { json: { names: { SPEAKER_00: 'Ana' } } });
+        expect(ok.status, ok.text).toBe(200);
+        const bad = async (json: unknown, field: string): Promise<void> => {
+          const r = await call('PUT', `/jobs/${jobId}/speakers`, { json });
+          expect(expectError(r, 400).error).toContain(field);
+        };
+        await bad({}, 'names');
+        await bad({ names: ['Ana'] }, 'names');
+        await bad({ names: { SPEAKER_09: 'Zed' } }, 'names.SPEAKER_09');
+        await bad({ names: { SPEAKER_00: 7 } }, 'names.SPEAKER_00');
+        await bad({ names: { SPEAKER_00: 'x'.repeat(61) } }, 'names.SPEAKER_00');
+        await bad({ names: { SPEAKER_00: 'A\nB' } }, 'names.SPEAKER_00');
+        await bad({ names: { SPEAKER_00: 'Sam', SPEAKER_01: 'sam' } }, 'names.SPEAKER_01');
+        await bad({ names: { SPEAKER_00: 'SPEAKER_01' } }, 'names.SPEAKER_00');
+        expect((await getJob(jobId)).job.speaker_names).toEqual({ SPEAKER_00: 'Ana' });
+      });
+
+      test('before speakers are detected it is 409 INVALID_STATUS; exports carry the names in their notes', async () => {
+        const { jobId } = await processingJob();
+        const early = await call('PUT', `/jobs/${jobId}/speakers`, { json: { names: {} } });
+        expect(expectError(early, 409, 'INVALID_STATUS').status).toBe('syncing');
+        const ready = await readyJob();
+        await call('PUT', `/jobs/${ready.jobId}/speakers`, {
+          json: { names: { SPEAKER_00: 'Ana', SPEAKER_01: 'Bo' } },
+        });
+        const edl = await call('GET', `/jobs/${ready.jobId}/export?format=edl`);
+        expect(edl.status, edl.text).toBe(200);
+        const comments = edl.text.split('\n').filter((l) => l.startsWith('* COMMENT: '));
+        expect(comments.length).toBeGreaterThan(0);
+        expect(comments.some((l) => l.includes('Ana') || l.includes('Bo'))).toBe(true);
+        expect(comments.some((l) => l.includes('SPEAKER_0'))).toBe(false);
       });
     });
 

@@ -4,15 +4,17 @@
  *
  * @module
  */
+import { withSpeakerNames } from '../../contract/speaker-names.ts';
 import type { JobSource } from '../../contract/types.ts';
 import { cameraColour, el } from './dom.ts';
 import { formatTime, listPauses, moveBoundary, removeRange, restoreRange, setCutCamera } from './model.ts';
-import { cameraIds, totalMs, type EditorSession } from './session.ts';
+import { cameraIds, speakerNamesOf, totalMs, type EditorSession } from './session.ts';
 
 /** Redraws the cut list from the edit. */
 export function renderCutList(s: EditorSession, sources: readonly JobSource[]): void {
   const { cuts } = s;
   const labelOf = (id: string): string => sources.find((src) => src.id === id)?.label ?? id;
+  const names = speakerNamesOf(s);
   s.view.cutList.replaceChildren(
     ...cuts.map((cut, i) => {
       const camera = el(
@@ -25,6 +27,7 @@ export function renderCutList(s: EditorSession, sources: readonly JobSource[]): 
         ...sources.map((src, k) => el('option', { value: src.id }, `${k + 1} · `, src.label)),
       );
       camera.value = cut.sourceId;
+      const reason = withSpeakerNames(cut.reason ?? '', names);
       const end =
         i + 1 < cuts.length
           ? el('input', {
@@ -46,7 +49,7 @@ export function renderCutList(s: EditorSession, sources: readonly JobSource[]): 
           class: i === s.selectedCut ? 'cut selected' : 'cut',
           'data-index': i,
           'data-source-id': cut.sourceId,
-          title: cut.reason ?? '',
+          title: reason,
           style: `border-left-color:${cameraColour(cameraIds(s).indexOf(cut.sourceId))}`,
         },
         el(
@@ -66,7 +69,7 @@ export function renderCutList(s: EditorSession, sources: readonly JobSource[]): 
         ' ',
         camera,
         el('span', { class: 'cut-label', text: labelOf(cut.sourceId) }),
-        el('span', { class: 'cut-reason', text: cut.reason ?? '' }),
+        el('span', { class: 'cut-reason', text: reason }),
       );
     }),
   );

@@ -4,10 +4,50 @@
  *
  * @module
  */
+import { speakerName, withSpeakerNames } from '../../contract/speaker-names.ts';
 import type { GetJobResponse, Track, Turn } from '../../contract/types.ts';
 import { cameraColour, el } from './dom.ts';
 import { formatTime, speakerLanes } from './model.ts';
-import { videoSources, type EditorSession } from './session.ts';
+import { speakerNamesOf, videoSources, type EditorSession } from './session.ts';
+
+/** A speaker as people read them: the name given, else the label (kept in sync by {@link showNames}). */
+function nameTag(s: EditorSession, speaker: string): HTMLElement {
+  return el('span', {
+    class: 'speaker-name',
+    'data-speaker-name': speaker,
+    text: speakerName(speaker, speakerNamesOf(s)),
+  });
+}
+
+/** Writes the names in force into every name tag under the editor, and redraws the review view. */
+function showNames(s: EditorSession): void {
+  const names = speakerNamesOf(s);
+  for (const tag of s.root.querySelectorAll<HTMLElement>('[data-speaker-name]'))
+    tag.textContent = speakerName(tag.dataset['speakerName']!, names);
+  if (s.timeline) s.refreshEdit();
+}
+
+/**
+ * Sends every name typed in `list` (a PUT replaces them all); on success the job's names are
+ * the service's answer and every tag shows them; on failure the fields go back to the names in force.
+ */
+function saveNames(s: EditorSession, list: HTMLElement): void {
+  const inputs = [...list.querySelectorAll<HTMLInputElement>('input.speaker-name-input')];
+  const names = Object.fromEntries(inputs.map((i) => [i.dataset['speaker']!, i.value]));
+  list.dataset['saving'] = 'true';
+  s.api
+    .nameSpeakers(s.jobId, { names })
+    .then((answer) => {
+      if (s.state) s.state.job.speaker_names = answer.speakerNames;
+      s.clearError();
+      showNames(s);
+    })
+    .catch((error: unknown) => {
+      s.showError(error);
+      for (const input of inputs) input.value = speakerNamesOf(s)[input.dataset['speaker']!] ?? '';
+    })
+    .finally(() => delete list.dataset['saving']);
+}
 
 /**
  * The mapping form: a fieldset per camera with a checkbox per speaker, prefilled from
@@ -36,7 +76,8 @@ function mappingForm(
           checked: ticked.includes(speaker),
           'data-speaker': speaker,
         }),
-        ` ${speaker}`,
+        ' ',
+        nameTag(s, speaker),
       ),
     );
     // A frame of the camera while a speaker it may show is talking (else a third in), to decide from.
@@ -59,7 +100,7 @@ function mappingForm(
       proposal
         ? el('p', {
             class: 'proposal',
-            text: `Proposed: ${proposal.kind}, confidence ${proposal.confidence}${proposal.reason ? ` — ${proposal.reason}` : ''}`,
+            text: `Proposed: ${proposal.kind}, confidence ${proposal.confidence}${proposal.reason ? ` — ${withSpeakerNames(proposal.reason, speakerNamesOf(s))}` : ''}`,
           })
         : null,
       ...boxes,
@@ -124,15 +165,41 @@ function speakerList(s: EditorSession, data: GetJobResponse, speakers: readonly 
       const lengthMs = Math.min(5000, longest.endMs - longest.startMs);
       stop = setTimeout(() => audio.pause(), lengthMs);
     });
+    const name = el('input', {
+      type: 'text',
+      class: 'speaker-name-input',
+      'data-speaker': speaker,
+      value: speakerNamesOf(s)[speaker] ?? '',
+      placeholder: 'Name',
+      maxlength: '60',
+      'aria-label': `name of ${speaker}`,
+    });
     return el(
       'li',
       { 'data-speaker': speaker },
       play,
-      ` ${speaker}: ${Math.round(talkMs / 1000)} s of speech`,
+      ' ',
+      name,
+      el('span', { class: 'muted', text: ` ${speaker} · ${Math.round(talkMs / 1000)} s of speech` }),
       longest ? el('span', { class: 'muted', text: ` (longest turn at ${formatTime(longest.startMs)})` }) : null,
     );
   });
-  return el('div', { class: 'who-speaks' }, el('h3', { text: 'Who speaks' }), el('ul', {}, ...rows), audio);
+  const list = el('ul', {}, ...rows);
+  // A name is saved when a field is left or Enter is pressed (every name in one PUT).
+  list.addEventListener('change', (event) => {
+    if ((event.target as HTMLElement).classList.contains('speaker-name-input')) saveNames(s, list);
+  });
+  return el(
+    'div',
+    { class: 'who-speaks' },
+    el('h3', { text: 'Who speaks' }),
+    el('p', {
+      class: 'muted',
+      text: 'Listen to each speaker and give them a name: the editor and the exports use it.',
+    }),
+    list,
+    audio,
+  );
 }
 
 /** In mapping: the form to confirm the camera map's proposal, as the whole view. */
@@ -168,6 +235,11 @@ export function mappingCorrection(s: EditorSession, data: GetJobResponse): HTMLE
     el('p', {
       text: 'Changing the mapping keeps your cuts as they are; recut to regenerate them from the new mapping.',
     }),
+    speakerList(
+      s,
+      data,
+      data.job.camera_map?.speakers.length ? data.job.camera_map.speakers : speakerLanes(data.job.turns),
+    ),
     mappingForm(
       s,
       data,

@@ -7,6 +7,7 @@
  * @module
  */
 import type { MulticamClient } from '../../client/client.ts';
+import type { SpeakerNames } from '../../contract/speaker-names.ts';
 import type { Cut, GetJobResponse, JobSource, PresetId, SilenceMode, TimeRange } from '../../contract/types.ts';
 import { timelineEndMs } from './model.ts';
 import type { SyncedPlayer } from './player.ts';
@@ -66,6 +67,11 @@ export function videoSources(s: EditorSession): JobSource[] {
   return s.state ? s.state.job.sources.filter((src) => src.kind === 'video') : [];
 }
 
+/** The names people gave the speakers (label → name). */
+export function speakerNamesOf(s: EditorSession): SpeakerNames {
+  return s.state?.job.speaker_names ?? {};
+}
+
 /** The cameras' source ids, in job order. */
 export function cameraIds(s: EditorSession): string[] {
   return videoSources(s).map((src) => src.id);
@@ -88,6 +94,7 @@ export function timelineData(s: EditorSession, at: number): TimelineData {
     cuts: s.cuts,
     removed: s.removed,
     turns: s.state?.job.turns ?? [],
+    names: speakerNamesOf(s),
     cameraIds: cameraIds(s),
     peaks: s.peaks,
     peakStepMs: 1000 / PEAKS_PER_SECOND,

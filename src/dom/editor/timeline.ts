@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { speakerName, type SpeakerNames } from '../../contract/speaker-names.ts';
 import type { Cut, TimeRange, Turn } from '../../contract/types.ts';
 import { cameraColour } from './dom.ts';
 import { boundaryNear, msToX, speakerLanes, xToMs, zoomView, type TimelineView } from './model.ts';
@@ -15,6 +16,8 @@ export interface TimelineData {
   cuts: readonly Cut[];
   removed: readonly TimeRange[];
   turns: readonly Turn[];
+  /** Names of the speakers (label → name) on their lanes. */
+  names: SpeakerNames;
   /** Source ids of the cameras, in tile order (colour index). */
   cameraIds: readonly string[];
   /** Peak amplitude (0–1) per `peakStepMs` of reference time, or null while not decoded. */
@@ -123,7 +126,7 @@ export class Timeline {
         if (t.speaker === speaker)
           ctx.fillRect(x(t.startMs), y + 3, Math.max(1, x(t.endMs) - x(t.startMs)), LANE_H - 6);
       ctx.fillStyle = '#e6e6e6';
-      ctx.fillText(speaker, 4, y + LANE_H - 5);
+      ctx.fillText(speakerName(speaker, data.names), 4, y + LANE_H - 5);
     });
 
     // Cuts, coloured by camera; the selected one outlined.

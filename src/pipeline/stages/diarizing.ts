@@ -53,7 +53,7 @@ function referenceLengthMs(job: JobRecord): number {
 
 /** Decodes each diarize source at {@link DIARIZE_SAMPLE_RATE} in the media worker, or says which failed. */
 async function decodeDiarizeSources(
-  { db, job, workers, signal }: StageRun,
+  { db, job, workers, signal, onProgress }: StageRun,
   sources: SourceRecord[],
 ): Promise<{ ok: true; decoded: DecodedSource[] } | { ok: false; failure: StageFailure }> {
   const media = workers.media();
@@ -73,6 +73,8 @@ async function decodeDiarizeSources(
         offsetMs: source.offsetMs ?? 0,
         driftPpm: source.driftPpm ?? 0,
       });
+      // Decoding each source is a share of the stage; speaker detection itself is the last share.
+      onProgress(decoded.length / (sources.length + 1));
     } catch (error) {
       if (signal.aborted) throw error;
       return { ok: false, failure: mediaFailure(job, source, error) };

@@ -11,14 +11,16 @@ import { openFileBlob } from '../../store/files.ts';
 import type { StageRunner } from './context.ts';
 
 /** Runs the mapping stage of one job. */
-export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, signal }) => {
+export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, signal, onProgress }) => {
   const cameras: Array<{ sourceId: string; samples: MotionSamples | null }> = [];
   const requestKey = `map_${job.id}_${Date.now()}`;
   const vision = workers.vision();
   const onAbort = (): void => void vision.cancel(requestKey);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    for (const source of job.sources.filter((s) => s.kind === 'video')) {
+    const videos = job.sources.filter((s) => s.kind === 'video');
+    const videoCount = videos.length;
+    for (const source of videos) {
       signal.throwIfAborted();
       let samples: MotionSamples | null = null;
       if (source.fileId !== null) {
@@ -31,6 +33,7 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
         }
       }
       cameras.push({ sourceId: source.id, samples });
+      onProgress(cameras.length / (videoCount + 1));
     }
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -183,6 +183,32 @@ describe('engine boundary', () => {
     expect((await call(apiKey, 'GET', `/jobs/${jobId}?view=summary`)).body.progress).toBe(0.42);
     await h.service.reporter.setProgress(jobId, 7);
     expect((await call(apiKey, 'GET', `/jobs/${jobId}?view=summary`)).body.progress).toBe(1);
+    expect((await call(apiKey, 'GET', `/jobs/${jobId}?view=summary`)).body.stageProgress).toBe(1);
+  });
+
+  test("every analysis stage shows its fraction as stageProgress (additive) while it runs; progress stays the render's", async () => {
+    const { apiKey } = await setup();
+    const { jobId, ids } = await processing(apiKey, { autoMap: 'confident' });
+    const summary = async (): Promise<Json> => (await call(apiKey, 'GET', `/jobs/${jobId}?view=summary`)).body;
+    expect(await summary()).toMatchObject({ status: 'syncing', progress: null, stageProgress: null });
+    await h.service.reporter.setProgress(jobId, 0.5, 'syncing');
+    expect(await summary()).toMatchObject({ status: 'syncing', progress: null, stageProgress: 0.5 });
+    // A report for a stage the job is not in is ignored.
+    await h.service.reporter.setProgress(jobId, 0.9, 'mapping');
+    expect((await summary()).stageProgress).toBe(0.5);
+    await h.engine.complete(jobId, 'syncing', { durationsMs: { [ids[0]!]: 60_000, [ids[1]!]: 60_000 } });
+    expect(await summary()).toMatchObject({ status: 'diarizing', stageProgress: null });
+    await h.service.reporter.setProgress(jobId, 0.25, 'diarizing');
+    expect((await summary()).stageProgress).toBe(0.25);
+    await h.engine.complete(jobId, 'diarizing');
+    expect(await summary()).toMatchObject({ status: 'mapping', stageProgress: null });
+    await h.service.reporter.setProgress(jobId, 0.6, 'mapping');
+    expect((await summary()).stageProgress).toBe(0.6);
+    // The camera map is in (no proposal: the person is asked): the stage is over, nothing runs.
+    await h.engine.complete(jobId, 'mapping', { cameraMap: null });
+    expect(await summary()).toMatchObject({ status: 'mapping', stageProgress: null });
+    await h.service.reporter.setProgress(jobId, 0.7, 'mapping');
+    expect((await summary()).stageProgress).toBeNull();
   });
 });
 
