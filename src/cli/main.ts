@@ -216,8 +216,20 @@ async function downloadOutput(output: string, demo: DemoCall): Promise<number> {
   return offset;
 }
 
+/** What a program that runs `multicam edit` in-process (the long-set bench) can watch. */
+export interface EditHooks {
+  /** The browser's profile directory (its storage), once Chromium runs. */
+  onBrowser?(userDataDir: string): void;
+  /** The finished job (cuts, turns, offsets), before the output is downloaded. */
+  onDone?(job: GetJobResponse): void | Promise<void>;
+}
+
 /** Runs `multicam edit`; returns the exit code. */
-export async function runEdit(args: EditArgs, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
+export async function runEdit(
+  args: EditArgs,
+  out: (line: string) => void = (l) => console.log(l),
+  hooks: EditHooks = {},
+): Promise<number> {
   const t0 = Date.now();
   const say = (line: string): void => out(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}`);
   // src/cli/chromium.ts reads MULTICAM_CHROMIUM when it is first imported.
@@ -227,6 +239,7 @@ export async function runEdit(args: EditArgs, out: (line: string) => void = (l) 
   const { launchChromium } = await import('./chromium.ts');
   const server = await serveStatic(site, 0);
   const browser = await launchChromium();
+  hooks.onBrowser?.(browser.userDataDir);
   try {
     const page = await browser.context.newPage();
     if (args.verbose) page.on('console', (m) => say(`page ${m.type()}: ${m.text()}`));
@@ -253,6 +266,7 @@ export async function runEdit(args: EditArgs, out: (line: string) => void = (l) 
     say(`job ${jobId}: processing started`);
     const exit = await followJob(args, demo, say, out);
     if (exit !== null) return exit;
+    if (hooks.onDone) await hooks.onDone(await demo<GetJobResponse>('job'));
     const bytes = await downloadOutput(args.output, demo);
     say(`wrote ${args.output} (${(bytes / 1e6).toFixed(2)} MB)`);
     return 0;

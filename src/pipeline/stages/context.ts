@@ -56,7 +56,7 @@ export interface StageRun {
   assets: StageAssets;
   /** Aborted when the job is deleted or the engine stops. */
   signal: AbortSignal;
-  /** Progress 0..1 (stored only while rendering). */
+  /** Progress 0..1 of this stage (the summary's `stageProgress`; `progress` too while rendering). */
   onProgress: (fraction: number) => void;
 }
 
