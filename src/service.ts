@@ -36,6 +36,11 @@ export interface ServiceOptions {
   dbName?: string;
   /** IndexedDB factory; default the global `indexedDB` (tests pass a fresh fake-indexeddb factory). */
   indexedDB?: IDBFactory;
+  /**
+   * What the origin may still store; default `navigator.storage.estimate()` where the context
+   * has it (pages, workers, the service worker), else no storage check.
+   */
+  storageEstimate?: () => Promise<{ quota?: number; usage?: number }>;
 }
 
 /** Account management (the settings page's library API; not part of the REST contract). */
@@ -53,6 +58,13 @@ export interface AccountsApi {
   /** `whsec_…` secrets in force, newest first (two during a rotation). */
   signingSecrets(accountId: string): Promise<string[]>;
   rotateSigningSecret(accountId: string, options?: { overlapMs?: number }): Promise<string>;
+}
+
+/** The storage estimate the service checks uploads against: the option, else the platform's. */
+function storageEstimateOf(options: ServiceOptions): Pick<ServiceContext, 'storageEstimate'> {
+  if (options.storageEstimate) return { storageEstimate: options.storageEstimate };
+  const storage = (globalThis as { navigator?: { storage?: StorageManager } }).navigator?.storage;
+  return storage?.estimate ? { storageEstimate: () => storage.estimate() } : {};
 }
 
 /** The service returned by {@link createService}. */
@@ -174,6 +186,7 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
     signer: await createSigner(String(await getOrCreateMeta(db, URL_SIGNING_KEY, newUrlSigningKey))),
     basePath: normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH),
     now,
+    ...storageEstimateOf(options),
   };
   const handle = createHandler(ctx);
 

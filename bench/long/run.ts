@@ -4,7 +4,7 @@
  * file inputs to a downloaded render, beside native ffmpeg doing the comparable work in the
  * same run.
  *
- *   npx tsx bench/long/run.ts [--minutes 10,60] [--loop 120]
+ *   npx tsx bench/long/run.ts [--minutes 10,60] [--loop 127] [--no-native-render] [--analysis-only]
  *
  * Prints, per set: each stage's time and × real time, the peak PSS of the browser's processes,
  * the storage the browser's profile used, and checks against the truth (offsets, DER outside
@@ -51,7 +51,12 @@ function spansOf(lines: readonly string[]): Spans {
     const key = word === 'uploading' ? 'upload' : word;
     if (!at.has(key)) at.set(key, Number(m[1]));
   }
-  const t = (k: string): number => at.get(k) ?? NaN;
+  // A stage over between two polls prints no line: it starts when the next one does.
+  const order = ['upload', 'syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete', 'wrote'];
+  const t = (k: string): number => {
+    for (const key of order.slice(order.indexOf(k))) if (at.has(key)) return at.get(key)!;
+    return NaN;
+  };
   return {
     ingest: t('syncing') - t('upload'),
     syncing: t('diarizing') - t('syncing'),
@@ -151,7 +156,12 @@ function outsideSeams(turns: readonly Turn[], seams: LongTruth['seams']): Turn[]
 
 const fmt = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
-async function runSet(minutes: number, loopSec: number): Promise<void> {
+async function runSet(
+  minutes: number,
+  loopSec: number,
+  nativeRenderToo: boolean,
+  analysisOnly: boolean,
+): Promise<void> {
   const log = (line: string): void => console.log(`  ${line}`);
   console.log(`\n=== ${minutes}-minute set`);
   const { dir, truth } = await ensureLongSet({ minutes, loopSec }, FIXTURE_CACHE, log);
@@ -186,6 +196,7 @@ async function runSet(minutes: number, loopSec: number): Promise<void> {
     {
       onBrowser: (d) => (profile = d),
       onDone: (j) => void (job = j),
+      analysisOnly,
     },
   );
   clearInterval(sampler);
@@ -197,7 +208,7 @@ async function runSet(minutes: number, loopSec: number): Promise<void> {
   // Native baseline, same machine, same run.
   const audioSec = nativeAudio(dir, truth);
   const nativeOut = join(OUT, `native-${minutes}.mp4`);
-  const renderSec = nativeRender(dir, done, nativeOut);
+  const renderSec = nativeRenderToo && !analysisOnly ? nativeRender(dir, done, nativeOut) : NaN;
   rmSync(nativeOut, { force: true });
 
   // Checks against the truth.
@@ -210,14 +221,15 @@ async function runSet(minutes: number, loopSec: number): Promise<void> {
     }),
   );
   const drift = Math.max(...done.job.sources.map((s) => Math.abs(s.driftPpm ?? 0)));
-  const der = diarizationErrorRate(truth.turns, outsideSeams(done.job.turns, truth.seams), { collarMs: 250 });
+  writeFileSync(join(OUT, `job-${minutes}.json`), JSON.stringify(done, null, 1));
+  const der = diarizationErrorRate(truth.speech, outsideSeams(done.job.turns, truth.seams), { collarMs: 250 });
   const closeups = truth.expectedCameraMap.cameras.filter((c) => c.kind === 'closeup');
   const rightCloseups = closeups.filter((c) => {
     const track = done.job.tracks.find((t) => labelOf(t.sourceId) === c.label);
     return track !== undefined && track.speakers.length === 1 && der.mapping[c.speakers[0]!] === track.speakers[0];
   }).length;
   const keptMs = keptPieces(done.job.cuts, done.job.removed_ranges ?? []).reduce((a, p) => a + p.endMs - p.startMs, 0);
-  const renderedMs = probeDurationMs(output);
+  const renderedMs = analysisOnly ? NaN : probeDurationMs(output);
 
   const row = (stage: string, sec: number, native = ''): string =>
     `| ${stage} | ${fmt(sec, 0)} s | ${fmt(realSec / sec, 1)}× | ${native} |`;
@@ -253,6 +265,14 @@ async function runSet(minutes: number, loopSec: number): Promise<void> {
 }
 
 const { values } = parseArgs({
-  options: { minutes: { type: 'string', default: '10' }, loop: { type: 'string', default: '120' } },
+  options: {
+    minutes: { type: 'string', default: '10' },
+    loop: { type: 'string', default: '127' },
+    /** `--no-native-render`: leave out the (slow) native render, e.g. while tuning the analysis. */
+    'no-native-render': { type: 'boolean' },
+    /** `--analysis-only`: stop when the job is ready (no render, no download). */
+    'analysis-only': { type: 'boolean' },
+  },
 });
-for (const m of values.minutes.split(',').map(Number)) await runSet(m, Number(values.loop));
+for (const m of values.minutes.split(',').map(Number))
+  await runSet(m, Number(values.loop), values['no-native-render'] !== true, values['analysis-only'] === true);

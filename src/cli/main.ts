@@ -125,6 +125,7 @@ async function followJob(
   demo: DemoCall,
   say: (line: string) => void,
   out: (line: string) => void,
+  analysisOnly = false,
 ): Promise<number | null> {
   let last = '';
   let mapped = false;
@@ -177,6 +178,7 @@ async function followJob(
       const names = args.videos.map((v) => basename(v));
       say(`mapping by the service from its camera map: ${describeMapping(job.tracks, job, names)}`);
     }
+    if (s.status === 'ready' && analysisOnly) return null;
     if (s.status === 'ready' && !rendered) {
       if (args.preset !== null && !recut) {
         recut = true;
@@ -222,6 +224,8 @@ export interface EditHooks {
   onBrowser?(userDataDir: string): void;
   /** The finished job (cuts, turns, offsets), before the output is downloaded. */
   onDone?(job: GetJobResponse): void | Promise<void>;
+  /** Stop once the job is ready (analysis only: no render, no output written). */
+  analysisOnly?: boolean;
 }
 
 /** Runs `multicam edit`; returns the exit code. */
@@ -264,9 +268,10 @@ export async function runEdit(
       ...(args.title ? { title: args.title } : {}),
     });
     say(`job ${jobId}: processing started`);
-    const exit = await followJob(args, demo, say, out);
+    const exit = await followJob(args, demo, say, out, hooks.analysisOnly);
     if (exit !== null) return exit;
     if (hooks.onDone) await hooks.onDone(await demo<GetJobResponse>('job'));
+    if (hooks.analysisOnly) return 0;
     const bytes = await downloadOutput(args.output, demo);
     say(`wrote ${args.output} (${(bytes / 1e6).toFixed(2)} MB)`);
     return 0;

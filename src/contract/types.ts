@@ -351,6 +351,8 @@ export const ERROR_CODES = [
   'IDEMPOTENCY_IN_PROGRESS',
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_KEY_MISMATCH',
+  /** Additive: the declared files do not fit in what this browser may still store (507). */
+  'INSUFFICIENT_STORAGE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -362,6 +364,9 @@ export interface ErrorExtras {
   sourceIndex?: number;
   status?: string;
   pendingSourceIds?: string[];
+  /** INSUFFICIENT_STORAGE: bytes the job needs, and bytes the origin may still store. */
+  neededBytes?: number;
+  availableBytes?: number;
 }
 
 /** The Error body of every error response. Extra fields may appear. */

@@ -15,4 +15,9 @@ export interface ServiceContext {
   /** Base path without a trailing slash, e.g. `/api`. */
   basePath: string;
   now(): number;
+  /**
+   * What the origin may still store (`navigator.storage.estimate()` where there is one): createJob
+   * refuses files that cannot fit before any byte is uploaded. Absent: no check.
+   */
+  storageEstimate?: () => Promise<{ quota?: number; usage?: number }>;
 }

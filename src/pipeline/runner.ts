@@ -20,7 +20,7 @@ import { DB_NAME, openDatabase, type Database, type JobRecord } from '../store/d
 import { listEventsForJob } from '../store/events.ts';
 import { getJobRecord } from '../store/jobs.ts';
 import { addWork, deleteWork, listWork } from '../store/work.ts';
-import type { VisionWorkerApi } from '../vision/protocol.ts';
+import type { CameraMotion, VisionWorkerApi } from '../vision/protocol.ts';
 import { announceEvents } from '../webhooks/events-channel.ts';
 import type { EngineStage, EngineWork } from '../contract/engine.ts';
 import { ENGINE_CHANNEL, ENGINE_LOCK, type EngineMessage } from './queue-engine.ts';
@@ -124,6 +124,18 @@ function lazyWorkers(
   let analysis: { worker: Worker; remote: Remote<AnalysisWorkerApi> } | undefined;
   let vision: { worker: Worker; remote: Remote<VisionWorkerApi> } | undefined;
   let render: RenderClient | undefined;
+  const motions = new Map<string, { chain: Promise<unknown>; bySource: Map<string, Promise<CameraMotion>> }>();
+  const visionRemote = (): Remote<VisionWorkerApi> => {
+    if (!vision) {
+      const worker = watch(
+        new Worker(new URL('../../workers/vision.worker.ts', import.meta.url), { type: 'module' }),
+        'vision',
+        () => (vision = undefined),
+      );
+      vision = { worker, remote: wrap<VisionWorkerApi>(worker) };
+    }
+    return vision.remote;
+  };
   const watch = (worker: Worker, name: string, drop: () => void): Worker => {
     worker.addEventListener('error', (event) => {
       drop();
@@ -153,16 +165,26 @@ function lazyWorkers(
       }
       return analysis.remote;
     },
-    vision() {
-      if (!vision) {
-        const worker = watch(
-          new Worker(new URL('../../workers/vision.worker.ts', import.meta.url), { type: 'module' }),
-          'vision',
-          () => (vision = undefined),
-        );
-        vision = { worker, remote: wrap<VisionWorkerApi>(worker) };
-      }
-      return vision.remote;
+    vision: visionRemote,
+    cameraMotion(jobId, sourceId, blob) {
+      let entry = motions.get(jobId);
+      if (!entry) motions.set(jobId, (entry = { chain: Promise.resolve(), bySource: new Map() }));
+      const known = entry.bySource.get(sourceId);
+      if (known) return known;
+      const job = entry;
+      const started = job.chain.then(async () =>
+        visionRemote().cameraMotion(await blob(), { jobKey: `motion_${jobId}` }),
+      );
+      job.chain = started.catch(() => undefined);
+      job.bySource.set(sourceId, started);
+      started.catch(() => {
+        if (job.bySource.get(sourceId) === started) job.bySource.delete(sourceId);
+      });
+      return started;
+    },
+    dropCameraMotion(jobId) {
+      if (!motions.delete(jobId)) return;
+      void vision?.remote.cancel(`motion_${jobId}`);
     },
     render: () =>
       (render ??= createRenderClient(
@@ -178,6 +200,7 @@ function lazyWorkers(
       vision?.worker.terminate();
       render?.dispose();
       media = analysis = vision = render = undefined;
+      motions.clear();
     },
   };
 }
@@ -394,6 +417,7 @@ async function activate(state: EngineState): Promise<void> {
     const message = event.data;
     if (message.dbName !== dbName) return;
     if (message.type === 'cancel') {
+      state.workers.dropCameraMotion(message.jobId);
       if (state.current?.jobId === message.jobId)
         state.current.controller.abort(new DOMException('the job was deleted', 'AbortError'));
     } else void pump(state);

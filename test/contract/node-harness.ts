@@ -48,7 +48,14 @@ export async function toHarnessResponse(response: Response, servedByServiceWorke
 }
 
 /** A fresh service on a fresh fake IndexedDB, answering under `baseUrl` (a foreign origin by default). */
-export async function createNodeHarness(options: { baseUrl?: string; startMs?: number } = {}): Promise<NodeHarness> {
+export async function createNodeHarness(
+  options: {
+    baseUrl?: string;
+    startMs?: number;
+    /** A TEST DOUBLE of `navigator.storage.estimate()` (Node has none). */
+    storageEstimate?: () => Promise<{ quota?: number; usage?: number }>;
+  } = {},
+): Promise<NodeHarness> {
   const baseUrl = options.baseUrl ?? 'https://api.example.com/api';
   const factory = new IDBFactory();
   let clock = options.startMs ?? Date.UTC(2026, 0, 1);
@@ -59,6 +66,7 @@ export async function createNodeHarness(options: { baseUrl?: string; startMs?: n
     now: () => clock,
     indexedDB: factory,
     dbName: 'multicam-test',
+    ...(options.storageEstimate ? { storageEstimate: options.storageEstimate } : {}),
   });
   engine.attach(service.reporter);
   const db = await openDatabase('multicam-test', factory);

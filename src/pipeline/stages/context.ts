@@ -6,7 +6,7 @@
 import type { Remote } from 'comlink';
 import type { MediaClient } from '../../media/client.ts';
 import type { RenderClient } from '../../render/client.ts';
-import type { VisionWorkerApi } from '../../vision/protocol.ts';
+import type { CameraMotion, VisionWorkerApi } from '../../vision/protocol.ts';
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from '../../media/errors.ts';
 import type { Database, JobRecord, SourceRecord } from '../../store/db.ts';
 import type { EngineStage } from '../../contract/engine.ts';
@@ -19,6 +19,15 @@ export interface StageWorkers {
   analysis(): Remote<AnalysisWorkerApi>;
   vision(): Remote<VisionWorkerApi>;
   render(): RenderClient;
+  /**
+   * A camera's motion features, computed once per job and source in the vision worker: the
+   * syncing stage starts them, so frames are sampled while the audio is decoded and aligned
+   * (both cores busy), and the mapping stage awaits them. A job's cameras are sampled one after
+   * another; a failed one is forgotten, so the next call samples it again.
+   */
+  cameraMotion(jobId: string, sourceId: string, blob: () => Promise<Blob>): Promise<CameraMotion>;
+  /** Stops and forgets a job's camera motion work (the job was deleted, failed, or is mapped). */
+  dropCameraMotion(jobId: string): void;
 }
 
 /** Where runtime assets are served (absolute URLs, the app's own origin). */

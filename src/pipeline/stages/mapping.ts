@@ -1,6 +1,6 @@
 /**
  * The mapping stage: motion features of every camera (sampled frames, decoded in the vision
- * worker), put on the reference timeline, scored against the speech turns by
+ * worker, started by the syncing stage so they are usually ready), put on the reference timeline, scored against the speech turns by
  * `computeCameraMap` in the vision worker too (the page only routes). A camera that cannot be sampled is passed on without samples, and the
  * map says it has no answer for it; it never guesses.
  *
@@ -13,19 +13,18 @@ import type { StageRunner } from './context.ts';
 /** Runs the mapping stage of one job. */
 export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, signal, onProgress }) => {
   const cameras: Array<{ sourceId: string; samples: MotionSamples | null }> = [];
-  const requestKey = `map_${job.id}_${Date.now()}`;
-  const vision = workers.vision();
-  const onAbort = (): void => void vision.cancel(requestKey);
+  const onAbort = (): void => workers.dropCameraMotion(job.id);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     const videos = job.sources.filter((s) => s.kind === 'video');
-    const videoCount = videos.length;
     for (const source of videos) {
       signal.throwIfAborted();
       let samples: MotionSamples | null = null;
-      if (source.fileId !== null) {
+      const fileId = source.fileId;
+      if (fileId !== null) {
         try {
-          const motion = await vision.cameraMotion(await openFileBlob(db, source.fileId), { jobKey: requestKey });
+          // Started by the syncing stage, usually done by now (see StageWorkers.cameraMotion).
+          const motion = await workers.cameraMotion(job.id, source.id, () => openFileBlob(db, fileId));
           samples = samplesToReference(motion.samples, source.offsetMs ?? 0, source.driftPpm ?? 0);
         } catch (error) {
           if (signal.aborted) throw error;
@@ -33,11 +32,12 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
         }
       }
       cameras.push({ sourceId: source.id, samples });
-      onProgress(cameras.length / (videoCount + 1));
+      onProgress(cameras.length / (videos.length + 1));
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+  workers.dropCameraMotion(job.id);
   if (cameras.length === 0) return { ok: false, failure: { message: 'no camera to map' } };
-  return { ok: true, output: { cameraMap: await vision.cameraMap({ cameras, turns: job.turns }) } };
+  return { ok: true, output: { cameraMap: await workers.vision().cameraMap({ cameras, turns: job.turns }) } };
 };

@@ -59,6 +59,34 @@ async function checkQuota(ctx: ServiceContext, accountId: string): Promise<void>
   }
 }
 
+/**
+ * Room for a job besides its uploads: the render (an edit at the cameras' bitrate is about one
+ * camera's size; a fifth of four cameras plus mics) and the speaker-detection audio.
+ */
+export const RENDER_HEADROOM = 0.25;
+
+/**
+ * 507 INSUFFICIENT_STORAGE when the declared files (and room for the render) do not fit in
+ * what the origin may still store: said before any byte is uploaded, and nothing is created.
+ * Sources without a declared `fileSize` are not counted (they may fail later, at upload).
+ */
+async function checkStorage(ctx: ServiceContext, sizes: ReadonlyArray<number | undefined>): Promise<void> {
+  const declared = sizes.reduce<number>((a, s) => a + (s ?? 0), 0);
+  if (declared === 0 || !ctx.storageEstimate) return;
+  const { quota, usage } = await ctx.storageEstimate().catch(() => ({ quota: undefined, usage: undefined }));
+  if (quota === undefined || usage === undefined) return;
+  const availableBytes = Math.max(0, quota - usage);
+  const neededBytes = Math.ceil(declared * (1 + RENDER_HEADROOM));
+  if (neededBytes <= availableBytes) return;
+  const gb = (n: number): string => `${(n / 1e9).toFixed(1)} GB`;
+  throw ApiError.withCode(
+    'INSUFFICIENT_STORAGE',
+    `this browser can store ${gb(availableBytes)} more for this site, and the job needs about ${gb(neededBytes)} ` +
+      `(${gb(declared)} of files and room for the render): delete finished jobs, free disk space, or split the recording`,
+    { neededBytes, availableBytes },
+  );
+}
+
 /** createJob: POST /jobs. */
 export async function createJob(ctx: ServiceContext, accountId: string, request: Request): Promise<OperationResult> {
   const key = request.headers.get('idempotency-key');
@@ -68,8 +96,10 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
   const raw = await readJson(request);
   const parsed = parseCreateJob(raw);
   const apiBase = apiBaseOf(ctx, request);
+  const sizes = parsed.sources.map((s) => s.fileSize);
   if (key === null) {
     await checkQuota(ctx, accountId);
+    await checkStorage(ctx, sizes);
     const job = await createJobRecord(ctx, accountId, apiBase, parsed);
     return { body: await createdBody(ctx, apiBase, job) };
   }
@@ -102,6 +132,7 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
   let job: JobRecord;
   try {
     await checkQuota(ctx, accountId);
+    await checkStorage(ctx, sizes);
     job = await createJobRecord(ctx, accountId, apiBase, parsed);
   } catch (error) {
     // Refused before a job existed: the key is not used up.

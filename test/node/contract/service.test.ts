@@ -90,6 +90,40 @@ describe('accounts', () => {
   });
 });
 
+describe('storage', () => {
+  test('createJob refuses files that cannot fit (507 INSUFFICIENT_STORAGE, nothing created); without sizes or room it goes on', async () => {
+    let usage = 9e9;
+    h = await createNodeHarness({ storageEstimate: async () => ({ quota: 10e9, usage }) });
+    const { apiKey } = await h.service.accounts.create({ name: 'test' });
+    const sources = [
+      { label: 'A', fileSize: 500e6 },
+      { label: 'B', fileSize: 500e6 },
+    ];
+    const full = await call(apiKey, 'POST', '/jobs', { sources });
+    expect(full.status).toBe(507);
+    expect(full.body).toMatchObject({ code: 'INSUFFICIENT_STORAGE', neededBytes: 1.25e9, availableBytes: 1e9 });
+    expect(full.body.error).toMatch(/can store 1\.0 GB more .* needs about 1\.3 GB/);
+    expect(await h.db.count('jobs')).toBe(0);
+    // With an Idempotency-Key the key is not used up by the refusal.
+    const keyed = await h.request(`${h.baseUrl}/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'k1' },
+      json: { sources },
+    });
+    expect(keyed.status).toBe(507);
+    usage = 1e9;
+    const later = await h.request(`${h.baseUrl}/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': 'k1' },
+      json: { sources },
+    });
+    expect(later.status, later.text).toBe(200);
+    // Undeclared sizes are not counted.
+    usage = 10e9;
+    expect((await call(apiKey, 'POST', '/jobs', { sources: [{ label: 'A' }, { label: 'B' }] })).status).toBe(200);
+  });
+});
+
 describe('idempotency claims', () => {
   test('a key claimed by a request still running is 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; an abandoned claim is taken over', async () => {
     const { apiKey, accountId } = await setup();
