@@ -25,7 +25,7 @@ import { runEdit } from '../../src/cli/main.ts';
 import type { GetJobResponse, Turn } from '../../src/contract/types.ts';
 import { keptPieces } from '../../src/render/plan.ts';
 import { FIXTURE_CACHE } from '../../tools/fixtures/cache.ts';
-import { ensureLongSet, type LongTruth } from '../../tools/fixtures/long-set.ts';
+import { concatInput, ensureLongSet, type LongTruth } from '../../tools/fixtures/long-set.ts';
 import { chromiumTree, treeMemory } from '../upload/proc-memory.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -112,12 +112,7 @@ function nativeRender(dir: string, job: GetJobResponse, outFile: string): number
       '-v',
       'error',
       '-y',
-      '-f',
-      'concat',
-      '-safe',
-      '0',
-      '-i',
-      list,
+      ...concatInput(list),
       '-c:v',
       'libx264',
       '-preset',
@@ -179,11 +174,16 @@ async function runSet(
   const lines: string[] = [];
   let profile = '';
   let peakPss = 0;
+  // The stage running when each sample was taken (from the CLI's status lines).
+  let stage = 'ingest';
+  const peakByStage = new Map<string, number>();
   let peakStorage = 0;
   let job: GetJobResponse | null = null;
   const sampler = setInterval(() => {
     if (profile === '') return;
-    peakPss = Math.max(peakPss, treeMemory(chromiumTree(profile)).pssBytes);
+    const pss = treeMemory(chromiumTree(profile)).pssBytes;
+    peakPss = Math.max(peakPss, pss);
+    peakByStage.set(stage, Math.max(peakByStage.get(stage) ?? 0, pss));
     const du = spawnSync('du', ['-sb', profile], { encoding: 'utf8' });
     peakStorage = Math.max(peakStorage, Number(du.stdout.split('\t')[0]) || 0);
   }, 2000);
@@ -191,6 +191,9 @@ async function runSet(
     args,
     (line) => {
       lines.push(line);
+      const word = /^\[\s*[\d.]+ s\] (\w+)/.exec(line)?.[1];
+      if (word && ['syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete'].includes(word))
+        stage = word === 'complete' ? 'download' : word;
       console.log(`  ${line}`);
     },
     {
@@ -254,7 +257,11 @@ async function runSet(
   );
   console.log(row('download', spans.download));
   console.log(row('start to downloaded file', spans.total));
-  console.log(`peak PSS of the browser's processes: ${(peakPss / 2 ** 30).toFixed(2)} GiB`);
+  console.log(
+    `peak PSS of the browser's processes: ${(peakPss / 2 ** 30).toFixed(2)} GiB (by stage: ${[...peakByStage]
+      .map(([s, b]) => `${s} ${(b / 2 ** 30).toFixed(2)}`)
+      .join(', ')})`,
+  );
   console.log(
     `peak storage of the browser profile: ${(peakStorage / 1e9).toFixed(1)} GB (input ${(inputBytes / 1e9).toFixed(1)} GB)`,
   );
