@@ -99,11 +99,10 @@ function nativeAudio(dir: string, truth: LongTruth): number {
 /** Native: libx264 veryfast render of the edit's kept pieces (concat demuxer in/out points). */
 function nativeRender(dir: string, job: GetJobResponse, outFile: string): number {
   const byId = new Map(job.job.sources.map((s) => [s.id, s]));
-  const label = new Map(job.job.sources.map((s) => [s.id, s.label]));
   const lines = keptPieces(job.job.cuts, job.job.removed_ranges ?? []).map((p) => {
     const s = byId.get(p.sourceId)!;
     const off = s.offsetMs ?? 0;
-    return `file '${join(dir, `${label.get(p.sourceId)}.mp4`)}'\ninpoint ${((p.startMs - off) / 1000).toFixed(3)}\noutpoint ${((p.endMs - off) / 1000).toFixed(3)}\n`;
+    return `file '${join(dir, `${s.label}.mp4`)}'\ninpoint ${((p.startMs - off) / 1000).toFixed(3)}\noutpoint ${((p.endMs - off) / 1000).toFixed(3)}\n`;
   });
   const list = `${outFile}.txt`;
   writeFileSync(list, lines.join(''));

@@ -76,9 +76,10 @@ export const runSyncing: StageRunner<'syncing'> = async ({ db, job, workers, sig
     ),
   );
   signal.throwIfAborted();
-  if (!aligned.ok) workers.dropCameraMotion(job.id);
-  if (!aligned.ok)
+  if (!aligned.ok) {
+    workers.dropCameraMotion(job.id);
     return { ok: false, failure: { message: withLabels(job, aligned.failures.map((f) => f.message).join('; ')) } };
+  }
   const output: SyncingOutput = { durationsMs, offsetsMs: {}, driftPpm: {} };
   for (const a of aligned.alignments) {
     output.offsetsMs![a.id] = a.offsetMs;
