@@ -18,7 +18,21 @@ export interface ChosenFile {
   name: string;
   label: string;
   kind: 'video' | 'audio';
+  /**
+   * A file on this computer the person picked (input, drop, file picker), which can be used in
+   * place; false for the built-in sample (fetched bytes: stored as an upload).
+   */
+  picked: boolean;
+  /** The File System Access handle, when the picker gave one (the file can be read after a reload). */
+  handle?: FileSystemFileHandle;
 }
+
+/** Uses a picked file in place as a source's file (the library's `attachLocalFile`). */
+export type AttachLocalFile = (
+  jobId: string,
+  sourceId: string,
+  picked: File | FileSystemFileHandle,
+) => Promise<unknown>;
 
 /** The options a person picks before starting. */
 export interface JobOptions {
@@ -28,6 +42,8 @@ export interface JobOptions {
   silence: SilenceMode;
   /** Where the events are POSTed as webhooks (the receiver must allow this origin by CORS). */
   callbackUrl?: string;
+  /** Use picked files in place (nothing copied into storage) rather than uploading them. */
+  inPlace: boolean;
 }
 
 /** The extension the contract wants, from a file name (`cam1.MP4` → `mp4`); null if unsupported. */
@@ -47,25 +63,31 @@ export function kindOf(file: { name: string; type: string }): 'video' | 'audio' 
 export type UploadProgress = (sentBytes: number, totalBytes: number, label: string) => void;
 
 /**
- * Creates the job, uploads every file through its signed URL and starts processing.
- * Returns the job id. Errors are the client's ApiError (status, code, the field at fault).
+ * Creates the job, uploads every file through its signed URL (or, with `options.inPlace` and
+ * `attach`, uses each picked file in place: declared `local`, nothing copied) and starts
+ * processing. Returns the job id. Errors are the client's ApiError (status, code, the field at
+ * fault).
  */
 export async function createAndStartJob(
   client: MulticamClient,
   files: readonly ChosenFile[],
   options: JobOptions,
   onProgress: UploadProgress = () => undefined,
+  attach?: AttachLocalFile,
 ): Promise<string> {
   files.forEach((f, i) => {
     if (extOf(f.name) === null)
       throw new Error(`files[${i}] (${f.name}): unsupported extension; use one of ${SOURCE_EXTS.join(', ')}`);
   });
+  const inPlace = (f: ChosenFile): boolean =>
+    options.inPlace && attach !== undefined && f.picked && f.file instanceof File;
   const created = await client.createJob({
     sources: files.map((f) => ({
       label: f.label,
       kind: f.kind,
       ext: extOf(f.name) as SourceExt,
       fileSize: f.file.size,
+      ...(inPlace(f) ? { local: true } : {}),
     })),
     ...(options.title ? { title: options.title } : {}),
     ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}),
@@ -80,6 +102,12 @@ export async function createAndStartJob(
   for (const [i, upload] of entries.entries()) {
     const chosen = files[i];
     if (!chosen) throw new Error(`createJob returned ${entries.length} uploads for ${files.length} files`);
+    if (attach && inPlace(chosen)) {
+      await attach(created.jobId, Object.keys(created.uploads)[i] as string, chosen.handle ?? (chosen.file as File));
+      sent += chosen.file.size;
+      onProgress(sent, total, chosen.label);
+      continue;
+    }
     if (upload.method === 'put') {
       await client.upload(upload.url, chosen.file);
       sent += chosen.file.size;

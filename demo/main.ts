@@ -12,6 +12,7 @@
 import { MulticamClient } from '../src/client/client.ts';
 import { downloadUrl } from '../src/client/download.ts';
 import type { GetJobResponse, JobListItem, JobSummary, PresetId, Track } from '../src/contract/types.ts';
+import type { StageRunRecord } from '../src/pipeline/runner.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { readAllEvents, type OutboxEvent } from '../src/webhooks/outbox.ts';
 import { subscribeToEvents } from '../src/webhooks/subscribe.ts';
@@ -66,14 +67,28 @@ function showChosen(files: ChosenFile[]): void {
   $<HTMLButtonElement>('start').disabled = files.filter((f) => f.kind === 'video').length < 2;
 }
 
-/** Files from an input or a drop; kinds from the MIME type or extension. */
-function fromFileList(list: Iterable<File>, kind?: 'video' | 'audio'): ChosenFile[] {
-  return [...list].map((file) => ({
+/** Files from an input, a drop or the file picker (with their handles); kinds from the MIME type or extension. */
+function fromFileList(list: Iterable<File>, kind?: 'video' | 'audio', handles?: FileSystemFileHandle[]): ChosenFile[] {
+  return [...list].map((file, i) => ({
     file,
     name: file.name,
     label: file.name.replace(/\.[^.]+$/, ''),
     kind: kind ?? kindOf(file),
+    picked: true,
+    ...(handles?.[i] ? { handle: handles[i] } : {}),
   }));
+}
+
+/** The File System Access picker, where the browser has one (Chromium): files it gives can be read again after a reload. */
+type OpenFilePicker = (options: { multiple: boolean }) => Promise<FileSystemFileHandle[]>;
+const openFilePicker = (): OpenFilePicker | undefined =>
+  (window as unknown as { showOpenFilePicker?: OpenFilePicker }).showOpenFilePicker;
+
+async function pickWithHandles(): Promise<void> {
+  const picker = openFilePicker();
+  if (!picker) return;
+  const handles = await picker({ multiple: true });
+  addFiles(fromFileList(await Promise.all(handles.map((h) => h.getFile())), undefined, handles));
 }
 
 function addFiles(files: ChosenFile[]): void {
@@ -90,7 +105,8 @@ async function loadManifest(folder: string): Promise<ChosenFile[]> {
       const response = await fetch(`${folder}/${f.file}`);
       if (!response.ok) throw new Error(`${folder}/${f.file}: HTTP ${response.status}`);
       const blob = await response.blob();
-      return { file: new File([blob], f.file, { type: blob.type }), name: f.file, label: f.label, kind: f.kind };
+      const file = new File([blob], f.file, { type: blob.type });
+      return { file, name: f.file, label: f.label, kind: f.kind, picked: false };
     }),
   );
 }
@@ -105,6 +121,7 @@ async function manifestTitle(folder: string): Promise<string | null> {
 function readOptions(): JobOptions {
   return {
     review: $<HTMLInputElement>('opt-review').checked,
+    inPlace: $<HTMLInputElement>('opt-in-place').checked,
     autoMap: $<HTMLSelectElement>('opt-automap').value as JobOptions['autoMap'],
     silence: $<HTMLSelectElement>('opt-silence').value as JobOptions['silence'],
     ...($<HTMLInputElement>('opt-callback').value.trim()
@@ -218,6 +235,11 @@ export interface DemoApi {
   useInputs(): number;
   useSample(): Promise<number>;
   start(options?: Partial<JobOptions>): Promise<string>;
+  /**
+   * After a reload: uses the chosen files again for a job's sources used in place (matched by
+   * label and size); returns how many were given back. The job then reads them as before.
+   */
+  useAgain(jobId: string): Promise<number>;
   summary(): Promise<JobSummary>;
   job(): Promise<GetJobResponse>;
   /** Submits the service's camera map proposal; refuses (and says so on the page) when there is none. */
@@ -228,6 +250,8 @@ export interface DemoApi {
   askedToMap(): boolean;
   recut(presetId: PresetId): Promise<void>;
   render(): Promise<void>;
+  /** The engine's runs of the current job's stages, with each stage's figures (time per step). */
+  stageRuns(): StageRunRecord[];
   /** `length` bytes of the output from `offset`, base64, through a Range request; '' past the end. */
   readOutput(offset: number, length: number): Promise<{ base64: string; total: number }>;
 }
@@ -286,15 +310,37 @@ try {
       $('stages').replaceChildren();
       lastStatus = '';
       $('job').hidden = false;
-      $('job-plain').textContent = 'Uploading your files into this browser’s storage…';
+      const inPlace = opts.inPlace && chosen.some((f) => f.picked);
+      $('job-plain').textContent = inPlace
+        ? 'Using your files where they are (nothing is copied)…'
+        : 'Uploading your files into this browser’s storage…';
       steps = new StepTracker($<HTMLOListElement>('steps'));
       const up = $('upload-progress');
-      currentJobId = await createAndStartJob(client, chosen, opts, (sent, total, label) => {
-        up.textContent = `Uploaded ${formatBytes(sent)} of ${formatBytes(total)} (${label})`;
-        steps?.upload(sent, total);
-      });
+      currentJobId = await createAndStartJob(
+        client,
+        chosen,
+        opts,
+        (sent, total, label) => {
+          up.textContent = `${inPlace ? 'Ready' : 'Uploaded'} ${formatBytes(sent)} of ${formatBytes(total)} (${label})`;
+          steps?.upload(sent, total);
+        },
+        (jobId, sourceId, picked) => session.instance.service.attachLocalFile(jobId, sourceId, picked),
+      );
       await poll();
       return currentJobId;
+    },
+    async useAgain(jobId) {
+      const { job } = await client.getJob(jobId);
+      let given = 0;
+      for (const source of job.sources.filter((s) => s.local === true)) {
+        const match = chosen.find((f) => f.picked && f.label === source.label && f.file.size === source.fileSize);
+        if (!match) continue;
+        await session.instance.service.attachLocalFile(jobId, source.id, match.handle ?? (match.file as File));
+        given++;
+      }
+      currentJobId = jobId;
+      await poll();
+      return given;
     },
     async summary() {
       const summary = await client.getJobSummary(requireJob());
@@ -328,6 +374,7 @@ try {
       await client.startRender(requireJob());
       await poll();
     },
+    stageRuns: () => (session.instance.engine?.history ?? []).filter((r) => r.jobId === currentJobId),
     async readOutput(offset, length) {
       const url = lastSummary?.outputUrl ?? (await client.getJobSummary(requireJob())).outputUrl;
       if (!url) throw new Error('the job has no output_url yet');
@@ -359,6 +406,9 @@ try {
     drop.classList.remove('over');
     addFiles(fromFileList(e.dataTransfer?.files ?? []));
   });
+  const pickButton = $<HTMLButtonElement>('pick-files');
+  pickButton.hidden = openFilePicker() === undefined;
+  pickButton.addEventListener('click', () => void pickWithHandles().catch(report));
   $('video-files').addEventListener('change', () => api.useInputs());
   $('audio-files').addEventListener('change', () => api.useInputs());
   const useSample = $<HTMLButtonElement>('use-sample');

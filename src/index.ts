@@ -15,6 +15,7 @@
 // The service
 export { createService } from './service.ts';
 export type { AccountsApi, MulticamService, ServiceOptions } from './service.ts';
+export type { LocalAttachResult } from './routes/uploads.ts';
 
 // The engine boundary
 export type { Engine, EngineStage, EngineWork } from './contract/engine.ts';

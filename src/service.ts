@@ -10,6 +10,7 @@ import { createStageReporter, type StageReporter } from './pipeline/reporter.ts'
 import type { ServiceContext } from './jobs/context.ts';
 import { DEFAULT_BASE_PATH, isUnderBase, normaliseBasePath } from './contract/base-path.ts';
 import { createHandler } from './routes/handler.ts';
+import { attachLocalSource, type LocalAttachResult } from './routes/uploads.ts';
 import {
   DEFAULT_SECRET_OVERLAP_MS,
   createApiKey,
@@ -76,8 +77,23 @@ export interface MulticamService {
   accounts: AccountsApi;
   /** What engines call to report stage results (applies the transition table, records events). */
   reporter: StageReporter;
-  /** A stored file (upload, audio, render) as a Blob composed of its chunks. */
+  /** A stored file (upload, audio, render) as a Blob composed of its chunks; a file used in place as its File. */
   openFileBlob(fileId: string): Promise<Blob>;
+  /**
+   * Uses a file the person picked as a source's file in place: no byte is copied into storage,
+   * and the "upload" is done at once. Checked like an upload (the job created or uploading,
+   * the size equal to the declared `fileSize`); errors are the contract's ApiError. Pass a
+   * File System Access handle for a file the app may read again after a reload (the browser
+   * may ask the person first); a File is held by this page only: after a reload, pick the same
+   * file again (allowed in any status) before the engine needs it. See docs/long-footage.md.
+   *
+   * @example
+   * const created = await client.createJob({ sources: [{ label: 'Cam A', ext: 'mp4', fileSize: file.size, local: true }, …] });
+   * for (const [i, sourceId] of Object.keys(created.uploads).entries())
+   *   await multicam.service.attachLocalFile(created.jobId, sourceId, picked[i]);
+   * await client.startProcessing(created.jobId);
+   */
+  attachLocalFile(jobId: string, sourceId: string, picked: File | FileSystemFileHandle): Promise<LocalAttachResult>;
   /** The job a review token (from a `reviewUrl`) grants, or why it does not. */
   verifyReviewToken(token: string): Promise<{ jobId: string } | { problem: 'missing' | 'expired' | 'invalid' }>;
   /** Closes the database connection. */
@@ -198,6 +214,7 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
     accounts,
     reporter: createStageReporter(ctx),
     openFileBlob: (fileId) => openFileBlob(db, fileId),
+    attachLocalFile: (jobId, sourceId, picked) => attachLocalSource(ctx, jobId, sourceId, picked),
     verifyReviewToken: (token) => ctx.signer.verifyReviewToken(token, now()),
     close: () => db.close(),
   };

@@ -13,6 +13,7 @@ import { envelopeDb, findQuietRanges } from '../src/analysis/energy.ts';
 import { mixDown } from '../src/analysis/signal-mix.ts';
 import { toReferenceTimeline } from '../src/analysis/reference-timeline.ts';
 import { alignSources, SyncError } from '../src/analysis/sync.ts';
+import { alignWithTails } from '../src/analysis/sync-tails.ts';
 import {
   pickExecutionProvider,
   type ExecutionProviderName,
@@ -230,13 +231,17 @@ async function diarizeChannels(
 }
 
 const api: AnalysisWorkerApi = {
-  async align(signals, referenceId) {
+  async align(signals, referenceId, origin) {
     try {
-      return { ok: true, alignments: alignSources(signals, referenceId === undefined ? {} : { referenceId }) };
+      const options = { ...(referenceId === undefined ? {} : { referenceId }), ...(origin ? { origin } : {}) };
+      return { ok: true, alignments: alignSources(signals, options) };
     } catch (error) {
       if (error instanceof SyncError) return { ok: false, failures: error.failures };
       throw error;
     }
+  },
+  async alignTails(head, tails) {
+    return alignWithTails(head, tails);
   },
 
   diarizeSources(request, requestId) {

@@ -199,6 +199,18 @@ async function runSet(
       onBrowser: (d) => (profile = d),
       onDone: (j) => void (job = j),
       analysisOnly,
+      onStageRuns: (runs) => {
+        for (const r of runs)
+          console.log(
+            `  engine ${r.stage} ${r.outcome} in ${(r.elapsedMs / 1000).toFixed(1)} s${
+              r.metrics
+                ? `: ${Object.entries(r.metrics)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(', ')}`
+                : ''
+            }`,
+          );
+      },
     },
   );
   clearInterval(sampler);

@@ -329,8 +329,11 @@ function alignPair(src: Prepared, ref: Prepared, rate: number, options: AlignOpt
   return { id: src.id, offsetMs: fit.alpha, driftPpm, confidence, isReference: false, windows };
 }
 
-/** Theil–Sen start, then least squares over the points within `tolMs` of it; marks inliers. */
-function robustLine(points: SyncWindow[], tolMs: number): { alpha: number; beta: number } {
+/**
+ * Theil–Sen start, then least squares over the points within `tolMs` of it; marks inliers.
+ * `referenceMs = alpha + beta·sourceMs`.
+ */
+export function robustLine(points: SyncWindow[], tolMs: number): { alpha: number; beta: number } {
   let beta = 1;
   if (points.length >= 2) {
     const slopes: number[] = [];

@@ -32,6 +32,8 @@ export interface EditArgs {
   verbose: boolean;
   /** Build the app even if the cached build looks current. */
   rebuild: boolean;
+  /** Copy the files into the browser's storage (uploads) instead of using them in place. */
+  copy: boolean;
   /** `--map VIDEO=S1,S2`: who is on which camera, when the service cannot tell. */
   map: MapOption[];
 }
@@ -44,6 +46,8 @@ export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o o
   [--map VIDEO=SPEAKER[,SPEAKER…]]…    who is on which camera (VIDEO: file name or position);
                                         without it, the service's camera map; when that is not
                                         sure the CLI lists the speakers it heard and exits 4
+  [--copy]                              store copies of the files in the browser (uploads);
+                                        default: the files are used in place, nothing copied
   [--title T] [--timeout SECONDS] [--verbose] [--rebuild]
 Runs the whole job headless in Chromium (/usr/bin/chromium, MULTICAM_CHROMIUM, or a
 Playwright-installed browser) and writes the rendered video to -o.
@@ -87,6 +91,7 @@ export function parseEditArgs(argv: string[]): EditArgs {
         timeout: { type: 'string' },
         verbose: { type: 'boolean' },
         rebuild: { type: 'boolean' },
+        copy: { type: 'boolean' },
         map: { type: 'string', multiple: true },
       },
     });
@@ -113,6 +118,7 @@ export function parseEditArgs(argv: string[]): EditArgs {
     timeoutMs: timeoutS * 1000,
     verbose: values.verbose === true,
     rebuild: values.rebuild === true,
+    copy: values.copy === true,
     map: (values.map ?? []).map((m) => parseMap(m, positionals)),
   };
 }

@@ -2,8 +2,9 @@
  * The multicam command line (Node). `multicam edit <videos…> -o out.mp4` runs a whole job
  * headless: it builds the app if needed, serves it on 127.0.0.1 (src/cli/serve.ts), launches
  * Chromium (src/cli/chromium.ts), and drives the demo page: the files are set on the page's
- * file inputs from disk (File objects the page streams to the signed URLs, never read whole
- * into memory), then createJob → uploads → startProcessing, the mapping from the camera map,
+ * file inputs from disk (disk-backed File objects, never read whole into memory), then
+ * createJob → the files used in place (`attachLocalFile`: nothing copied; `--copy` uploads
+ * them to the signed URLs instead) → startProcessing, the mapping from the camera map,
  * an optional recut with the preset, startRender, and the output downloaded in 4 MB ranges
  * to `-o`. Progress lines go to stdout; a failed job exits 1 with the job's error.
  *
@@ -30,6 +31,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { GetJobResponse, JobSummary } from '../contract/types.ts';
+import type { StageRunRecord } from '../pipeline/runner.ts';
 import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
 import { runInit } from './init.ts';
 import { chooseMapping, describeMapping } from './mapping.ts';
@@ -226,6 +228,8 @@ export interface EditHooks {
   onDone?(job: GetJobResponse): void | Promise<void>;
   /** Stop once the job is ready (analysis only: no render, no output written). */
   analysisOnly?: boolean;
+  /** The engine's runs of the job's stages with their figures, at the end (benchmarks). */
+  onStageRuns?(runs: StageRunRecord[]): void;
 }
 
 /** Runs `multicam edit`; returns the exit code. */
@@ -259,9 +263,12 @@ export async function runEdit(
     const count = await page.evaluate(() =>
       (window as unknown as { multicamDemo: { useInputs(): number } }).multicamDemo.useInputs(),
     );
-    say(`uploading ${count} files (${args.videos.length} videos, ${args.audio.length} audio)`);
+    say(
+      `${args.copy ? 'uploading' : 'using in place'} ${count} files (${args.videos.length} videos, ${args.audio.length} audio)`,
+    );
     const demo = demoActions(page);
     const jobId = await demo<string>('start', {
+      inPlace: !args.copy,
       review: true,
       autoMap: args.autoMap,
       silence: args.silence,
@@ -271,9 +278,11 @@ export async function runEdit(
     const exit = await followJob(args, demo, say, out, hooks.analysisOnly);
     if (exit !== null) return exit;
     if (hooks.onDone) await hooks.onDone(await demo<GetJobResponse>('job'));
-    if (hooks.analysisOnly) return 0;
-    const bytes = await downloadOutput(args.output, demo);
-    say(`wrote ${args.output} (${(bytes / 1e6).toFixed(2)} MB)`);
+    if (!hooks.analysisOnly) {
+      const bytes = await downloadOutput(args.output, demo);
+      say(`wrote ${args.output} (${(bytes / 1e6).toFixed(2)} MB)`);
+    }
+    hooks.onStageRuns?.(await demo<StageRunRecord[]>('stageRuns'));
     return 0;
   } finally {
     await browser.close();

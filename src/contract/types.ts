@@ -67,6 +67,11 @@ export interface JobSource {
   ext: string;
   durationMs?: number;
   fileSize?: number;
+  /**
+   * Additive: the page uses this file in place (`attachLocalFile`), so its bytes are never
+   * stored; createJob's storage check leaves it out. Requires `fileSize`.
+   */
+  local?: boolean;
   /** Where this source starts on the reference timeline, in ms (set by syncing). */
   offsetMs?: number;
   /** Clock drift of this source against the reference, in parts per million (set by syncing). */
@@ -353,6 +358,8 @@ export const ERROR_CODES = [
   'IDEMPOTENCY_KEY_MISMATCH',
   /** Additive: the declared files do not fit in what this browser may still store (507). */
   'INSUFFICIENT_STORAGE',
+  /** Additive: a source used in place is held by no open page, or changed on disk (409). */
+  'LOCAL_FILE_UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -67,6 +67,8 @@ export interface ParsedSource {
   kind: SourceKind;
   ext: SourceExt;
   fileSize?: number;
+  /** The page uses the file in place (nothing stored). */
+  local?: boolean;
 }
 
 /** A validated createJob body, defaults filled in. */
@@ -124,6 +126,17 @@ function parseSource(value: unknown, index: number): ParsedSource {
       });
     }
     source.fileSize = fileSize;
+  }
+  const local = value['local'];
+  if (local !== undefined && typeof local !== 'boolean') throw ApiError.badRequest(`${field}.local must be a boolean`);
+  if (local === true) {
+    if (source.fileSize === undefined)
+      throw ApiError.withCode(
+        'INVALID_FILE_SIZE',
+        `${field}.fileSize is required with local: true (the picked file is checked against it)`,
+        { sourceIndex: index },
+      );
+    source.local = true;
   }
   return source;
 }

@@ -50,6 +50,7 @@ function newSourceRecord(s: ParsedCreateJob['sources'][number], jobId: string): 
     sizeError: null,
   };
   if (s.fileSize !== undefined) source.fileSize = s.fileSize;
+  if (s.local === true) source.local = true;
   return source;
 }
 

@@ -8,6 +8,7 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { reviveMediaError } from './errors.ts';
 import type {
+  AudioRange,
   DecodedAudio,
   EnginePreference,
   FfmpegRunInfo,
@@ -29,7 +30,7 @@ export interface MediaClient {
   probe(blob: Blob, options: MediaCallOptions): Promise<MediaProbe & { ffmpeg?: FfmpegRunInfo }>;
   decodeAudio(
     blob: Blob,
-    options: MediaCallOptions & { sampleRate: number; onProgress?: (p: MediaProgress) => void },
+    options: MediaCallOptions & { sampleRate: number; range?: AudioRange; onProgress?: (p: MediaProgress) => void },
   ): Promise<DecodedAudio>;
   /** Stops ffmpeg.wasm (if started) and terminates the worker. */
   dispose(): Promise<void>;
@@ -87,7 +88,14 @@ export function createMediaClient(
       return call(o.signal, (requestId) =>
         remote.decodeAudio(
           blob,
-          { label: o.label, sampleRate: o.sampleRate, requestId, ...(o.engine ? { engine: o.engine } : {}), ...core },
+          {
+            label: o.label,
+            sampleRate: o.sampleRate,
+            requestId,
+            ...(o.range ? { range: o.range } : {}),
+            ...(o.engine ? { engine: o.engine } : {}),
+            ...core,
+          },
           progress,
         ),
       );

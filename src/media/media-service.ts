@@ -10,6 +10,7 @@ import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './erro
 import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-decoder.ts';
 import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-decoder.ts';
 import type {
+  AudioRange,
   DecodeAudioOptions,
   DecodedAudio,
   FfmpegRunInfo,
@@ -105,16 +106,20 @@ export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}
       if (!(Number.isInteger(o.sampleRate) && o.sampleRate >= 1000 && o.sampleRate <= 192000)) {
         throw new RangeError(`decodeAudio: sampleRate must be an integer from 1000 to 192000 (got ${o.sampleRate})`);
       }
+      const range = o.range;
+      if (range && !(range.startMs >= 0 && range.endMs > range.startMs))
+        throw new RangeError(`decodeAudio: range must have 0 ≤ startMs < endMs (got ${range.startMs}‥${range.endMs})`);
       const req = begin(o.requestId);
       try {
         return await withFallback(
           o.label,
           req.signal,
           o.engine,
-          () => decodeWithMediabunny(blob, o.sampleRate, o.label, req.signal, onProgress),
-          viaCore(ffmpegAt(o.ffmpegWasmBase), (ff) =>
-            ff.decodeAudio(blob, o.sampleRate, o.label, req.signal, onProgress),
-          ),
+          () => decodeWithMediabunny(blob, o.sampleRate, o.label, req.signal, onProgress, range),
+          viaCore(ffmpegAt(o.ffmpegWasmBase), async (ff) => {
+            const all = await ff.decodeAudio(blob, o.sampleRate, o.label, req.signal, onProgress);
+            return range ? { ...all, samples: sliceRange(all.samples, o.sampleRate, range) } : all;
+          }),
         );
       } finally {
         req.end();
@@ -130,4 +135,11 @@ export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}
       for (const runner of runners.values()) runner.dispose();
     },
   };
+}
+
+/** The samples of `range` in a whole decode (the ffmpeg.wasm path decodes the whole file). */
+function sliceRange(samples: Float32Array, sampleRate: number, range: AudioRange): Float32Array {
+  const from = Math.min(samples.length, Math.round((range.startMs / 1000) * sampleRate));
+  const to = Math.min(samples.length, Math.round((range.endMs / 1000) * sampleRate));
+  return samples.slice(from, to);
 }

@@ -8,7 +8,7 @@ import { ALL_FORMATS, AudioSampleSink, BlobSource, Input } from 'mediabunny';
 import { StreamingResampler } from '../analysis/signal-resample.ts';
 import { MediaAbortError, NoAudioTrackError } from './errors.ts';
 import { MonoWriter } from './mono-writer.ts';
-import type { DecodedAudio, MediaProbe, MediaProgress, StreamInfo } from './protocol.ts';
+import type { AudioRange, DecodedAudio, MediaProbe, MediaProgress, StreamInfo } from './protocol.ts';
 
 /** Thrown (internally) when mediabunny cannot handle the input, so the caller may fall back. */
 export class MediabunnyUnsupported extends Error {
@@ -83,7 +83,8 @@ async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe
 /**
  * Decodes the primary audio track to mono at `sampleRate`, slice by slice: each decoded
  * AudioSample is downmixed and pushed through a streaming resampler, then closed, so memory
- * holds the output and a few slices, never the file.
+ * holds the output and a few slices, never the file. With `range`, only that stretch is read
+ * (the demuxer seeks to it): `samples[0]` is at `range.startMs`.
  */
 export async function decodeWithMediabunny(
   blob: Blob,
@@ -91,10 +92,11 @@ export async function decodeWithMediabunny(
   label: string,
   signal: AbortSignal,
   onProgress?: (p: MediaProgress) => void,
+  range?: AudioRange,
 ): Promise<DecodedAudio> {
   const input = openInput(blob);
   try {
-    return await decodeInput(input, sampleRate, label, signal, onProgress);
+    return await decodeInput(input, sampleRate, label, signal, onProgress, range);
   } finally {
     input.dispose();
   }
@@ -106,6 +108,7 @@ async function decodeInput(
   label: string,
   signal: AbortSignal,
   onProgress?: (p: MediaProgress) => void,
+  range?: AudioRange,
 ): Promise<DecodedAudio> {
   try {
     await input.getFormat();
@@ -118,17 +121,22 @@ async function decodeInput(
   if (!track) throw new NoAudioTrackError(`${label}: the file has no audio track`);
   if (!(await track.canDecode()))
     throw new MediabunnyUnsupported(`this browser cannot decode ${(await track.getCodec()) ?? 'the audio codec'}`);
-  const durationSec = await input.computeDuration();
+  const fullSec = await input.computeDuration();
+  const startSec = range ? Math.min(range.startMs / 1000, fullSec) : 0;
+  const endSec = range ? Math.min(range.endMs / 1000, fullSec) : fullSec;
+  const durationSec = endSec - startSec;
   const inRate = await track.getSampleRate();
   const resampler = inRate === sampleRate ? null : new StreamingResampler(inRate, sampleRate);
   const out = new MonoWriter(Math.ceil(durationSec * sampleRate) + sampleRate);
   const sink = new AudioSampleSink(track);
   let scratch = new Float32Array(0);
   let mix = new Float32Array(0);
-  let nextInputFrame = 0; // input-rate frames written so far (timeline position)
+  // Input-rate frames written so far, on the media timeline (a range starts at its start).
+  let nextInputFrame = Math.round(startSec * inRate);
+  const firstFrame = nextInputFrame;
   let lastReport = 0;
-  const maxFrame = Math.ceil((durationSec + 1) * inRate);
-  for await (const sample of sink.samples()) {
+  const maxFrame = range ? Math.round(endSec * inRate) : Math.ceil((fullSec + 1) * inRate);
+  for await (const sample of range ? sink.samples(startSec, endSec) : sink.samples()) {
     try {
       if (signal.aborted) throw new MediaAbortError(`${label}: audio decoding was cancelled`);
       const frames = sample.numberOfFrames;
@@ -162,15 +170,23 @@ async function decodeInput(
       const mediaMs = (sample.timestamp + sample.duration) * 1000;
       if (onProgress && mediaMs - lastReport >= 1000) {
         lastReport = mediaMs;
-        onProgress({ fraction: durationSec > 0 ? Math.min(1, mediaMs / 1000 / durationSec) : 0, mediaMs });
+        const done = mediaMs / 1000 - startSec;
+        onProgress({ fraction: durationSec > 0 ? Math.max(0, Math.min(1, done / durationSec)) : 0, mediaMs });
       }
     } finally {
       sample.close();
     }
   }
   if (resampler) out.write(resampler.flush());
-  onProgress?.({ fraction: 1, mediaMs: durationSec * 1000 });
-  return { engine: 'mediabunny', samples: out.finish(), sampleRate };
+  onProgress?.({ fraction: 1, mediaMs: endSec * 1000 });
+  const samples = out.finish();
+  // A range ends at its end: the last packet may run past it.
+  const wanted = Math.round(((maxFrame - firstFrame) / inRate) * sampleRate);
+  return {
+    engine: 'mediabunny',
+    samples: range && samples.length > wanted ? samples.slice(0, wanted) : samples,
+    sampleRate,
+  };
 
   function pushInput(x: Float32Array): void {
     // `out` copies what it is given, so the reused scratch buffers are safe to pass.

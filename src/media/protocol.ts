@@ -56,9 +56,20 @@ export interface MediaProgress {
 }
 
 /** Options of {@link MediaWorkerApi.decodeAudio} (the serialisable part). */
+/** A stretch of media time, ms. */
+export interface AudioRange {
+  startMs: number;
+  endMs: number;
+}
+
 export interface DecodeAudioOptions {
   /** Output rate in Hz (16000 for analysis, 8000 is enough for sync). */
   sampleRate: number;
+  /**
+   * Only this stretch of the source's media time (ms): `samples[0]` is at `startMs`, and the
+   * output ends at `endMs` or the end of the audio. Default: the whole track.
+   */
+  range?: AudioRange;
   /** The source's label, used in error messages. */
   label: string;
   engine?: EnginePreference;

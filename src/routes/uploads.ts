@@ -18,11 +18,13 @@ import {
   getUpload,
   partsOf,
   putFile,
+  putLocalFile,
   putPart,
-  streamRange,
+  readRange,
   writeRun,
 } from '../store/files.ts';
 import { getJobRecord, updateJob } from '../store/jobs.ts';
+import { LocalFileUnavailableError, localFileRegistry } from '../store/local-files.ts';
 import type { ServiceContext } from '../jobs/context.ts';
 import { contentDisposition, json, readJson } from './http.ts';
 
@@ -94,6 +96,12 @@ async function recordSizeError(ctx: ServiceContext, jobId: string, sourceId: str
   if (previous !== null) await deleteFile(ctx.db, previous);
 }
 
+/** A file used in place that no context holds: 409 LOCAL_FILE_UNAVAILABLE, saying what to do. */
+function localFileError(error: unknown): never {
+  if (error instanceof LocalFileUnavailableError) throw ApiError.withCode('LOCAL_FILE_UNAVAILABLE', error.message);
+  throw error;
+}
+
 /** PUT {base}/signed/upload/{jobId}/{sourceId}: a whole file in one request (≤ 5 GB). */
 export async function putSourceFile(
   ctx: ServiceContext,
@@ -153,6 +161,69 @@ export async function putSourceFile(
   });
   await attachFile(ctx, jobId, sourceId, fileId);
   return new Response(null, { status: 200, headers: { etag: `"${run.chunkFileId}"` } });
+}
+
+/** What {@link attachLocalSource} did. */
+export interface LocalAttachResult {
+  jobId: string;
+  sourceId: string;
+  /** The file record of the source (no bytes stored). */
+  fileId: string;
+  /** True when the source already used this very file (picked again after a reload): nothing changed. */
+  reattached: boolean;
+}
+
+/**
+ * The library API behind `attachLocalFile`: `picked` (a File, or a File System Access handle)
+ * becomes the source's file in place: no byte is copied into storage (see
+ * store/local-files.ts). Checked like an upload: the job must be created or uploading, and the
+ * size must equal the declared `fileSize` (400 FILE_SIZE_MISMATCH, recorded on the source like
+ * a failed upload). Picking the same file again (same name, size and modification time) in any
+ * status only lets this page hold it again: the way back after a reload.
+ */
+export async function attachLocalSource(
+  ctx: ServiceContext,
+  jobId: string,
+  sourceId: string,
+  picked: File | FileSystemFileHandle,
+): Promise<LocalAttachResult> {
+  const handle = picked instanceof File ? undefined : picked;
+  const file = picked instanceof File ? picked : await picked.getFile();
+  const job = await getJobRecord(ctx.db, jobId);
+  const source = job?.sources.find((s) => s.id === sourceId);
+  if (!job || !source) throw ApiError.notFound(`source ${sourceId} of job ${jobId} not found`);
+  const current = source.fileId === null ? undefined : await getFile(ctx.db, source.fileId);
+  if (current?.local) {
+    const same =
+      current.local.name === file.name &&
+      current.size === file.size &&
+      current.local.lastModified === file.lastModified;
+    if (same) {
+      localFileRegistry(ctx.db.name).hold(current.id, file);
+      return { jobId, sourceId, fileId: current.id, reattached: true };
+    }
+    if (job.status !== 'created' && job.status !== 'uploading')
+      throw ApiError.withCode(
+        'INVALID_STATUS',
+        `source ${sourceId} (${source.label}) uses "${current.local.name}" (${current.size} bytes) and the job is ${job.status}: ` +
+          `pick that file again ("${file.name}", ${file.size} bytes, is another or changed since)`,
+        { status: job.status, sourceId },
+      );
+  }
+  requireUploadable(job);
+  if (source.fileSize !== undefined && file.size !== source.fileSize) {
+    const error = ApiError.withCode(
+      'FILE_SIZE_MISMATCH',
+      `the file picked for source ${sourceId} (${source.label}), "${file.name}", is ${file.size} bytes but its declared fileSize is ${source.fileSize}; pick the right file`,
+      { sourceId },
+    );
+    await recordSizeError(ctx, jobId, sourceId, error);
+    throw error;
+  }
+  const type = file.type !== '' ? file.type : (CONTENT_TYPES[source.ext] ?? 'application/octet-stream');
+  const fileId = await putLocalFile(ctx.db, file, { type, now: ctx.now(), ...(handle ? { handle } : {}) });
+  await attachFile(ctx, jobId, sourceId, fileId);
+  return { jobId, sourceId, fileId, reattached: false };
 }
 
 /** PUT {base}/signed/upload/{jobId}/{sourceId}/parts/{uploadId}/{partNumber}: one part (≤ partSize). */
@@ -319,13 +390,15 @@ export async function downloadFile(ctx: ServiceContext, request: Request, url: U
       { 'content-range': `bytes */${file.size}` },
     );
   }
+  const body = async (start: number, end: number): Promise<BodyInit | null> =>
+    head ? null : readRange(ctx.db, file, start, end).catch(localFileError);
   if (range === null) {
-    return new Response(head ? null : streamRange(ctx.db, file, 0, file.size), {
+    return new Response(await body(0, file.size), {
       status: 200,
       headers: { ...common, 'content-length': String(file.size) },
     });
   }
-  return new Response(head ? null : streamRange(ctx.db, file, range.start, range.end), {
+  return new Response(await body(range.start, range.end), {
     status: 206,
     headers: {
       ...common,

@@ -23,6 +23,7 @@ function toJobSource(source: SourceRecord): JobSource {
   const out: JobSource = { id: source.id, label: source.label, kind: source.kind, ext: source.ext };
   if (source.durationMs !== undefined) out.durationMs = source.durationMs;
   if (source.fileSize !== undefined) out.fileSize = source.fileSize;
+  if (source.local === true) out.local = true;
   if (source.offsetMs !== undefined) out.offsetMs = source.offsetMs;
   if (source.driftPpm !== undefined) out.driftPpm = source.driftPpm;
   if (source.frameRate !== undefined) out.frameRate = source.frameRate;

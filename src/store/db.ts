@@ -119,13 +119,26 @@ export interface JobRecord {
   updatedAt: number;
 }
 
-/** A stored file: a list of segments (one for a PUT, one per part for multipart), each a run of chunks. */
+/** What identifies a file used in place (see local-files.ts): its bytes are not stored. */
+export interface LocalFileInfo {
+  name: string;
+  /** `File.lastModified` when it was picked: a file changed since is refused. */
+  lastModified: number;
+  /** A File System Access handle, when the page was given one: it outlives the page. */
+  handle?: FileSystemFileHandle;
+}
+
+/**
+ * A stored file: a list of segments (one for a PUT, one per part for multipart), each a run of
+ * chunks; or, with `local`, a file used in place (no segments).
+ */
 export interface FileRecord {
   id: string;
   size: number;
   type: string;
   segments: Array<{ chunkFileId: string; chunkSizes: number[] }>;
   createdAt: number;
+  local?: LocalFileInfo;
 }
 
 /** One chunk of a run (at most `CHUNK_SIZE` bytes). */

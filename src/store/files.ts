@@ -7,7 +7,8 @@
  *
  * @module
  */
-import type { Database, FileRecord, PartRecord, UploadRecord } from './db.ts';
+import type { Database, FileRecord, LocalFileInfo, PartRecord, UploadRecord } from './db.ts';
+import { localFileRegistry } from './local-files.ts';
 
 /** Bytes per stored chunk. */
 export const CHUNK_SIZE = 8 * 1024 * 1024;
@@ -214,11 +215,32 @@ export function createFileWriter(db: Database, type: string, now: number): FileW
   };
 }
 
-/** Deletes a file record and every chunk of it. */
+/**
+ * Records a file used in place (nothing of it is stored) and keeps `file` in this context's
+ * registry; returns its id. See local-files.ts.
+ */
+export async function putLocalFile(
+  db: Database,
+  file: File,
+  o: { type: string; now: number; handle?: FileSystemFileHandle },
+): Promise<string> {
+  const id = crypto.randomUUID();
+  const local: LocalFileInfo = {
+    name: file.name,
+    lastModified: file.lastModified,
+    ...(o.handle ? { handle: o.handle } : {}),
+  };
+  await putFile(db, { id, size: file.size, type: o.type, segments: [], createdAt: o.now, local });
+  localFileRegistry(db.name).hold(id, file);
+  return id;
+}
+
+/** Deletes a file record and every chunk of it (a file used in place is only forgotten). */
 export async function deleteFile(db: Database, fileId: string): Promise<void> {
   const file = await db.get('files', fileId);
   if (!file) return;
   await db.delete('files', fileId);
+  if (file.local) localFileRegistry(db.name).release(fileId);
   for (const segment of file.segments) await deleteRun(db, segment.chunkFileId, segment.chunkSizes.length);
 }
 
@@ -261,13 +283,24 @@ async function readChunk(db: Database, chunkFileId: string, index: number): Prom
 export async function openFileBlob(db: Database, fileId: string): Promise<Blob> {
   const file = await db.get('files', fileId);
   if (!file) throw new Error(`file ${fileId} does not exist`);
+  if (file.local) return localFileRegistry(db.name).resolve(file);
   const blobs: Blob[] = [];
   for (const piece of piecesOf(file, 0, file.size)) blobs.push(await readChunk(db, piece.chunkFileId, piece.index));
   return new Blob(blobs, { type: file.type });
 }
 
-/** Bytes `[start, end)` as a stream that reads one chunk at a time, on demand. */
-export function streamRange(db: Database, file: FileRecord, start: number, end: number): ReadableStream<Uint8Array> {
+/**
+ * Bytes `[start, end)` as a response body: a stream that reads one stored chunk at a time, on
+ * demand, or a slice of the file used in place (rejects with LocalFileUnavailableError when no
+ * context holds it).
+ */
+export async function readRange(db: Database, file: FileRecord, start: number, end: number): Promise<BodyInit> {
+  if (file.local) return (await localFileRegistry(db.name).resolve(file)).slice(start, end);
+  return streamRange(db, file, start, end);
+}
+
+/** Bytes `[start, end)` of a stored file as a stream that reads one chunk at a time, on demand. */
+function streamRange(db: Database, file: FileRecord, start: number, end: number): ReadableStream<Uint8Array> {
   const pieces = piecesOf(file, start, end);
   let next = 0;
   return new ReadableStream<Uint8Array>({

@@ -250,6 +250,127 @@ test(
   patient(300_000),
 );
 
+/** In the page: each source of a job with its file record (segments stored, in-place name). */
+function sourceFiles(jobId: string): Promise<Array<{ label: string; segments: number; local: string | null }>> {
+  return page.evaluate(async (id) => {
+    const db = await new Promise<IDBDatabase>((ok, fail) => {
+      const open = indexedDB.open('multicam');
+      open.onsuccess = () => ok(open.result);
+      open.onerror = () => fail(new Error(String(open.error)));
+    });
+    const get = <T>(store: string, key: IDBValidKey): Promise<T> =>
+      new Promise((ok, fail) => {
+        const r = db.transaction(store).objectStore(store).get(key);
+        r.onsuccess = () => ok(r.result as T);
+        r.onerror = () => fail(new Error(String(r.error)));
+      });
+    const job = await get<{ sources: Array<{ label: string; fileId: string }> }>('jobs', id);
+    const out = [];
+    for (const source of job.sources) {
+      const file = await get<{ segments: unknown[]; local?: { name: string } }>('files', source.fileId);
+      out.push({ label: source.label, segments: file.segments.length, local: file.local?.name ?? null });
+    }
+    db.close();
+    return out;
+  }, jobId);
+}
+
+/** In the page: GET a URL, with the status, size, first bytes and the error body. */
+function fetchFile(
+  url: string,
+): Promise<{ status: number; size: number; head: string; body: Record<string, unknown> | null }> {
+  return page.evaluate(async (u) => {
+    const r = await fetch(u);
+    if (!r.ok) return { status: r.status, size: 0, head: '', body: (await r.json()) as Record<string, unknown> };
+    const bytes = new Uint8Array(await r.arrayBuffer());
+    return { status: r.status, size: bytes.length, head: [...bytes.subarray(0, 16)].join(','), body: null };
+  }, url);
+}
+
+const demoJob = (): Promise<GetJobResponse> =>
+  page.evaluate(() => (window as unknown as { multicamDemo: { job(): Promise<GetJobResponse> } }).multicamDemo.job());
+
+test(
+  'picked files are used in place: nothing copied, the editor reads them; after a reload they are asked for again, unless picked with the file picker',
+  async () => {
+    const tiny = await ensureFixture('tiny');
+    const cams = readdirSync(tiny.dir)
+      .filter((f) => /^cam\d+\.mp4$/.test(f))
+      .sort()
+      .map((f) => join(tiny.dir, f));
+    const onDisk = readFileSync(cams[0]!);
+    const diskHead = [...onDisk.subarray(0, 16)].join(',');
+    await page.goto(`${server.origin}/`);
+    await page.waitForSelector('body[data-ready="1"]');
+    await page.setInputFiles('#video-files', cams);
+    expect(await page.isChecked('#opt-in-place')).toBe(true);
+    await page.click('#start');
+    await waitForStatus('mapping', 240_000);
+    expect(await page.textContent('#upload-progress')).toMatch(/^Ready /);
+    const { job, sourceUrls } = await demoJob();
+    expect(job.sources.every((s) => s.local === true)).toBe(true);
+    // Nothing of the files is in storage: their records name them and hold no chunk.
+    const files = await sourceFiles(job.id);
+    expect(files.map((f) => [f.segments, f.local])).toEqual(cams.map((c) => [0, c.slice(c.lastIndexOf('/') + 1)]));
+    // The service worker reads a source for the editor from this page (it holds the File).
+    const url = sourceUrls[job.sources[0]!.id]!;
+    expect(await fetchFile(url)).toMatchObject({ status: 200, size: onDisk.length, head: diskHead });
+    await shot('08-in-place-mapping');
+
+    // A reload: no page holds the files now, and the service says what to do.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="1"]');
+    const lost = await fetchFile(url);
+    expect(lost.status).toBe(409);
+    expect(lost.body?.['code']).toBe('LOCAL_FILE_UNAVAILABLE');
+    expect(String(lost.body?.['error'])).toMatch(/"cam1\.mp4" .* used in place .*pick it again/);
+    await page.setInputFiles('#video-files', cams);
+    const given = await page.evaluate(
+      (id) =>
+        (window as unknown as { multicamDemo: { useAgain(id: string): Promise<number> } }).multicamDemo.useAgain(id),
+      job.id,
+    );
+    expect(given).toBe(cams.length);
+    expect(await fetchFile(url)).toMatchObject({ status: 200, size: onDisk.length, head: diskHead });
+
+    // Picked with the file picker (a test double of showOpenFilePicker handing out real
+    // FileSystemFileHandles, of files in this origin's private file system): the handles are
+    // kept, so after a reload the files are read without picking them again.
+    await page.evaluate(async () => {
+      const root = await navigator.storage.getDirectory();
+      const input = document.getElementById('video-files') as HTMLInputElement;
+      for (const file of input.files ?? []) {
+        const handle = await root.getFileHandle(`picked-${file.name}`, { create: true });
+        const writable = await handle.createWritable();
+        await writable.write(file);
+        await writable.close();
+      }
+    });
+    await page.goto(`${server.origin}/`);
+    await page.waitForSelector('body[data-ready="1"]');
+    await page.evaluate(async () => {
+      const root = await navigator.storage.getDirectory();
+      const handles: FileSystemFileHandle[] = [];
+      for await (const [name, handle] of root as unknown as AsyncIterable<[string, FileSystemHandle]>)
+        if (name.startsWith('picked-') && handle.kind === 'file') handles.push(handle as FileSystemFileHandle);
+      handles.sort((a, b) => a.name.localeCompare(b.name));
+      (window as unknown as { showOpenFilePicker: () => Promise<FileSystemFileHandle[]> }).showOpenFilePicker =
+        async () => handles;
+    });
+    expect(await page.isVisible('#pick-files')).toBe(true);
+    await page.click('#pick-files');
+    await page.waitForSelector('#chosen:not([hidden])');
+    await page.click('#start');
+    await waitForStatus('mapping', 240_000);
+    const picked = await demoJob();
+    const pickedUrl = picked.sourceUrls[picked.job.sources[0]!.id]!;
+    await page.reload();
+    await page.waitForSelector('body[data-ready="1"]');
+    expect(await fetchFile(pickedUrl)).toMatchObject({ status: 200, size: onDisk.length, head: diskHead });
+  },
+  patient(600_000),
+);
+
 test(
   'dropped files are listed with their kinds; Start needs two videos',
   async () => {

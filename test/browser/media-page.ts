@@ -206,6 +206,7 @@ export interface MediaTestApi {
       sampleRate?: number;
       abortAfterMs?: number;
       headSec?: number;
+      range?: { startMs: number; endMs: number };
       noCore?: boolean;
     },
   ): Promise<

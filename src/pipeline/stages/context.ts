@@ -9,6 +9,7 @@ import type { RenderClient } from '../../render/client.ts';
 import type { CameraMotion, VisionWorkerApi } from '../../vision/protocol.ts';
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from '../../media/errors.ts';
 import type { Database, JobRecord, SourceRecord } from '../../store/db.ts';
+import { LocalFileUnavailableError } from '../../store/local-files.ts';
 import type { EngineStage } from '../../contract/engine.ts';
 import type { StageFailure, StageOutputs } from '../reporter.ts';
 import type { AnalysisWorkerApi } from './protocol.ts';
@@ -101,6 +102,8 @@ export function mediaFailure(job: JobRecord, source: SourceRecord, error: unknow
   const raw = error instanceof Error ? error.message : String(error);
   // The media layer starts its messages with the label; ours names the source already.
   const detail = raw.startsWith(`${source.label}: `) ? raw.slice(source.label.length + 2) : raw;
+  // Not permanent: once a page holds the file again, retryJob (or the automatic retry) reads it.
+  if (error instanceof LocalFileUnavailableError) return { message: `source ${name}: ${detail}` };
   if (error instanceof UnreadableMediaError)
     return { message: `source ${name} cannot be read (damaged or unsupported file): ${detail}`, permanent: true };
   if (error instanceof NoAudioTrackError)

@@ -7,6 +7,7 @@
  * @module
  */
 import type { SourceAlignment, SyncFailure, SyncSignal } from '../../analysis/sync.ts';
+import type { TailPair } from '../../analysis/sync-tails.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import type { TimeRange } from '../../contract/types.ts';
 import type { HostModelFailure, HostModelSlot, HostModelUse } from '../../models/host-models.ts';
@@ -90,8 +91,10 @@ export type DiarizeSourcesOutcome =
 
 /** The analysis worker's API (used as comlink `Remote<AnalysisWorkerApi>`). */
 export interface AnalysisWorkerApi {
-  /** `alignSources` on decoded audio. */
-  align(signals: SyncSignal[], referenceId?: string): Promise<AlignResult>;
+  /** `alignSources` on decoded audio (`origin: 'reference'` for heads that tails will refine). */
+  align(signals: SyncSignal[], referenceId?: string, origin?: 'earliest' | 'reference'): Promise<AlignResult>;
+  /** `alignWithTails`: the heads' alignment refined by each source's tail (see sync-tails.ts). */
+  alignTails(head: SourceAlignment[], tails: TailPair[]): Promise<AlignResult>;
   /**
    * The diarizing stage's call: each source onto the reference timeline (offset, drift), the
    * channels' mix as WAV, then VAD per channel and per-mic diarization (several channels) or

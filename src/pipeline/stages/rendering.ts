@@ -10,6 +10,7 @@
 import type { RenderSink, RenderSource } from '../../render/protocol.ts';
 import type { Database } from '../../store/db.ts';
 import { createFileWriter, openFileBlob, type FileWriter } from '../../store/files.ts';
+import { LocalFileUnavailableError } from '../../store/local-files.ts';
 import { sourceName, type StageRunner } from './context.ts';
 
 /**
@@ -69,7 +70,7 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
       return {
         ok: false,
         failure: {
-          message: `source ${sourceName(job, source)} cannot be read from storage: ${(error as Error).message}`,
+          message: `source ${sourceName(job, source)} cannot be read${error instanceof LocalFileUnavailableError ? '' : ' from storage'}: ${(error as Error).message}`,
         },
       };
     }

@@ -1,89 +1,227 @@
 /**
  * The syncing stage: probe every source (duration, codecs), decode its audio in the media
- * worker, and place every source on the reference timeline with `alignSources` in the analysis
- * worker. Two sources are decoded at a time (the worker's demuxing and the browser's decoder
- * threads keep both cores busy), at the sync analysis rate, so memory holds two sources' audio
- * being decoded plus the 8 kHz signals aligned.
+ * worker, and place every source on the reference timeline in the analysis worker. Two
+ * sources are decoded at a time (the worker's demuxing and the browser's decoder threads keep
+ * both cores busy), at the sync analysis rate.
+ *
+ * Long recordings are not decoded whole: when every source is longer than
+ * {@link SPARSE_MIN_MS}, the first {@link SYNC_HEAD_MS} of each give the offsets and one
+ * {@link SYNC_TAIL_MS} stretch near the end of each source's overlap with the reference gives
+ * the drift (src/analysis/sync-tails.ts): ten minutes decoded per source instead of an hour.
+ * When the heads or a tail do not align (sources that start far apart, a silent stretch), the
+ * stage decodes everything and aligns the whole recordings, as for short ones.
  *
  * @module
  */
-import type { SyncSignal } from '../../analysis/sync.ts';
+import { transfer } from 'comlink';
+import { planTails, type SyncPiece, type TailPair } from '../../analysis/sync-tails.ts';
+import type { SourceAlignment, SyncSignal } from '../../analysis/sync.ts';
+import type { AudioRange } from '../../media/protocol.ts';
+import type { SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { StageFailure, SyncingOutput } from '../reporter.ts';
-import { mediaFailure, sourceName, withLabels, type StageRunner } from './context.ts';
-import { transfer } from 'comlink';
+import type { AlignResult } from './protocol.ts';
+import { mediaFailure, sourceName, withLabels, type StageRun, type StageRunner } from './context.ts';
 
 /** The rate sources are decoded at for sync (alignSources correlates at 8 kHz). */
 export const SYNC_SAMPLE_RATE = 8000;
+/** How much of each long source's start is decoded for the offsets. */
+export const SYNC_HEAD_MS = 8 * 60_000;
+/** How long a stretch near the end is decoded for the drift. */
+export const SYNC_TAIL_MS = 2 * 60_000;
+/** Sources at least this long (all of them) are synced from heads and tails. */
+export const SPARSE_MIN_MS = SYNC_HEAD_MS + SYNC_TAIL_MS + 2 * 60_000;
+
+/** One decode: a source, whole or a stretch of it. */
+interface DecodeItem {
+  source: SourceRecord;
+  range?: AudioRange;
+}
+
+type Decoded = { ok: true; samples: Float32Array[] } | { ok: false; failure: StageFailure };
+
+/**
+ * Decodes `items` at {@link SYNC_SAMPLE_RATE}, two at a time; the first failure (in item order)
+ * stops the rest. `onDone` is called after each.
+ */
+async function decodeItems(run: StageRun, items: readonly DecodeItem[], onDone: () => void): Promise<Decoded> {
+  const { db, job, workers, signal } = run;
+  const media = workers.media();
+  const samples: Float32Array[] = [];
+  const failures: Array<StageFailure | undefined> = [];
+  const decodeOne = async (index: number): Promise<void> => {
+    const { source, range } = items[index]!;
+    try {
+      const blob = await openFileBlob(db, source.fileId!);
+      const audio = await media.decodeAudio(blob, {
+        label: source.label,
+        sampleRate: SYNC_SAMPLE_RATE,
+        signal,
+        ...(range ? { range } : {}),
+      });
+      samples[index] = audio.samples;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      failures[index] = mediaFailure(job, source, error);
+      return;
+    }
+    onDone();
+  };
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (failures.length === 0 && next < items.length) await decodeOne(next++);
+  };
+  await Promise.all([lane(), lane()]);
+  const failure = failures.find((f) => f !== undefined);
+  return failure === undefined ? { ok: true, samples } : { ok: false, failure };
+}
+
+/** Probes every source: durations, or the first source that cannot be synced. */
+async function probeAll(
+  run: StageRun,
+): Promise<{ ok: true; durationsMs: Record<string, number> } | { ok: false; failure: StageFailure }> {
+  const { db, job, workers, signal } = run;
+  const durationsMs: Record<string, number> = {};
+  for (const source of job.sources) {
+    if (source.fileId === null)
+      return {
+        ok: false,
+        failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true },
+      };
+    try {
+      const probe = await workers.media().probe(await openFileBlob(db, source.fileId), { label: source.label, signal });
+      durationsMs[source.id] = Math.round(probe.durationMs);
+      if (probe.audio === null)
+        return {
+          ok: false,
+          failure: {
+            message: `source ${sourceName(job, source)} has no audio track, so it cannot be synced`,
+            permanent: true,
+          },
+        };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return { ok: false, failure: mediaFailure(job, source, error) };
+    }
+  }
+  return { ok: true, durationsMs };
+}
+
+/** Aligns from heads and tails; null when they do not align (the caller decodes everything). */
+async function alignSparse(
+  run: StageRun,
+  durationsMs: Record<string, number>,
+  progress: (fraction: number) => void,
+): Promise<{ ok: true; result: AlignResult } | { ok: false; failure: StageFailure } | null> {
+  const { job, workers, signal } = run;
+  const sources = job.sources;
+  const heads = await decodeItems(
+    run,
+    sources.map((source) => ({ source, range: { startMs: 0, endMs: SYNC_HEAD_MS } })),
+    () => progress(0.6 / sources.length),
+  );
+  if (!heads.ok) return heads;
+  signal.throwIfAborted();
+  const headSignals: SyncSignal[] = sources.map((s, i) => ({
+    id: s.id,
+    samples: heads.samples[i]!,
+    sampleRate: SYNC_SAMPLE_RATE,
+  }));
+  const head = await workers.analysis().align(
+    transfer(
+      headSignals,
+      headSignals.map((s) => s.samples.buffer as ArrayBuffer),
+    ),
+    undefined,
+    'reference',
+  );
+  signal.throwIfAborted();
+  if (!head.ok) return null;
+  const plans = planTails(head.alignments, durationsMs, SYNC_HEAD_MS, SYNC_TAIL_MS);
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  const reference = head.alignments.find((a: SourceAlignment) => a.isReference)!;
+  const items: DecodeItem[] = plans.flatMap((p) => [
+    { source: byId.get(reference.id)!, range: { startMs: p.referenceStartMs, endMs: p.referenceStartMs + p.lengthMs } },
+    { source: byId.get(p.id)!, range: { startMs: p.sourceStartMs, endMs: p.sourceStartMs + p.lengthMs } },
+  ]);
+  const tailAudio = await decodeItems(run, items, () => progress(0.4 / Math.max(1, items.length)));
+  if (!tailAudio.ok) return tailAudio;
+  signal.throwIfAborted();
+  const piece = (i: number): SyncPiece => ({
+    id: items[i]!.source.id,
+    samples: tailAudio.samples[i]!,
+    sampleRate: SYNC_SAMPLE_RATE,
+    startMs: items[i]!.range!.startMs,
+  });
+  const tails: TailPair[] = plans.map((_, k) => ({ reference: piece(2 * k), source: piece(2 * k + 1) }));
+  const result = await workers.analysis().alignTails(
+    head.alignments,
+    transfer(
+      tails,
+      tails.flatMap((t) => [t.reference.samples.buffer as ArrayBuffer, t.source.samples.buffer as ArrayBuffer]),
+    ),
+  );
+  signal.throwIfAborted();
+  return result.ok ? { ok: true, result } : null;
+}
 
 /** Runs the syncing stage of one job. */
-export const runSyncing: StageRunner<'syncing'> = async ({ db, job, workers, signal, onProgress }) => {
-  const durationsMs: Record<string, number> = {};
-  const media = workers.media();
+export const runSyncing: StageRunner<'syncing'> = async (run) => {
+  const { db, job, workers, signal, onProgress } = run;
   // The cameras' motion for the mapping stage, sampled in the vision worker meanwhile.
   for (const source of job.sources) {
     const fileId = source.fileId;
     if (source.kind === 'video' && fileId !== null)
       workers.cameraMotion(job.id, source.id, () => openFileBlob(db, fileId)).catch(() => undefined);
   }
-  const decoded: Array<SyncSignal | undefined> = [];
-  // The failure of the first source (in job order) that failed: the same answer as one at a time.
-  const failures: Array<StageFailure | undefined> = [];
-  let done = 0;
-  /** One source: its duration and 8 kHz audio, or its failure. */
-  const decodeOne = async (index: number): Promise<void> => {
-    const source = job.sources[index]!;
-    if (source.fileId === null) {
-      failures[index] = { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true };
-      return;
-    }
-    try {
-      const blob = await openFileBlob(db, source.fileId);
-      const probe = await media.probe(blob, { label: source.label, signal });
-      durationsMs[source.id] = Math.round(probe.durationMs);
-      if (probe.audio === null) {
-        failures[index] = {
-          message: `source ${sourceName(job, source)} has no audio track, so it cannot be synced`,
-          permanent: true,
-        };
-        return;
-      }
-      const audio = await media.decodeAudio(blob, { label: source.label, sampleRate: SYNC_SAMPLE_RATE, signal });
-      decoded[index] = { id: source.id, samples: audio.samples, sampleRate: audio.sampleRate };
-    } catch (error) {
-      if (signal.aborted) throw error;
-      failures[index] = mediaFailure(job, source, error);
-      return;
-    }
-    onProgress(++done / (job.sources.length + 1));
-  };
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (failures.length === 0 && next < job.sources.length) await decodeOne(next++);
-  };
-  await Promise.all([lane(), lane()]);
-  const failure = failures.find((f) => f !== undefined);
-  if (failure !== undefined) {
+  const startedAt = performance.now();
+  const fail = (failure: StageFailure): { ok: false; failure: StageFailure } => {
     workers.dropCameraMotion(job.id);
     return { ok: false, failure };
+  };
+  const probed = await probeAll(run);
+  if (!probed.ok) return fail(probed.failure);
+  const { durationsMs } = probed;
+  let done = 0;
+  const progress = (share: number): void => onProgress(Math.min(0.95, (done += share)));
+
+  let mode: 'heads-and-tails' | 'whole' = 'whole';
+  let aligned: AlignResult | null = null;
+  if (Object.values(durationsMs).every((ms) => ms >= SPARSE_MIN_MS)) {
+    const sparse = await alignSparse(run, durationsMs, progress);
+    if (sparse && !sparse.ok) return fail(sparse.failure);
+    if (sparse) {
+      aligned = sparse.result;
+      mode = 'heads-and-tails';
+    }
   }
-  const signals = decoded.filter((s): s is SyncSignal => s !== undefined);
-  signal.throwIfAborted();
-  const aligned = await workers.analysis().align(
-    transfer(
-      signals,
-      signals.map((s) => s.samples.buffer as ArrayBuffer),
-    ),
-  );
-  signal.throwIfAborted();
-  if (!aligned.ok) {
-    workers.dropCameraMotion(job.id);
-    return { ok: false, failure: { message: withLabels(job, aligned.failures.map((f) => f.message).join('; ')) } };
+  if (aligned === null) {
+    done = 0;
+    const whole = await decodeItems(
+      run,
+      job.sources.map((source) => ({ source })),
+      () => progress(1 / (job.sources.length + 1)),
+    );
+    if (!whole.ok) return fail(whole.failure);
+    signal.throwIfAborted();
+    const signals: SyncSignal[] = job.sources.map((s, i) => ({
+      id: s.id,
+      samples: whole.samples[i]!,
+      sampleRate: SYNC_SAMPLE_RATE,
+    }));
+    aligned = await workers.analysis().align(
+      transfer(
+        signals,
+        signals.map((s) => s.samples.buffer as ArrayBuffer),
+      ),
+    );
+    signal.throwIfAborted();
   }
+  if (!aligned.ok) return fail({ message: withLabels(job, aligned.failures.map((f) => f.message).join('; ')) });
   const output: SyncingOutput = { durationsMs, offsetsMs: {}, driftPpm: {} };
   for (const a of aligned.alignments) {
     output.offsetsMs![a.id] = a.offsetMs;
     output.driftPpm![a.id] = a.driftPpm;
   }
-  return { ok: true, output };
+  return { ok: true, output, metrics: { mode, ms: Math.round(performance.now() - startedAt) } };
 };

@@ -12,7 +12,7 @@ import {
   type MultipartUpload,
   type UploadInfo,
 } from '../../contract/types.ts';
-import { isValidIdempotencyKey, parseCreateJob } from '../../contract/validate.ts';
+import { isValidIdempotencyKey, parseCreateJob, type ParsedSource } from '../../contract/validate.ts';
 import { sha256Hex } from '../../auth/crypto.ts';
 import type { ServiceContext } from '../../jobs/context.ts';
 import { apiBaseOf, partUploadUrl, putUploadUrl } from '../../jobs/links.ts';
@@ -68,21 +68,25 @@ export const RENDER_HEADROOM = 0.25;
 /**
  * 507 INSUFFICIENT_STORAGE when the declared files (and room for the render) do not fit in
  * what the origin may still store: said before any byte is uploaded, and nothing is created.
- * Sources without a declared `fileSize` are not counted (they may fail later, at upload).
+ * Sources without a declared `fileSize` are not counted (they may fail later, at upload);
+ * sources used in place (`local`) count only towards the render's room.
  */
-async function checkStorage(ctx: ServiceContext, sizes: ReadonlyArray<number | undefined>): Promise<void> {
-  const declared = sizes.reduce<number>((a, s) => a + (s ?? 0), 0);
-  if (declared === 0 || !ctx.storageEstimate) return;
+async function checkStorage(ctx: ServiceContext, sources: readonly ParsedSource[]): Promise<void> {
+  const all = sources.reduce<number>((a, s) => a + (s.fileSize ?? 0), 0);
+  const declared = sources.reduce<number>((a, s) => a + (s.local ? 0 : (s.fileSize ?? 0)), 0);
+  if (all === 0 || !ctx.storageEstimate) return;
   const { quota, usage } = await ctx.storageEstimate().catch(() => ({ quota: undefined, usage: undefined }));
   if (quota === undefined || usage === undefined) return;
   const availableBytes = Math.max(0, quota - usage);
-  const neededBytes = Math.ceil(declared * (1 + RENDER_HEADROOM));
+  const neededBytes = declared + Math.ceil(all * RENDER_HEADROOM);
   if (neededBytes <= availableBytes) return;
   const gb = (n: number): string => `${(n / 1e9).toFixed(1)} GB`;
   throw ApiError.withCode(
     'INSUFFICIENT_STORAGE',
     `this browser can store ${gb(availableBytes)} more for this site, and the job needs about ${gb(neededBytes)} ` +
-      `(${gb(declared)} of files and room for the render): delete finished jobs, free disk space, or split the recording`,
+      `(${gb(declared)} of files and room for the render): delete finished jobs, free disk space, ` +
+      (declared > 0 ? 'use the files in place (sources[].local, then attachLocalFile), ' : '') +
+      'or split the recording',
     { neededBytes, availableBytes },
   );
 }
@@ -96,10 +100,9 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
   const raw = await readJson(request);
   const parsed = parseCreateJob(raw);
   const apiBase = apiBaseOf(ctx, request);
-  const sizes = parsed.sources.map((s) => s.fileSize);
   if (key === null) {
     await checkQuota(ctx, accountId);
-    await checkStorage(ctx, sizes);
+    await checkStorage(ctx, parsed.sources);
     const job = await createJobRecord(ctx, accountId, apiBase, parsed);
     return { body: await createdBody(ctx, apiBase, job) };
   }
@@ -132,7 +135,7 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
   let job: JobRecord;
   try {
     await checkQuota(ctx, accountId);
-    await checkStorage(ctx, sizes);
+    await checkStorage(ctx, parsed.sources);
     job = await createJobRecord(ctx, accountId, apiBase, parsed);
   } catch (error) {
     // Refused before a job existed: the key is not used up.

@@ -56,6 +56,8 @@ const api = {
       sampleRate?: number;
       abortAfterMs?: number;
       headSec?: number;
+      /** Only this stretch of media time (ms). */
+      range?: { startMs: number; endMs: number };
       /** Without the optional ffmpeg core. */
       noCore?: boolean;
     } = {},
@@ -71,6 +73,7 @@ const api = {
         label: blob.name,
         sampleRate: rate,
         engine: options.engine ?? 'auto',
+        ...(options.range ? { range: options.range } : {}),
         signal: controller.signal,
         onProgress: (p) => progress.push(p.fraction),
       });
