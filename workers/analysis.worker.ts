@@ -20,7 +20,8 @@ import {
   type GpuLike,
   type OrtModule,
 } from '../src/models/ort-runtime.ts';
-import type { SileroVad } from '../src/models/silero-vad.ts';
+import { SILERO_FRAME_SAMPLES, type SileroVad } from '../src/models/silero-vad.ts';
+import { gatedStretches, joinStretches, spreadProbabilities } from '../src/analysis/vad-gate.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
 import { fetchServed } from '../src/models/served-asset.ts';
@@ -90,8 +91,17 @@ async function channelProbabilities(
   vad: LoadedVad,
   request: DiarizeRequest,
   signal: AbortSignal,
-): Promise<{ probs: Float32Array[]; lanes: number }> {
-  const { channels } = request;
+): Promise<{ probs: Float32Array[]; lanes: number; skipped: number }> {
+  // Close mics: the VAD runs on what is above each mic's floor, joined (see vad-gate.ts).
+  const gated =
+    request.channels.length > 1 && request.vadGate !== false
+      ? request.channels.map((c) => gatedStretches(c, SILERO_FRAME_SAMPLES))
+      : null;
+  const channels = gated
+    ? request.channels.map((c, i) => joinStretches(c, SILERO_FRAME_SAMPLES, gated[i]!))
+    : request.channels;
+  const total = request.channels.reduce((n, c) => n + c.length, 0);
+  const skipped = gated ? 1 - channels.reduce((n, c) => n + c.length, 0) / Math.max(1, total) : 0;
   const cores = navigator.hardwareConcurrency || 1;
   // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
   const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
@@ -106,9 +116,10 @@ async function channelProbabilities(
     for (let i = next++; i < channels.length; i = next++)
       probs[i] = await vad.model.speechProbabilities(channels[i]!, signal);
   };
+  const spread = (): Float32Array[] => (gated ? probs.map((p, i) => spreadProbabilities(p, gated[i]!)) : probs);
   if (lanes === 1) {
     await here();
-    return { probs, lanes };
+    return { probs: spread(), lanes, skipped };
   }
   const workers = Array.from(
     { length: lanes - 1 },
@@ -143,7 +154,7 @@ async function channelProbabilities(
   } finally {
     for (const worker of workers) worker.terminate();
   }
-  return { probs, lanes };
+  return { probs: spread(), lanes, skipped };
 }
 
 let hostSlots: HostModelSlots | undefined;
@@ -205,7 +216,7 @@ async function diarizeChannels(
   const loaded = await loadVad(request);
   const { model, runtime } = loaded;
   const loadMs = performance.now() - t0;
-  const { probs, lanes } = await channelProbabilities(loaded, request, signal);
+  const { probs, lanes, skipped } = await channelProbabilities(loaded, request, signal);
   signal.throwIfAborted();
   const vadMs = performance.now() - t0;
   let detected;
@@ -223,6 +234,7 @@ async function diarizeChannels(
     quietRanges,
     vadProvider: model.executionProvider,
     vadLanes: lanes,
+    vadSkipped: skipped,
     vadLoadMs: loadMs,
     vadMs,
     elapsedMs: performance.now() - t0,

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { speechSegments } from '../../src/analysis/vad.ts';
+import { diarizationErrorRate } from '../../src/analysis/diarize/der.ts';
 import type { SileroVad } from '../../src/models/silero-vad.ts';
 import { assembleConversation, withBleed } from '../../tools/diarization/assemble.ts';
 import { decodeWithFfmpeg } from '../../tools/diarization/audio.ts';
@@ -124,6 +125,18 @@ test(
     expect([one.outcome.vadProvider, one.outcome.vadLanes, three.outcome.vadLanes]).toEqual(['wasm', 1, 3]);
     // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
     expect(three.outcome.result).toEqual(one.outcome.result);
+    // Close mics go through the energy gate: the VAD skips each mic's floor (little here: in these
+    // conversations someone is always heard through the bleed), and the turns barely move.
+    expect(one.outcome.vadSkipped).toBeGreaterThan(0);
+    const ungated = await chromium.diarize(mics, { vadLanes: 3, vadGate: false });
+    if (!ungated.outcome.ok || ungated.outcome.result.kind !== 'speakers' || one.outcome.result.kind !== 'speakers')
+      throw new Error('diarize failed');
+    expect(ungated.outcome.vadSkipped).toBe(0);
+    const between = diarizationErrorRate(ungated.outcome.result.turns, one.outcome.result.turns, { collarMs: 250 });
+    console.log(
+      `[vad] gate: ${(one.outcome.vadSkipped * 100).toFixed(0)} % of frames skipped; turns vs ungated: DER ${(between.der * 100).toFixed(2)} % (0.25 s collar)`,
+    );
+    expect(between.der).toBeLessThan(0.02);
     expect(three.outcome.result.kind === 'speakers' && three.outcome.result.speakers.length).toBe(3);
     // Only the call with lanes started the lane worker (and its onnxruntime build: the plain wasm one).
     expect(three.requests.filter((path) => /vad-lane/.test(path)).length).toBeGreaterThan(0);

@@ -45,7 +45,7 @@ export interface VadBrowser {
    */
   diarize(
     channels: Float32Array[],
-    options?: { vadLanes?: number; abortAfterMs?: number },
+    options?: { vadLanes?: number; vadGate?: boolean; abortAfterMs?: number },
   ): Promise<PageDiarizeRun & { requests: string[] }>;
   close(): Promise<void>;
 }

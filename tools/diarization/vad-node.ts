@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web/wasm';
 import { configureOrtWasm } from '../../src/models/ort-runtime.ts';
 import { PyannoteSegmentation } from '../../src/models/segmentation.ts';
-import { SileroVad, type SileroVadOptions } from '../../src/models/silero-vad.ts';
+import { SILERO_FRAME_SAMPLES, SileroVad, type SileroVadOptions } from '../../src/models/silero-vad.ts';
+import { gatedStretches, joinStretches, spreadProbabilities } from '../../src/analysis/vad-gate.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -24,10 +25,27 @@ export async function createNodeVad(threads = 1, options: SileroVadOptions = {})
   return SileroVad.create(ort, new Uint8Array(readFileSync(SILERO_MODEL_PATH)), options);
 }
 
-/** Speech probabilities of each channel, one after another (what per-mic takes). */
-export async function channelProbabilities(vad: SileroVad, channels: readonly Float32Array[]): Promise<Float32Array[]> {
+/**
+ * Speech probabilities of each channel, one after another (what per-mic takes); with several
+ * channels, behind the energy gate as in the engine (`MULTICAM_VAD_GATE=0` turns it off).
+ */
+export async function channelProbabilities(
+  vad: SileroVad,
+  channels: readonly Float32Array[],
+  gate = channels.length > 1 && process.env['MULTICAM_VAD_GATE'] !== '0',
+): Promise<Float32Array[]> {
   const probs: Float32Array[] = [];
-  for (const c of channels) probs.push(await vad.speechProbabilities(c));
+  for (const c of channels) {
+    if (!gate) {
+      probs.push(await vad.speechProbabilities(c));
+      continue;
+    }
+    // As the analysis worker does for close mics (src/analysis/vad-gate.ts).
+    const gated = gatedStretches(c, SILERO_FRAME_SAMPLES);
+    probs.push(
+      spreadProbabilities(await vad.speechProbabilities(joinStretches(c, SILERO_FRAME_SAMPLES, gated)), gated),
+    );
+  }
   return probs;
 }
 

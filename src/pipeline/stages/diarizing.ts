@@ -51,36 +51,45 @@ function referenceLengthMs(job: JobRecord): number {
   return Math.max(...job.sources.map((s) => (s.offsetMs ?? 0) + (s.durationMs ?? 0) / (1 + (s.driftPpm ?? 0) * 1e-6)));
 }
 
-/** Decodes each diarize source at {@link DIARIZE_SAMPLE_RATE} in the media worker, or says which failed. */
+/** Decodes each diarize source at {@link DIARIZE_SAMPLE_RATE} in the media worker, two at a time, or says which failed. */
 async function decodeDiarizeSources(
   { db, job, workers, signal, onProgress }: StageRun,
   sources: SourceRecord[],
 ): Promise<{ ok: true; decoded: DecodedSource[] } | { ok: false; failure: StageFailure }> {
   const media = workers.media();
   const decoded: DecodedSource[] = [];
-  for (const source of sources) {
-    if (source.fileId === null)
-      return {
-        ok: false,
-        failure: { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true },
-      };
+  // The failure of the first source (in order) that failed: the same answer as one at a time.
+  const failures: Array<StageFailure | undefined> = [];
+  let done = 0;
+  const decodeOne = async (index: number): Promise<void> => {
+    const source = sources[index]!;
+    if (source.fileId === null) {
+      failures[index] = { message: `source ${sourceName(job, source)} has no uploaded file`, permanent: true };
+      return;
+    }
     try {
       const blob = await openFileBlob(db, source.fileId);
       const audio = await media.decodeAudio(blob, { label: source.label, sampleRate: DIARIZE_SAMPLE_RATE, signal });
-      decoded.push({
+      decoded[index] = {
         samples: audio.samples,
         sampleRate: audio.sampleRate,
         offsetMs: source.offsetMs ?? 0,
         driftPpm: source.driftPpm ?? 0,
-      });
+      };
       // Decoding each source is a share of the stage; speaker detection itself is the last share.
-      onProgress(decoded.length / (sources.length + 1));
+      onProgress(++done / (sources.length + 1));
     } catch (error) {
       if (signal.aborted) throw error;
-      return { ok: false, failure: mediaFailure(job, source, error) };
+      failures[index] = mediaFailure(job, source, error);
     }
-  }
-  return { ok: true, decoded };
+  };
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (failures.length === 0 && next < sources.length) await decodeOne(next++);
+  };
+  await Promise.all([lane(), lane()]);
+  const failure = failures.find((f) => f !== undefined);
+  return failure === undefined ? { ok: true, decoded } : { ok: false, failure };
 }
 
 /** Hands the decoded sources (transferred) to the analysis worker; aborts it when `signal` does. */
@@ -157,6 +166,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
       diarizeMs: Math.round(response.elapsedMs - response.vadMs),
       vadProvider: response.vadProvider,
       vadLanes: response.vadLanes,
+      vadSkipped: Math.round(response.vadSkipped * 100) / 100,
       channels: decoded.length,
       ...hostModelMetrics(response.hostModels),
     },

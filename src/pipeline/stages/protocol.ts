@@ -36,6 +36,11 @@ export interface DiarizeRequest {
    * to start). The probabilities are the same whatever the count.
    */
   vadLanes?: number;
+  /**
+   * With several channels (close mics): run the VAD only where a mic is above its own noise
+   * floor (src/analysis/vad-gate.ts). Default true; false runs it on every frame.
+   */
+  vadGate?: boolean;
 }
 
 /** One diarize source's decoded audio, with where it sits on the reference timeline. */
@@ -73,6 +78,8 @@ export interface DiarizeResponse {
   vadMs: number;
   /** How many channels VAD ran at once (1 on WebGPU and for a single channel). */
   vadLanes: number;
+  /** Share of the frames the energy gate spared the VAD (0 without the gate). */
+  vadSkipped: number;
   elapsedMs: number;
   /** What each optional model slot did. */
   hostModels: Record<HostModelSlot, HostModelUse>;

@@ -30,7 +30,7 @@ export interface PageDiarizeRun {
  */
 async function diarize(
   inputUrls: string[],
-  options: { vadLanes?: number; abortAfterMs?: number } = {},
+  options: { vadLanes?: number; vadGate?: boolean; abortAfterMs?: number } = {},
 ): Promise<PageDiarizeRun> {
   const channels = await Promise.all(
     inputUrls.map(async (url) => {
@@ -52,6 +52,7 @@ async function diarize(
       modelUrl: new URL('/models/silero_vad_v6.onnx', location.origin).href,
       ortWasmPath: new URL('/wasm/ort/', location.origin).href,
       ...(options.vadLanes !== undefined ? { vadLanes: options.vadLanes } : {}),
+      ...(options.vadGate !== undefined ? { vadGate: options.vadGate } : {}),
     };
     const t0 = performance.now();
     const call = analysis.diarizeSources(

@@ -1,0 +1,114 @@
+/**
+ * An energy gate in front of the VAD for close mics: frames at the mic's own noise floor hold
+ * no speech and no audible bleed, so the model need not run on them. The gate keeps every
+ * frame louder than the floor plus a margin, widened on both sides (the model sees the quiet
+ * lead-in of each onset and its state settles), joins what it keeps into one shorter signal for
+ * the VAD, and spreads the probabilities back (0 where the gate skipped). On the long sets a
+ * mic sits at its floor 40 % of the time: that share of the VAD's time is saved. A mic whose
+ * floor is loud (constant noise) is not gated.
+ *
+ * Only for per-mic speaker detection: on a single mix a quiet far voice may sit near the floor.
+ *
+ * @module
+ */
+
+/** Options of {@link gatedStretches}. */
+export interface VadGateOptions {
+  /** Frames this much above the floor are kept. Default 6 dB. */
+  marginDb?: number;
+  /** The floor: this quantile of the frames' levels. Default 0.1. */
+  floorQuantile?: number;
+  /** Frames kept on both sides of every loud frame. Default 16 (0.5 s of 32 ms frames). */
+  padFrames?: number;
+  /** Skipped stretches shorter than this are kept (not worth a joint). Default 32 frames. */
+  minSkipFrames?: number;
+  /**
+   * A mic whose floor is louder than this is not gated (constant noise, or no pause at all:
+   * its floor says nothing about speech). Default −45 dBFS.
+   */
+  maxFloorDb?: number;
+}
+
+/** Frame ranges `[start, end)` the VAD runs on, in order, and the frame count of the signal. */
+export interface GatedStretches {
+  frames: number;
+  keep: Array<{ start: number; end: number }>;
+}
+
+/** Level of each `frameSamples` frame in dBFS (a last partial frame counts what it has). */
+function frameLevelsDb(samples: Float32Array, frameSamples: number): Float32Array {
+  const frames = Math.ceil(samples.length / frameSamples);
+  const out = new Float32Array(frames);
+  for (let f = 0; f < frames; f++) {
+    const from = f * frameSamples;
+    const to = Math.min(samples.length, from + frameSamples);
+    let acc = 0;
+    for (let i = from; i < to; i++) acc += samples[i]! * samples[i]!;
+    out[f] = 10 * Math.log10(acc / Math.max(1, to - from) + 1e-12);
+  }
+  return out;
+}
+
+/**
+ * The frames of `samples` the VAD must see: every frame above the noise floor plus
+ * `marginDb`, widened by `padFrames`; quiet gaps shorter than `minSkipFrames` are kept.
+ */
+export function gatedStretches(
+  samples: Float32Array,
+  frameSamples: number,
+  options: VadGateOptions = {},
+): GatedStretches {
+  const levels = frameLevelsDb(samples, frameSamples);
+  const frames = levels.length;
+  if (frames === 0) return { frames, keep: [] };
+  const sorted = Float32Array.from(levels).sort();
+  const floor = sorted[Math.min(frames - 1, Math.floor((options.floorQuantile ?? 0.1) * frames))]!;
+  if (floor > (options.maxFloorDb ?? -45)) return { frames, keep: [{ start: 0, end: frames }] };
+  const gate = floor + (options.marginDb ?? 6);
+  const pad = options.padFrames ?? 16;
+  const minSkip = options.minSkipFrames ?? 32;
+  const loud = new Uint8Array(frames);
+  for (let f = 0; f < frames; f++) {
+    if (levels[f]! <= gate) continue;
+    for (let k = Math.max(0, f - pad); k <= Math.min(frames - 1, f + pad); k++) loud[k] = 1;
+  }
+  const keep: Array<{ start: number; end: number }> = [];
+  let f = 0;
+  while (f < frames) {
+    if (!loud[f]) {
+      f++;
+      continue;
+    }
+    const start = f;
+    while (f < frames && loud[f]) f++;
+    const last = keep.at(-1);
+    if (last && start - last.end < minSkip) last.end = f;
+    else keep.push({ start, end: f });
+  }
+  return { frames, keep };
+}
+
+/** The kept frames' samples joined into one signal (the VAD's input). */
+export function joinStretches(samples: Float32Array, frameSamples: number, gated: GatedStretches): Float32Array {
+  let length = 0;
+  for (const s of gated.keep) length += (s.end - s.start) * frameSamples;
+  const out = new Float32Array(length);
+  let at = 0;
+  for (const s of gated.keep) {
+    const piece = samples.subarray(s.start * frameSamples, Math.min(samples.length, s.end * frameSamples));
+    out.set(piece, at);
+    at += (s.end - s.start) * frameSamples;
+  }
+  return out;
+}
+
+/** Probabilities of the joined signal spread back over every frame; 0 where the gate skipped. */
+export function spreadProbabilities(joined: Float32Array, gated: GatedStretches): Float32Array {
+  const out = new Float32Array(gated.frames);
+  let at = 0;
+  for (const s of gated.keep) {
+    out.set(joined.subarray(at, at + (s.end - s.start)), s.start);
+    at += s.end - s.start;
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+/**
+ * The VAD's energy gate (src/analysis/vad-gate.ts): what it keeps around loud frames, what it
+ * skips at the floor, and that probabilities land back on their own frames.
+ */
+import { describe, expect, test } from 'vitest';
+import { gatedStretches, joinStretches, spreadProbabilities } from '../../../src/analysis/vad-gate.ts';
+import { seededRandom } from '../../../src/analysis/random.ts';
+
+const FRAME = 512;
+
+/** Noise at −60 dBFS for `frames` frames, with loud frames (−20 dBFS) at `loud`. */
+function signal(frames: number, loud: Array<[number, number]>): Float32Array {
+  const r = seededRandom(5);
+  const x = new Float32Array(frames * FRAME);
+  for (let i = 0; i < x.length; i++) x[i] = (r() * 2 - 1) * 1.7e-3;
+  for (const [a, b] of loud) for (let i = a * FRAME; i < b * FRAME; i++) x[i] = (r() * 2 - 1) * 0.17;
+  return x;
+}
+
+describe('the VAD energy gate', () => {
+  test('keeps the loud frames with 16 frames either side, joins close stretches, skips the floor', () => {
+    const x = signal(1000, [
+      [100, 150],
+      [170, 200], // 20 quiet frames from the first: padded, they touch
+      [600, 610],
+    ]);
+    const gated = gatedStretches(x, FRAME);
+    expect(gated.frames).toBe(1000);
+    expect(gated.keep).toEqual([
+      { start: 84, end: 216 },
+      { start: 584, end: 626 },
+    ]);
+    const joined = joinStretches(x, FRAME, gated);
+    expect(joined.length).toBe((132 + 42) * FRAME);
+    // The joined signal is the kept frames, in order.
+    expect(joined.subarray(0, FRAME)).toEqual(x.subarray(84 * FRAME, 85 * FRAME));
+    expect(joined.subarray(132 * FRAME, 133 * FRAME)).toEqual(x.subarray(584 * FRAME, 585 * FRAME));
+  });
+
+  test('probabilities go back to their frames; skipped frames are 0', () => {
+    const x = signal(300, [[50, 60]]);
+    const gated = gatedStretches(x, FRAME);
+    const kept = gated.keep.reduce((n, s) => n + s.end - s.start, 0);
+    const probs = Float32Array.from({ length: kept }, (_, i) => (i + 1) / 1000);
+    const spread = spreadProbabilities(probs, gated);
+    expect(spread.length).toBe(300);
+    expect(spread[33]).toBe(0);
+    expect(spread[34]).toBeCloseTo(1 / 1000, 6);
+    expect(spread[75]).toBeCloseTo(42 / 1000, 6);
+    expect(spread[76]).toBe(0);
+  });
+
+  test('a mic whose floor is loud (never quiet) is not gated; digital silence keeps nothing', () => {
+    const busy = signal(200, [[0, 200]]);
+    expect(gatedStretches(busy, FRAME).keep).toEqual([{ start: 0, end: 200 }]);
+    expect(gatedStretches(new Float32Array(100 * FRAME), FRAME).keep).toEqual([]);
+    expect(gatedStretches(new Float32Array(0), FRAME)).toEqual({ frames: 0, keep: [] });
+  });
+});
