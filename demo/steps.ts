@@ -10,7 +10,7 @@ import type { JobStatus, JobSummary } from '../src/contract/types.ts';
 
 /** The steps of a job, in order: the statuses that belong to each. */
 const STEPS: ReadonlyArray<{ key: string; label: string; statuses: readonly JobStatus[]; optional?: true }> = [
-  { key: 'upload', label: 'Upload the files', statuses: ['created', 'uploading'] },
+  { key: 'upload', label: 'Add the files', statuses: ['created', 'uploading'] },
   { key: 'syncing', label: 'Line up the cameras and mics', statuses: ['syncing'] },
   { key: 'diarizing', label: 'Find who speaks when', statuses: ['diarizing'] },
   { key: 'mapping', label: 'Work out who is on which camera', statuses: ['mapping'] },
@@ -121,7 +121,7 @@ export function plainStatus(summary: JobSummary, mapping: { asked: boolean; prop
   switch (summary.status) {
     case 'created':
     case 'uploading':
-      return 'Uploading your files into this browser’s storage…';
+      return 'Adding your files…';
     case 'syncing':
       return 'Lining up the cameras and mics by their sound…';
     case 'diarizing':

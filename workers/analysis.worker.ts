@@ -22,6 +22,7 @@ import {
 } from '../src/models/ort-runtime.ts';
 import { SILERO_FRAME_SAMPLES, type SileroVad } from '../src/models/silero-vad.ts';
 import { gatedStretches, joinStretches, spreadProbabilities } from '../src/analysis/vad-gate.ts';
+import { resample } from '../src/analysis/signal-resample.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
 import { fetchServed } from '../src/models/served-asset.ts';
@@ -97,14 +98,17 @@ async function channelProbabilities(
     request.channels.length > 1 && request.vadGate !== false
       ? request.channels.map((c) => gatedStretches(c, SILERO_FRAME_SAMPLES))
       : null;
-  const channels = gated
+  const joined = gated
     ? request.channels.map((c, i) => joinStretches(c, SILERO_FRAME_SAMPLES, gated[i]!))
     : request.channels;
+  // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones).
+  const rate = request.vadRate ?? (request.channels.length > 1 ? 8000 : 16000);
+  const channels = rate === 8000 ? joined.map((c) => resample(c, request.sampleRate, 8000)) : joined;
   const total = request.channels.reduce((n, c) => n + c.length, 0);
-  const skipped = gated ? 1 - channels.reduce((n, c) => n + c.length, 0) / Math.max(1, total) : 0;
+  const skipped = gated ? 1 - joined.reduce((n, c) => n + c.length, 0) / Math.max(1, total) : 0;
   const cores = navigator.hardwareConcurrency || 1;
   // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
-  const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
+  const long = joined.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
   const wanted = request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
   const lanes =
     vad.model.executionProvider === 'wasm' && wanted >= 1
@@ -114,7 +118,7 @@ async function channelProbabilities(
   let next = 0;
   const here = async (): Promise<void> => {
     for (let i = next++; i < channels.length; i = next++)
-      probs[i] = await vad.model.speechProbabilities(channels[i]!, signal);
+      probs[i] = await vad.model.speechProbabilities(channels[i]!, signal, rate);
   };
   const spread = (): Float32Array[] => (gated ? probs.map((p, i) => spreadProbabilities(p, gated[i]!)) : probs);
   if (lanes === 1) {
@@ -144,6 +148,7 @@ async function channelProbabilities(
       const back = await remote.probabilities(
         model,
         whole ? transfer(channel, [channel.buffer as ArrayBuffer]) : channel,
+        rate,
       );
       channels[i] = back.channel;
       probs[i] = back.probs;

@@ -14,9 +14,9 @@ import { startSilero } from '../src/models/silero-loader.ts';
 let vad: Promise<SileroVad> | undefined;
 
 const api: VadLaneApi = {
-  async probabilities(model, channel) {
+  async probabilities(model, channel, rate) {
     vad ??= startSilero('wasm', model.bytes, model.ortWasmPath).then((started) => started.model);
-    const probs = await (await vad).speechProbabilities(channel);
+    const probs = await (await vad).speechProbabilities(channel, undefined, rate);
     return transfer({ channel, probs }, [channel.buffer as ArrayBuffer, probs.buffer as ArrayBuffer]);
   },
 };

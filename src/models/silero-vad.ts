@@ -9,8 +9,10 @@ import type { ExecutionProviderName, OrtModule } from './ort-runtime.ts';
 
 /** Samples per VAD frame at 16 kHz (32 ms). */
 export const SILERO_FRAME_SAMPLES = 512;
-/** Tail of the previous frame the model sees before each frame (as silero-vad's OnnxWrapper). */
+/** Tail of the previous frame the model sees before each frame (as silero-vad's OnnxWrapper), at 16 kHz. */
 const CONTEXT_SAMPLES = 64;
+/** The rates Silero takes: 16 kHz, or 8 kHz (frames of 256 samples, about half the work per frame). */
+export type SileroRate = 16000 | 8000;
 const STATE_SIZE = 2 * 128;
 
 /** Options of {@link SileroVad.create}. */
@@ -58,19 +60,22 @@ export class SileroVad {
   }
 
   /**
-   * Speech probability per 512-sample frame of mono 16 kHz `samples` (a last partial frame
-   * is zero-padded). Deterministic for a given signal and lane count.
+   * Speech probability per 32 ms frame of mono `samples` at `rate` (512 samples at 16 kHz,
+   * 256 at 8 kHz; a last partial frame is zero-padded). Deterministic for a given signal and
+   * lane count.
    */
-  async speechProbabilities(samples: Float32Array, signal?: AbortSignal): Promise<Float32Array> {
-    const frames = Math.ceil(samples.length / SILERO_FRAME_SAMPLES);
+  async speechProbabilities(samples: Float32Array, signal?: AbortSignal, rate: SileroRate = 16000): Promise<Float32Array> {
+    const frameSamples = rate === 8000 ? SILERO_FRAME_SAMPLES / 2 : SILERO_FRAME_SAMPLES;
+    const contextSamples = rate === 8000 ? CONTEXT_SAMPLES / 2 : CONTEXT_SAMPLES;
+    const frames = Math.ceil(samples.length / frameSamples);
     const out = new Float32Array(frames);
     if (frames === 0) return out;
     // Short signals: one lane, so the result is exactly the streaming result.
     const lanes = Math.max(1, Math.min(this.lanes, Math.floor(frames / (4 * this.warmupFrames + 1))));
     const perLane = Math.ceil(frames / lanes);
     const steps = perLane + (lanes > 1 ? this.warmupFrames : 0);
-    const width = CONTEXT_SAMPLES + SILERO_FRAME_SAMPLES;
-    const sr = new this.ort.Tensor('int64', BigInt64Array.from([16000n]), []);
+    const width = contextSamples + frameSamples;
+    const sr = new this.ort.Tensor('int64', BigInt64Array.from([BigInt(rate)]), []);
     let state: Ort.Tensor = new this.ort.Tensor('float32', new Float32Array(STATE_SIZE * lanes), [2, lanes, 128]);
     const input = new Float32Array(lanes * width);
     try {
@@ -83,7 +88,7 @@ export class SileroVad {
           const row = input.subarray(b * width, (b + 1) * width);
           row.fill(0);
           if (frame < 0) continue;
-          const from = frame * SILERO_FRAME_SAMPLES - CONTEXT_SAMPLES;
+          const from = frame * frameSamples - contextSamples;
           for (let i = 0; i < width; i++) {
             const k = from + i;
             if (k >= 0 && k < samples.length) row[i] = samples[k]!;

@@ -159,7 +159,7 @@ test(
     // In plain words, every step done with its time, and the edit plays on the page.
     expect(await page.textContent('#job-plain')).toContain('Done');
     expect(await rows('#steps li.done .name')).toEqual([
-      'Upload the files',
+      'Add the files',
       'Line up the cameras and mics',
       'Find who speaks when',
       'Work out who is on which camera',

@@ -10,8 +10,14 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web/wasm';
 import { configureOrtWasm } from '../../src/models/ort-runtime.ts';
 import { PyannoteSegmentation } from '../../src/models/segmentation.ts';
-import { SILERO_FRAME_SAMPLES, SileroVad, type SileroVadOptions } from '../../src/models/silero-vad.ts';
+import {
+  SILERO_FRAME_SAMPLES,
+  SileroVad,
+  type SileroRate,
+  type SileroVadOptions,
+} from '../../src/models/silero-vad.ts';
 import { gatedStretches, joinStretches, spreadProbabilities } from '../../src/analysis/vad-gate.ts';
+import { resample } from '../../src/analysis/signal-resample.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -34,17 +40,19 @@ export async function channelProbabilities(
   channels: readonly Float32Array[],
   gate = channels.length > 1 && process.env['MULTICAM_VAD_GATE'] !== '0',
 ): Promise<Float32Array[]> {
+  // As the analysis worker: close mics at 8 kHz (`MULTICAM_VAD_RATE=16000` keeps 16 kHz).
+  const rate: SileroRate = channels.length > 1 && process.env['MULTICAM_VAD_RATE'] !== '16000' ? 8000 : 16000;
+  const run = (x: Float32Array): Promise<Float32Array> =>
+    rate === 8000 ? vad.speechProbabilities(resample(x, 16000, 8000), undefined, 8000) : vad.speechProbabilities(x);
   const probs: Float32Array[] = [];
   for (const c of channels) {
     if (!gate) {
-      probs.push(await vad.speechProbabilities(c));
+      probs.push(await run(c));
       continue;
     }
-    // As the analysis worker does for close mics (src/analysis/vad-gate.ts).
+    // Behind the energy gate, as the analysis worker does for close mics (src/analysis/vad-gate.ts).
     const gated = gatedStretches(c, SILERO_FRAME_SAMPLES);
-    probs.push(
-      spreadProbabilities(await vad.speechProbabilities(joinStretches(c, SILERO_FRAME_SAMPLES, gated)), gated),
-    );
+    probs.push(spreadProbabilities(await run(joinStretches(c, SILERO_FRAME_SAMPLES, gated)), gated));
   }
   return probs;
 }

@@ -8,6 +8,7 @@
  */
 import type { SourceAlignment, SyncFailure, SyncSignal } from '../../analysis/sync.ts';
 import type { TailPair } from '../../analysis/sync-tails.ts';
+import type { SileroRate } from '../../models/silero-vad.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import type { TimeRange } from '../../contract/types.ts';
 import type { HostModelFailure, HostModelSlot, HostModelUse } from '../../models/host-models.ts';
@@ -41,6 +42,12 @@ export interface DiarizeRequest {
    * floor (src/analysis/vad-gate.ts). Default true; false runs it on every frame.
    */
   vadGate?: boolean;
+  /**
+   * The rate the VAD runs at: 8000 takes about half the time per frame. Default 8000 with
+   * several channels (close mics: the levels decide who speaks, the VAD only whether someone
+   * does), 16000 for a single mix.
+   */
+  vadRate?: SileroRate;
 }
 
 /** One diarize source's decoded audio, with where it sits on the reference timeline. */
@@ -116,11 +123,12 @@ export interface AnalysisWorkerApi {
 /** A VAD lane's API (workers/vad-lane.worker.ts), used by the analysis worker. */
 export interface VadLaneApi {
   /**
-   * Silero's speech probabilities of `channel` (16 kHz) on wasm, the model loaded on the first
+   * Silero's speech probabilities of `channel` (at `rate`, default 16 kHz) on wasm, the model loaded on the first
    * call. The channel is transferred in and back, with the probabilities.
    */
   probabilities(
     model: { bytes: Uint8Array; ortWasmPath: string },
     channel: Float32Array,
+    rate?: SileroRate,
   ): Promise<{ channel: Float32Array; probs: Float32Array }>;
 }
