@@ -98,17 +98,28 @@ async function channelProbabilities(
     request.channels.length > 1 && request.vadGate !== false
       ? request.channels.map((c) => gatedStretches(c, SILERO_FRAME_SAMPLES))
       : null;
-  const joined = gated
-    ? request.channels.map((c, i) => joinStretches(c, SILERO_FRAME_SAMPLES, gated[i]!))
-    : request.channels;
-  // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones).
+  // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones). One channel at
+  // a time, so a joined 16 kHz copy is dropped before the next is made.
   const rate = request.vadRate ?? (request.channels.length > 1 ? 8000 : 16000);
-  const channels = rate === 8000 ? joined.map((c) => resample(c, request.sampleRate, 8000)) : joined;
+  let vadSeconds = 0;
+  // The request's own channels when the VAD reads them as they are: a lane transfers a channel
+  // away and back, and puts it back into this array.
+  const channels =
+    gated || rate !== request.sampleRate
+      ? request.channels.map((c, i) => {
+          const joined = gated ? joinStretches(c, SILERO_FRAME_SAMPLES, gated[i]!) : c;
+          vadSeconds = Math.max(vadSeconds, joined.length / request.sampleRate);
+          return rate === 8000 ? resample(joined, request.sampleRate, 8000) : joined;
+        })
+      : request.channels;
+  if (channels === request.channels)
+    vadSeconds = Math.max(0, ...channels.map((c) => c.length / request.sampleRate));
   const total = request.channels.reduce((n, c) => n + c.length, 0);
-  const skipped = gated ? 1 - joined.reduce((n, c) => n + c.length, 0) / Math.max(1, total) : 0;
+  const kept = gated ? gated.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0) : 0;
+  const skipped = gated ? 1 - (kept * SILERO_FRAME_SAMPLES) / Math.max(1, total) : 0;
   const cores = navigator.hardwareConcurrency || 1;
   // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
-  const long = joined.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
+  const long = vadSeconds >= LANE_MIN_SECONDS;
   const wanted = request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
   const lanes =
     vad.model.executionProvider === 'wasm' && wanted >= 1
@@ -265,9 +276,12 @@ const api: AnalysisWorkerApi = {
     return tracked(requestId, async (signal): Promise<DiarizeSourcesOutcome> => {
       const t0 = performance.now();
       const { sources, lengthMs, ...rest } = request;
-      const channels = sources.map((s) =>
-        toReferenceTimeline(s.samples, s.sampleRate, s.offsetMs, s.driftPpm, lengthMs),
-      );
+      // Each source's own samples are let go once it is on the reference timeline.
+      const channels = sources.map((s, i) => {
+        const channel = toReferenceTimeline(s.samples, s.sampleRate, s.offsetMs, s.driftPpm, lengthMs);
+        sources[i] = { ...s, samples: new Float32Array(0) };
+        return channel;
+      });
       const mix = channels.length > 1 ? mixDown(channels) : channels[0]!; // every channel is lengthMs long
       const audio = monoWavBlob(mix, request.sampleRate);
       const prepareMs = performance.now() - t0;

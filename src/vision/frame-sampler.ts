@@ -6,8 +6,8 @@
  * starts at the last keyframe at or before the span's start and decodes `framesPerRun`
  * consecutive frames from there (a run). Runs are GOP-aligned, so no frame is decoded only to
  * be thrown away; a 3-hour 30 fps camera sampled with runs of 15 frames every 6 s decodes
- * 1 800 runs × 15 = 27 000 frames instead of 324 000 (1/12), unless `maxRuns` (default 240)
- * spreads them further (every 15 s over an hour, 45 s over 3 hours: 3 600 frames). With `everyS: 0` every frame is
+ * 1 800 runs × 15 = 27 000 frames instead of 324 000 (1/12), unless `maxRuns` (default 160)
+ * spreads them further (every 23 s over an hour, 68 s over 3 hours: 2 400 frames). With `everyS: 0` every frame is
  * decoded (short clips).
  *
  * Frames are reduced to 160×90 (by default) luma. When the decoder hands out planar YUV
@@ -42,8 +42,8 @@ export interface FrameSamplingOptions {
   framesPerRun?: number;
   /**
    * At most this many runs: long files are sampled more sparsely (the spacing grows to
-   * duration / maxRuns). Default 240, i.e. every 15 s over an hour; the fixtures needed about
-   * 30 runs to be sure (README, "Camera map"), and 240 are eight times that. (600 sampled an
+   * duration / maxRuns). Default 160, i.e. every 23 s over an hour; the fixtures needed about
+   * 30 runs to be sure (README, "Camera map"), and 160 are five times that. (600 sampled an
    * hour's four cameras for over two minutes of both cores: most of the camera map's cost.)
    */
   maxRuns?: number;
@@ -100,7 +100,7 @@ export async function sampleLumaFrames(source: VideoInput, options: FrameSamplin
     const sink = new VideoSampleSink(track);
     const reducer = new LumaReducer(width, height);
     const frames: LumaFrame[] = [];
-    const spacing = everyS > 0 ? Math.max(everyS, (end - first) / (options.maxRuns ?? 240)) : 0;
+    const spacing = everyS > 0 ? Math.max(everyS, (end - first) / (options.maxRuns ?? 160)) : 0;
     const starts = spacing > 0 ? await runStarts(track, first, end, spacing) : [first];
     let runs = 0;
     for (const start of starts) {

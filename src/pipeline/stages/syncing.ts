@@ -7,7 +7,9 @@
  * Long recordings are not decoded whole: when every source is longer than
  * {@link SPARSE_MIN_MS}, the first {@link SYNC_HEAD_MS} of each give the offsets and one
  * {@link SYNC_TAIL_MS} stretch near the end of each source's overlap with the reference gives
- * the drift (src/analysis/sync-tails.ts): ten minutes decoded per source instead of an hour.
+ * the drift (src/analysis/sync-tails.ts): eight minutes decoded per source instead of an hour.
+ * Sources that started more than a few minutes apart do not align from their heads: then the
+ * whole recordings are decoded.
  * When the heads or a tail do not align (sources that start far apart, a silent stretch), the
  * stage decodes everything and aligns the whole recordings, as for short ones.
  *
@@ -26,7 +28,7 @@ import { mediaFailure, sourceName, withLabels, type StageRun, type StageRunner }
 /** The rate sources are decoded at for sync (alignSources correlates at 8 kHz). */
 export const SYNC_SAMPLE_RATE = 8000;
 /** How much of each long source's start is decoded for the offsets. */
-export const SYNC_HEAD_MS = 8 * 60_000;
+export const SYNC_HEAD_MS = 6 * 60_000;
 /** How long a stretch near the end is decoded for the drift. */
 export const SYNC_TAIL_MS = 2 * 60_000;
 /** Sources at least this long (all of them) are synced from heads and tails. */
