@@ -4,7 +4,10 @@
  * file inputs to a downloaded render, beside native ffmpeg doing the comparable work in the
  * same run.
  *
- *   npx tsx bench/long/run.ts [--minutes 10,60] [--loop 127] [--no-native-render] [--analysis-only]
+ *   npx tsx bench/long/run.ts [--minutes 10,60] [--loop 127] [--bitrate 8M] [--no-native-render] [--analysis-only] [--copy]
+ *
+ * The files are used in place (the CLI's default); `--copy` uploads them into the browser's
+ * storage instead, as a client of the contract that PUTs.
  *
  * Prints, per set: each stage's time and × real time, the peak PSS of the browser's processes,
  * the storage the browser's profile used, and checks against the truth (offsets, DER outside
@@ -155,10 +158,12 @@ async function runSet(
   loopSec: number,
   nativeRenderToo: boolean,
   analysisOnly: boolean,
+  copy: boolean,
+  videoBitrate: string,
 ): Promise<void> {
   const log = (line: string): void => console.log(`  ${line}`);
   console.log(`\n=== ${minutes}-minute set`);
-  const { dir, truth } = await ensureLongSet({ minutes, loopSec }, FIXTURE_CACHE, log);
+  const { dir, truth } = await ensureLongSet({ minutes, loopSec, videoBitrate }, FIXTURE_CACHE, log);
   const realSec = truth.durationMs / 1000;
   const inputBytes = truth.sources.reduce((a, s) => a + s.bytes, 0);
   const videos = truth.sources.filter((s) => s.kind === 'video').map((s) => join(dir, s.file));
@@ -169,7 +174,15 @@ async function runSet(
 
   mkdirSync(OUT, { recursive: true });
   const output = join(OUT, `edit-${minutes}.mp4`);
-  const args = parseEditArgs([...videos, ...mics.flatMap((m) => ['--audio', m]), '-o', output, '--timeout', '14400']);
+  const args = parseEditArgs([
+    ...videos,
+    ...mics.flatMap((m) => ['--audio', m]),
+    ...(copy ? ['--copy'] : []),
+    '-o',
+    output,
+    '--timeout',
+    '14400',
+  ]);
   const lines: string[] = [];
   let profile = '';
   let peakPss = 0;
@@ -248,11 +261,15 @@ async function runSet(
   const row = (stage: string, sec: number, native = ''): string =>
     `| ${stage} | ${fmt(sec, 0)} s | ${fmt(realSec / sec, 1)}× | ${native} |`;
   console.log(
-    `\n${fmt(truth.minutes, 0)}-minute set: ${videos.length} × 1080p30 H.264 8 Mb/s + AAC, ${mics.length} × 48 kHz WAV, ${(inputBytes / 1e9).toFixed(1)} GB`,
+    `\n${fmt(truth.minutes, 0)}-minute set: ${videos.length} × 1080p30 H.264 ${videoBitrate.replace(/M$/, ' Mb/s')} + AAC, ${mics.length} × 48 kHz WAV, ${(inputBytes / 1e9).toFixed(1)} GB`,
   );
   console.log('| stage | time | × real time | native ffmpeg, same run |');
   console.log('|---|---|---|---|');
-  console.log(row('ingest (file inputs → storage)', spans.ingest, `${fmt(inputBytes / 1e6 / spans.ingest, 0)} MB/s`));
+  console.log(
+    copy
+      ? row('ingest (file inputs → storage)', spans.ingest, `${fmt(inputBytes / 1e6 / spans.ingest, 0)} MB/s`)
+      : row('ingest (files used in place: nothing copied)', spans.ingest),
+  );
   console.log(
     row('syncing', spans.syncing, `audio of every source decoded: ${fmt(audioSec, 0)} s (${fmt(realSec / audioSec)}×)`),
   );
@@ -290,7 +307,18 @@ const { values } = parseArgs({
     'no-native-render': { type: 'boolean' },
     /** `--analysis-only`: stop when the job is ready (no render, no download). */
     'analysis-only': { type: 'boolean' },
+    /** `--copy`: upload the files into the browser's storage instead of using them in place. */
+    copy: { type: 'boolean' },
+    /** `--bitrate 4M`: the cameras' bitrate (default 8M; a lower one makes a smaller set). */
+    bitrate: { type: 'string', default: '8M' },
   },
 });
 for (const m of values.minutes.split(',').map(Number))
-  await runSet(m, Number(values.loop), values['no-native-render'] !== true, values['analysis-only'] === true);
+  await runSet(
+    m,
+    Number(values.loop),
+    values['no-native-render'] !== true,
+    values['analysis-only'] === true,
+    values.copy === true,
+    values.bitrate,
+  );
