@@ -106,6 +106,12 @@ export interface RenderResult {
   audioEncoder: 'ffmpeg.wasm' | 'webcodecs' | null;
   /** Why an MP4 carries Opus rather than AAC (no AAC encoder here and no ffmpeg core), else null. */
   audioNote: string | null;
+  /**
+   * Where the mix waited for the ffmpeg.wasm AAC encoder: `disk` (the origin's private file
+   * system: memory flat in the length), `memory` (a Blob, where that is not available); null
+   * on the other audio paths (encoded along the way).
+   */
+  audioMix: 'disk' | 'memory' | null;
   frames: number;
   durationMs: number;
   /** The kept timeline (cut coverage minus removed ranges), ms. */

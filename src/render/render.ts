@@ -36,7 +36,7 @@ import type { ClockMapping } from '../analysis/sync.ts';
 import { toSourceTime } from '../analysis/sync.ts';
 import { encodeAacWithFfmpeg } from './aac-ffmpeg.ts';
 import { planAudio, type AudioPlan } from './audio-plan.ts';
-import { WavBlobWriter } from './wav.ts';
+import { openOpfsWavWriter, WavBlobWriter } from './wav.ts';
 import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
 import { FfmpegH264Encoder } from './x264-ffmpeg.ts';
 import { frameReferenceTime, planRender, RenderPlanError, type RenderPlan } from './plan.ts';
@@ -150,6 +150,7 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       videoCodecString: writer.codecString(),
       audioCodec: audioPlan?.codec ?? null,
       audioEncoder: audio.encoder,
+      audioMix: audio.mix,
       audioNote: audioPlan?.note ?? null,
       frames: framesDone,
       durationMs: plan.durationMs,
@@ -552,13 +553,14 @@ function webCodecsVideoWriter(
 /** The audio track of the output: who encodes it, and packets fed up to a given output time. */
 interface AudioWriter {
   encoder: RenderResult['audioEncoder'];
+  mix: RenderResult['audioMix'];
   /** Adds the audio up to `untilSec` of output time. */
   pump(untilSec: number): Promise<void>;
   close(): void;
 }
 
 /** No audio source: no audio track. */
-const NO_AUDIO: AudioWriter = { encoder: null, pump: async () => undefined, close: () => undefined };
+const NO_AUDIO: AudioWriter = { encoder: null, mix: null, pump: async () => undefined, close: () => undefined };
 
 /**
  * The AAC audio track, prepared before the video (one ffmpeg.wasm run over the whole mix,
@@ -573,13 +575,20 @@ async function aacAudioWriter(
   steps: RenderSteps,
 ): Promise<AudioWriter> {
   const { signal, report, checkAbort, disposers } = steps;
-  const wav = new WavBlobWriter(OUTPUT_SAMPLE_RATE, mixer.channels);
+  // The mix goes to the private file system where there is one (memory flat in the length).
+  const onDisk = await openOpfsWavWriter(OUTPUT_SAMPLE_RATE, mixer.channels);
+  const inMemory = onDisk ? null : new WavBlobWriter(OUTPUT_SAMPLE_RATE, mixer.channels);
+  if (onDisk) disposers.push(() => onDisk.dispose());
   while (!mixer.done) {
     checkAbort();
-    wav.append(await mixer.next(AUDIO_CHUNK * 10));
+    const planes = await mixer.next(AUDIO_CHUNK * 10);
+    if (onDisk) onDisk.append(planes);
+    else inMemory!.append(planes);
     report({ fraction: 0.15 * (mixer.position / Math.max(1, mixer.totalSamples)), stage: 'audio', frames: 0 });
   }
-  const adts = await encodeAacWithFfmpeg(wav.finish(), audioBitrate, signal, input.ffmpeg!);
+  const wav = onDisk ? await onDisk.finish() : inMemory!.finish();
+  const adts = await encodeAacWithFfmpeg(wav, audioBitrate, signal, input.ffmpeg!);
+  await onDisk?.dispose();
   checkAbort();
   report({ fraction: 0.2, stage: 'audio', frames: 0 });
   const aacInput = new Input({ source: new BufferSource(adts), formats: ALL_FORMATS });
@@ -621,7 +630,7 @@ async function aacAudioWriter(
       pending = null;
     }
   };
-  return { encoder: 'ffmpeg.wasm', pump, close: () => aacSource.close() };
+  return { encoder: 'ffmpeg.wasm', mix: onDisk ? 'disk' : 'memory', pump, close: () => aacSource.close() };
 }
 
 /** The Opus (or, where the browser has the encoder, AAC) audio track, encoded by WebCodecs along the way. */
@@ -654,7 +663,7 @@ function webCodecsAudioWriter(
       }
     }
   };
-  return { encoder: 'webcodecs', pump, close: () => source.close() };
+  return { encoder: 'webcodecs', mix: null, pump, close: () => source.close() };
 }
 
 /**

@@ -218,14 +218,19 @@ test(
   patient(600_000),
 );
 
+/** The camera files of the tiny fixture (too short for the service to judge who is on which). */
+async function tinyCameras(): Promise<string[]> {
+  const tiny = await ensureFixture('tiny');
+  return readdirSync(tiny.dir)
+    .filter((f) => /^cam\d+\.mp4$/.test(f))
+    .sort()
+    .map((f) => join(tiny.dir, f));
+}
+
 test(
   'a clip too short to judge: the page asks a person to say who is on which camera, and renders nothing',
   async () => {
-    const tiny = await ensureFixture('tiny');
-    const cams = readdirSync(tiny.dir)
-      .filter((f) => /^cam\d+\.mp4$/.test(f))
-      .sort()
-      .map((f) => join(tiny.dir, f));
+    const cams = await tinyCameras();
     await page.goto(`${server.origin}/`);
     await page.waitForSelector('body[data-ready="1"]');
     await page.setInputFiles('#video-files', cams);
@@ -293,11 +298,7 @@ const demoJob = (): Promise<GetJobResponse> =>
 test(
   'picked files are used in place: nothing copied, the editor reads them; after a reload they are asked for again, unless picked with the file picker',
   async () => {
-    const tiny = await ensureFixture('tiny');
-    const cams = readdirSync(tiny.dir)
-      .filter((f) => /^cam\d+\.mp4$/.test(f))
-      .sort()
-      .map((f) => join(tiny.dir, f));
+    const cams = await tinyCameras();
     const onDisk = readFileSync(cams[0]!);
     const diskHead = [...onDisk.subarray(0, 16)].join(',');
     await page.goto(`${server.origin}/`);

@@ -143,6 +143,8 @@ describe('render of the tiny fixture', () => {
     expect(r.container).toBe('mp4');
     expect(r.videoCodec).toBe('avc');
     expect(r.audioCodec).toBe('aac');
+    // The mix waited for the AAC encoder on disk (the private file system), not in memory.
+    expect(r.audioMix).toBe('disk');
     expect(summary.sinkClosed).toBe(true);
     expect(summary.sinkAborted).toBeNull();
     expect(Math.abs(r.durationMs - r.keptMs)).toBeLessThanOrEqual(frameMs);

@@ -117,3 +117,19 @@ export function withLabels(job: JobRecord, message: string): string {
   for (const source of job.sources) out = out.split(`source ${source.id}`).join(`source ${sourceName(job, source)}`);
   return out;
 }
+
+/**
+ * Runs `work(0)`, `work(1)`, … `work(count − 1)` two at a time (the media worker's demuxing and
+ * the browser's decoder threads keep both cores busy); no new one starts once `stop()` says so.
+ */
+export async function twoAtATime(
+  count: number,
+  work: (index: number) => Promise<void>,
+  stop: () => boolean,
+): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (!stop() && next < count) await work(next++);
+  };
+  await Promise.all([lane(), lane()]);
+}

@@ -12,7 +12,7 @@ import { transfer } from 'comlink';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { StageFailure } from '../reporter.ts';
-import { mediaFailure, sourceName, type StageRun, type StageRunner } from './context.ts';
+import { mediaFailure, sourceName, twoAtATime, type StageRun, type StageRunner } from './context.ts';
 import type { DecodedSource, DiarizeSourcesOutcome, HostModelSlot, HostModelUse } from './protocol.ts';
 
 /** The rate VAD and speaker detection run at. */
@@ -83,11 +83,7 @@ async function decodeDiarizeSources(
       failures[index] = mediaFailure(job, source, error);
     }
   };
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (failures.length === 0 && next < sources.length) await decodeOne(next++);
-  };
-  await Promise.all([lane(), lane()]);
+  await twoAtATime(sources.length, decodeOne, () => failures.length > 0);
   const failure = failures.find((f) => f !== undefined);
   return failure === undefined ? { ok: true, decoded } : { ok: false, failure };
 }

@@ -114,6 +114,7 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
         frames: result.frames,
         renderMs: Math.round(result.elapsedMs),
         audio: `${result.audioCodec ?? 'none'} (${result.audioEncoder ?? '-'})`,
+        ...(result.audioMix ? { audioMix: result.audioMix } : {}),
       },
     };
   } catch (error) {

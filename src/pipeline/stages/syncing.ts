@@ -23,7 +23,7 @@ import type { SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { StageFailure, SyncingOutput } from '../reporter.ts';
 import type { AlignResult } from './protocol.ts';
-import { mediaFailure, sourceName, withLabels, type StageRun, type StageRunner } from './context.ts';
+import { mediaFailure, sourceName, twoAtATime, withLabels, type StageRun, type StageRunner } from './context.ts';
 
 /** The rate sources are decoded at for sync (alignSources correlates at 8 kHz). */
 export const SYNC_SAMPLE_RATE = 8000;
@@ -69,11 +69,7 @@ async function decodeItems(run: StageRun, items: readonly DecodeItem[], onDone: 
     }
     onDone();
   };
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (failures.length === 0 && next < items.length) await decodeOne(next++);
-  };
-  await Promise.all([lane(), lane()]);
+  await twoAtATime(items.length, decodeOne, () => failures.length > 0);
   const failure = failures.find((f) => f !== undefined);
   return failure === undefined ? { ok: true, samples } : { ok: false, failure };
 }
