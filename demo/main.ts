@@ -260,7 +260,7 @@ try {
   const session = await openDemoSession();
   const client = new MulticamClient({ baseUrl: session.instance.baseUrl, apiKey: session.apiKey });
   status.textContent =
-    'Ready. Everything runs in this browser: your files are stored here and never uploaded anywhere.';
+    'Ready. Everything runs in this browser: your files never leave this computer (used where they are, or stored in this browser).';
   $('dev-session').textContent =
     `The service worker answers ${session.instance.baseUrl} (account ${session.accountId}).`;
   const db = await openDatabase();
@@ -321,7 +321,9 @@ try {
         chosen,
         opts,
         (sent, total, label) => {
-          up.textContent = `${inPlace ? 'Ready' : 'Uploaded'} ${formatBytes(sent)} of ${formatBytes(total)} (${label})`;
+          up.textContent = inPlace
+            ? `Using ${formatBytes(sent)} of ${formatBytes(total)} where it is, nothing copied (${label})`
+            : `Uploaded ${formatBytes(sent)} of ${formatBytes(total)} (${label})`;
           steps?.upload(sent, total);
         },
         (jobId, sourceId, picked) => session.instance.service.attachLocalFile(jobId, sourceId, picked),

@@ -307,7 +307,7 @@ test(
     expect(await page.isChecked('#opt-in-place')).toBe(true);
     await page.click('#start');
     await waitForStatus('mapping', 240_000);
-    expect(await page.textContent('#upload-progress')).toMatch(/^Ready /);
+    expect(await page.textContent('#upload-progress')).toMatch(/^Using .* where it is, nothing copied/);
     const { job, sourceUrls } = await demoJob();
     expect(job.sources.every((s) => s.local === true)).toBe(true);
     // Nothing of the files is in storage: their records name them and hold no chunk.
