@@ -112,8 +112,7 @@ async function channelProbabilities(
           return rate === 8000 ? resample(joined, request.sampleRate, 8000) : joined;
         })
       : request.channels;
-  if (channels === request.channels)
-    vadSeconds = Math.max(0, ...channels.map((c) => c.length / request.sampleRate));
+  if (channels === request.channels) vadSeconds = Math.max(0, ...channels.map((c) => c.length / request.sampleRate));
   const total = request.channels.reduce((n, c) => n + c.length, 0);
   const kept = gated ? gated.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0) : 0;
   const skipped = gated ? 1 - (kept * SILERO_FRAME_SAMPLES) / Math.max(1, total) : 0;
