@@ -4,8 +4,8 @@
  * sources are decoded at a time (the worker's demuxing and the browser's decoder threads keep
  * both cores busy), at the sync analysis rate.
  *
- * Long recordings are not decoded whole: when every source is longer than
- * {@link SPARSE_MIN_MS}, the first {@link SYNC_HEAD_MS} of each give the offsets and one
+ * Long recordings are not decoded whole: when every source is at least {@link SPARSE_MIN_MS}
+ * (20 minutes) long, the first {@link SYNC_HEAD_MS} of each give the offsets and one
  * {@link SYNC_TAIL_MS} stretch near the end of each source's overlap with the reference gives
  * the drift (src/analysis/sync-tails.ts): eight minutes decoded per source instead of an hour.
  * Sources that started more than a few minutes apart do not align from their heads: then the
@@ -31,8 +31,12 @@ export const SYNC_SAMPLE_RATE = 8000;
 export const SYNC_HEAD_MS = 6 * 60_000;
 /** How long a stretch near the end is decoded for the drift. */
 export const SYNC_TAIL_MS = 2 * 60_000;
-/** Sources at least this long (all of them) are synced from heads and tails. */
-export const SPARSE_MIN_MS = SYNC_HEAD_MS + SYNC_TAIL_MS + 2 * 60_000;
+/**
+ * Sources at least this long (all of them) are synced from heads and tails. Below it there is
+ * little to save: heads and tails decode about 66 minutes of audio for seven sources (each
+ * head, and each tail beside the reference's), the whole of seven 10-minute sources is 70.
+ */
+export const SPARSE_MIN_MS = 20 * 60_000;
 
 /** One decode: a source, whole or a stretch of it. */
 interface DecodeItem {
