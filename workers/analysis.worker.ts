@@ -101,24 +101,21 @@ async function channelProbabilities(
   // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones). One channel at
   // a time, so a joined 16 kHz copy is dropped before the next is made.
   const rate = request.vadRate ?? (request.channels.length > 1 ? 8000 : 16000);
-  let vadSeconds = 0;
   // The request's own channels when the VAD reads them as they are: a lane transfers a channel
   // away and back, and puts it back into this array.
   const channels =
     gated || rate !== request.sampleRate
       ? request.channels.map((c, i) => {
           const joined = gated ? joinStretches(c, SILERO_FRAME_SAMPLES, gated[i]!) : c;
-          vadSeconds = Math.max(vadSeconds, joined.length / request.sampleRate);
           return rate === 8000 ? resample(joined, request.sampleRate, 8000) : joined;
         })
       : request.channels;
-  if (channels === request.channels) vadSeconds = Math.max(0, ...channels.map((c) => c.length / request.sampleRate));
   const total = request.channels.reduce((n, c) => n + c.length, 0);
   const kept = gated ? gated.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0) : 0;
   const skipped = gated ? 1 - (kept * SILERO_FRAME_SAMPLES) / Math.max(1, total) : 0;
   const cores = navigator.hardwareConcurrency || 1;
   // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
-  const long = vadSeconds >= LANE_MIN_SECONDS;
+  const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * rate); // every channel is at `rate` now
   const wanted = request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
   const lanes =
     vad.model.executionProvider === 'wasm' && wanted >= 1

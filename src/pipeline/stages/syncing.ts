@@ -8,16 +8,14 @@
  * (20 minutes) long, the first {@link SYNC_HEAD_MS} of each give the offsets and one
  * {@link SYNC_TAIL_MS} stretch near the end of each source's overlap with the reference gives
  * the drift (src/analysis/sync-tails.ts): eight minutes decoded per source instead of an hour.
- * Sources that started more than a few minutes apart do not align from their heads: then the
- * whole recordings are decoded.
- * When the heads or a tail do not align (sources that start far apart, a silent stretch), the
- * stage decodes everything and aligns the whole recordings, as for short ones.
+ * When the heads or a tail do not align (sources that started minutes apart, a silent
+ * stretch), the stage decodes everything and aligns the whole recordings, as for short ones.
  *
  * @module
  */
 import { transfer } from 'comlink';
 import { planTails, type SyncPiece, type TailPair } from '../../analysis/sync-tails.ts';
-import type { SourceAlignment, SyncSignal } from '../../analysis/sync.ts';
+import type { SyncSignal } from '../../analysis/sync.ts';
 import type { AudioRange } from '../../media/protocol.ts';
 import type { SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
@@ -33,8 +31,9 @@ export const SYNC_HEAD_MS = 6 * 60_000;
 export const SYNC_TAIL_MS = 2 * 60_000;
 /**
  * Sources at least this long (all of them) are synced from heads and tails. Below it there is
- * little to save: heads and tails decode about 66 minutes of audio for seven sources (each
- * head, and each tail beside the reference's), the whole of seven 10-minute sources is 70.
+ * little to save: heads and tails decode about 56 minutes of audio for seven sources (each
+ * head, each tail, and the reference's matching stretch), the whole of seven 10-minute
+ * sources is 70.
  */
 export const SPARSE_MIN_MS = 20 * 60_000;
 
@@ -141,11 +140,23 @@ async function alignSparse(
   if (!head.ok) return null;
   const plans = planTails(head.alignments, durationsMs, SYNC_HEAD_MS, SYNC_TAIL_MS);
   const byId = new Map(sources.map((s) => [s.id, s]));
-  const reference = head.alignments.find((a: SourceAlignment) => a.isReference)!;
-  const items: DecodeItem[] = plans.flatMap((p) => [
-    { source: byId.get(reference.id)!, range: { startMs: p.referenceStartMs, endMs: p.referenceStartMs + p.lengthMs } },
-    { source: byId.get(p.id)!, range: { startMs: p.sourceStartMs, endMs: p.sourceStartMs + p.lengthMs } },
-  ]);
+  const reference = byId.get(head.alignments.find((a) => a.isReference)!.id)!;
+  // The reference's stretch is decoded once per distinct place (usually one for every tail).
+  const items: DecodeItem[] = [];
+  const itemAt = new Map<string, number>();
+  const itemOf = (source: SourceRecord, startMs: number, lengthMs: number): number => {
+    const key = `${source.id}@${startMs}`;
+    let index = itemAt.get(key);
+    if (index === undefined) {
+      index = items.push({ source, range: { startMs, endMs: startMs + lengthMs } }) - 1;
+      itemAt.set(key, index);
+    }
+    return index;
+  };
+  const pairs = plans.map((p) => ({
+    reference: itemOf(reference, p.referenceStartMs, p.lengthMs),
+    source: itemOf(byId.get(p.id)!, p.sourceStartMs, p.lengthMs),
+  }));
   const tailAudio = await decodeItems(run, items, () => progress(0.4 / Math.max(1, items.length)));
   if (!tailAudio.ok) return tailAudio;
   signal.throwIfAborted();
@@ -155,12 +166,13 @@ async function alignSparse(
     sampleRate: SYNC_SAMPLE_RATE,
     startMs: items[i]!.range!.startMs,
   });
-  const tails: TailPair[] = plans.map((_, k) => ({ reference: piece(2 * k), source: piece(2 * k + 1) }));
+  const tails: TailPair[] = pairs.map((p) => ({ reference: piece(p.reference), source: piece(p.source) }));
   const result = await workers.analysis().alignTails(
     head.alignments,
     transfer(
       tails,
-      tails.flatMap((t) => [t.reference.samples.buffer as ArrayBuffer, t.source.samples.buffer as ArrayBuffer]),
+      // Each decoded stretch once: a shared reference stretch cannot be transferred twice.
+      tailAudio.samples.map((x) => x.buffer as ArrayBuffer),
     ),
   );
   signal.throwIfAborted();
