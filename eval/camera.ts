@@ -20,7 +20,13 @@
  *
  * @module
  */
+import { join } from 'node:path';
 import { computeCameraMap } from '../src/analysis/camera/camera-map.ts';
+import type { FaceRun } from '../src/analysis/faces/face-tracks.ts';
+import type { BlazeFace } from '../src/models/blazeface.ts';
+import { createNodeBlazeFace } from '../tools/faces/blazeface-node.ts';
+import { ffmpegCameraFaces } from '../test/node/camera/ffmpeg-faces.ts';
+import { facesBefore } from './faces.ts';
 import type { CameraMap } from '../src/contract/types.ts';
 import { fixtureCameraSamples } from '../test/node/camera/ffmpeg-frames.ts';
 import { samplesBefore, turnsBefore } from '../test/node/camera/prefixes.ts';
@@ -48,10 +54,29 @@ interface PrefixResult {
   unsure: string[];
 }
 
-/** Runs the map on growing prefixes of the 90 s tiny fixture with `seed`, every frame. */
-async function prefixesOf(seed: string): Promise<PrefixResult[]> {
+/**
+ * Runs the map on growing prefixes of the 90 s tiny fixture with `seed`, every frame; with
+ * `detector`, BlazeFace also looks at runs of 15 frames every 2 s (drawn faces are found now and
+ * then: the map must be no worse with them).
+ */
+async function prefixesOf(seed: string, detector?: BlazeFace): Promise<PrefixResult[]> {
   const { dir, truth } = await ensureFixture('tiny', { seed, seconds: SECONDS });
   const cams = fixtureCameraSamples(dir, truth);
+  const faceRuns = new Map<string, { runs: FaceRun[]; offsetMs: number; driftPpm: number }>();
+  if (detector) {
+    for (const s of truth.sources.filter((x) => x.kind === 'video')) {
+      const v = s.video!;
+      const starts: number[] = [];
+      for (let t = 0; t < s.durationMs / 1000 - 1; t += 2) starts.push(t);
+      const found = await ffmpegCameraFaces(join(dir, s.file), (x) => detector.detect(x), {
+        width: v.width,
+        height: v.height,
+        fps: v.fps,
+        runStartsS: starts,
+      });
+      faceRuns.set(s.file, { runs: found.runs, offsetMs: s.offsetMs, driftPpm: s.driftPpm });
+    }
+  }
   const expected = truth.expectedCameraMap.cameras;
   const start = truth.conversation.startMs;
   const out: PrefixResult[] = [];
@@ -59,7 +84,10 @@ async function prefixesOf(seed: string): Promise<PrefixResult[]> {
     const end = start + s * 1000;
     const turns = turnsBefore(truth.turns, end);
     const map: CameraMap = computeCameraMap({
-      cameras: cams.map((c) => ({ sourceId: c.sourceId, samples: samplesBefore(c.samples, end) })),
+      cameras: cams.map((c) => {
+        const f = faceRuns.get(c.sourceId);
+        return { sourceId: c.sourceId, samples: samplesBefore(c.samples, end), faces: f ? facesBefore(f, end) : null };
+      }),
       turns,
       minSpeechMs: 1000,
     });
@@ -140,25 +168,35 @@ export const evaluateCamera: AreaEvaluation = async ({ quick, log }) => {
     targets.push({ area: 'camera', target: name, measured, pass });
   };
 
-  // How sure, how soon.
+  // How sure, how soon: motion alone (as before faces), then with BlazeFace's faces too.
+  const detector = await createNodeBlazeFace();
   const seeds = quick ? ['1'] : ['1', '2', '3', '4'];
-  const perSet: Array<{ seed: string; first: number | null; stableFrom: number | null; wrong: number }> = [];
-  const wrongLines: string[] = [];
-  for (const seed of seeds) {
-    const rows = await prefixesOf(seed);
-    const { first, stableFrom } = soonest(rows);
-    const wrong = rows.filter((r) => r.wrongSure.length > 0);
-    for (const r of wrong) wrongLines.push(`seed ${seed} at ${r.seconds} s: ${r.wrongSure.join('; ')}`);
-    perSet.push({ seed, first, stableFrom, wrong: wrong.length });
-    const last = rows.at(-1)!;
-    log(
-      `tiny 90 s seed ${seed}, every frame: every close-up sure and right first at ${fmtS(first)}, ` +
-        `at every longer prefix from ${fmtS(stableFrom)}; ${wrong.length} of ${rows.length} prefixes with a wrong sure answer; ` +
-        `at ${last.seconds} s: ${last.cells.join('  ')}`,
-    );
-    if (last.unsure.length > 0) log(`  at ${last.seconds} s not sure: ${last.unsure.join('; ')}`);
+  const byMode = new Map<
+    string,
+    Array<{ seed: string; first: number | null; stableFrom: number | null; wrong: number }>
+  >();
+  for (const mode of ['motion', 'faces'] as const) {
+    const perSet: Array<{ seed: string; first: number | null; stableFrom: number | null; wrong: number }> = [];
+    const wrongLines: string[] = [];
+    for (const seed of seeds) {
+      const rows = await prefixesOf(seed, mode === 'faces' ? detector : undefined);
+      const { first, stableFrom } = soonest(rows);
+      const wrong = rows.filter((r) => r.wrongSure.length > 0);
+      for (const r of wrong) wrongLines.push(`seed ${seed} at ${r.seconds} s: ${r.wrongSure.join('; ')}`);
+      perSet.push({ seed, first, stableFrom, wrong: wrong.length });
+      const last = rows.at(-1)!;
+      log(
+        `tiny 90 s seed ${seed}, every frame${mode === 'faces' ? ' + faces every 2 s' : ''}: every close-up sure and right first at ${fmtS(first)}, ` +
+          `at every longer prefix from ${fmtS(stableFrom)}; ${wrong.length} of ${rows.length} prefixes with a wrong sure answer; ` +
+          `at ${last.seconds} s: ${last.cells.join('  ')}`,
+      );
+      if (last.unsure.length > 0) log(`  at ${last.seconds} s not sure: ${last.unsure.join('; ')}`);
+    }
+    for (const line of wrongLines.slice(0, 10)) log(`  wrong sure answer: ${line}`);
+    byMode.set(mode, perSet);
   }
-  for (const line of wrongLines.slice(0, 10)) log(`  wrong sure answer: ${line}`);
+  await detector.dispose();
+  const perSet = byMode.get('motion')!;
   const stable = perSet.map((p) => p.stableFrom);
   const latest = stable.some((s) => s === null) ? null : Math.max(...(stable as number[]));
   target(
@@ -171,6 +209,15 @@ export const evaluateCamera: AreaEvaluation = async ({ quick, log }) => {
     `tiny 90 s (seeds ${seeds.join(', ')}), every frame: no prefix gives a wrong high answer`,
     `${wrongTotal} prefixes with a wrong high answer`,
     wrongTotal === 0,
+  );
+  // Drawn figures with faces on: no later and no more wrong than motion alone.
+  const withFaces = byMode.get('faces')!;
+  const later = (a: number | null, b: number | null): boolean => (b === null ? a !== null : a !== null && a > b);
+  const worse = withFaces.filter((f, i) => later(f.stableFrom, perSet[i]!.stableFrom) || f.wrong > perSet[i]!.wrong);
+  target(
+    `drawn figures with faces on (BlazeFace every 2 s): no worse than motion alone on any seed`,
+    withFaces.map((p) => `seed ${p.seed}: stable from ${fmtS(p.stableFrom)}, ${p.wrong} wrong`).join('; '),
+    worse.length === 0,
   );
 
   // Never sure by chance.

@@ -32,7 +32,7 @@ type Score = (
 ) => EvalRow;
 
 /** A source's audio on the reference timeline (16 kHz), using the truth's offset and drift. */
-function onReferenceTimeline(dir: string, source: TruthSource, durationMs: number): Float32Array {
+export function onReferenceTimeline(dir: string, source: TruthSource, durationMs: number): Float32Array {
   const own = decodeWithFfmpeg(join(dir, source.file)).samples;
   const out = new Float32Array(Math.round((durationMs / 1000) * 16000));
   const scale = 1 + source.driftPpm * 1e-6;

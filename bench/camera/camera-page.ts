@@ -12,20 +12,23 @@ import type { CameraMotionArrays, VisionSamplingOptions } from '../../src/vision
 import type { CameraMap, Turn } from '../../src/contract/types.ts';
 import { buildSite, ROOT } from '../../test/support/build-site.ts';
 
+/** Sampling options of the page: the worker's, with `withFaces` for the page's own face model. */
+export type PageSampling = VisionSamplingOptions & { withFaces?: boolean };
+
 /** What test/browser/pages/camera.ts puts on `window.camera`. */
 export interface CameraPageApi {
-  motion(url: string, options?: VisionSamplingOptions & { jobKey?: string }): Promise<CameraMotionArrays>;
+  motion(url: string, options?: PageSampling & { jobKey?: string }): Promise<CameraMotionArrays>;
   map(
     cameras: Array<{ sourceId: string; url: string; offsetMs: number; driftPpm: number }>,
     turns: Turn[],
-    options?: VisionSamplingOptions & { minSpeechMs?: number },
+    options?: PageSampling & { minSpeechMs?: number },
   ): Promise<CameraMap>;
   cancel(jobKey: string): Promise<void>;
   dispose(): void;
 }
 
 /** Runs the vision worker on a served URL from Node. */
-export function pageMotion(page: Page, url: string, options: VisionSamplingOptions = {}): Promise<CameraMotionArrays> {
+export function pageMotion(page: Page, url: string, options: PageSampling = {}): Promise<CameraMotionArrays> {
   return page.evaluate(([u, o]) => (window as unknown as { camera: CameraPageApi }).camera.motion(u, o), [
     url,
     options,
@@ -37,7 +40,11 @@ const PAGE_PATH = 'test/browser/pages/camera.html';
 
 /** Builds the page once per process (a few seconds: mediabunny and comlink). */
 export async function buildCameraPage(): Promise<void> {
-  await buildSite({ pages: { camera: PAGE_PATH }, outDir: CAMERA_PAGE_DIR });
+  await buildSite({
+    pages: { camera: PAGE_PATH },
+    outDir: CAMERA_PAGE_DIR,
+    links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models') },
+  });
 }
 
 export interface CameraPageSession {

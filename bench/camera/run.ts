@@ -8,6 +8,11 @@
  *   npx tsx bench/camera/run.ts [--seconds 60] [--every 6] [--run 15] [--full]
  *
  * `--full` also decodes every frame of one camera both ways (decode throughput in fps).
+ *
+ * Faces: every camera is sampled a second time in the same run with BlazeFace on (faces found
+ * at each run's first frame, mouth patches on every frame), and the two paths' frames per second
+ * are printed side by side, with the detector's time per tile and what an hour of three 1080p
+ * cameras would take at the sampler's cap (160 runs of 15 frames per camera).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -71,6 +76,12 @@ try {
   let webMs = 0;
   let ffMs = 0;
   const webSamples: Array<{ sourceId: string; samples: MotionSamples }> = [];
+  const faceRows: string[] = [];
+  let motionFrames = 0;
+  let faceFrames = 0;
+  let faceMs = 0;
+  let tiles = 0;
+  let tileMs = 0;
   for (const cam of cams) {
     const durS = cam.durationMs / 1000;
     mediaS += durS;
@@ -79,6 +90,20 @@ try {
     const web = await pageMotion(session.page, url, { everyS, framesPerRun: perRun });
     const wMs = performance.now() - w0;
     webMs += wMs;
+    motionFrames += web.frames;
+    const g0 = performance.now();
+    const withFaces = await pageMotion(session.page, url, { everyS, framesPerRun: perRun, withFaces: true });
+    const gMs = performance.now() - g0;
+    if (withFaces.facesError) throw new Error(`faces: ${withFaces.facesError}`);
+    faceMs += gMs;
+    faceFrames += withFaces.frames;
+    tiles += withFaces.faceDetections;
+    tileMs += withFaces.faceDetectMs;
+    faceRows.push(
+      `${cam.file} ${cam.shot}: motion only ${(web.frames / (wMs / 1000)).toFixed(0)} fps; with faces ${(withFaces.frames / (gMs / 1000)).toFixed(0)} fps, ` +
+        `${withFaces.faceDetections} tiles in ${(withFaces.faceDetectMs / 1000).toFixed(2)} s; people ${withFaces.faces?.tracks.length ?? 0} at x ` +
+        `${withFaces.faces?.tracks.map((t) => t.cx.toFixed(2)).join(', ') ?? '–'}`,
+    );
     const starts = runStarts(join(dir, cam.file), durS);
     const f0 = performance.now();
     const frames = ffmpegLumaFrames(join(dir, cam.file), {
@@ -117,6 +142,16 @@ try {
   console.log(
     `3 cameras, ${mediaS.toFixed(0)} s of 1080p media: browser vision worker ${(mediaS / (webMs / 1000)).toFixed(1)}× real time, ` +
       `native ffmpeg ${(mediaS / (ffMs / 1000)).toFixed(1)}× real time (sum of per-camera media time over wall time, cameras one after another)`,
+  );
+  console.log('faces (the same runs sampled again with BlazeFace on):');
+  for (const r of faceRows) console.log('  ' + r);
+  const motionFps = motionFrames / (webMs / 1000);
+  const faceFps = faceFrames / (faceMs / 1000);
+  const hourS = (3 * 160 * perRun) / faceFps;
+  console.log(
+    `sampled frames per second: motion thirds ${motionFps.toFixed(0)}, with faces ${faceFps.toFixed(0)} (${(faceFps / motionFps).toFixed(2)}×); ` +
+      `BlazeFace ${(tileMs / Math.max(1, tiles)).toFixed(1)} ms per 128×128 tile (${tiles} tiles); ` +
+      `an hour of 3 cameras at the cap (3 × 160 runs × ${perRun} frames) with faces: about ${hourS.toFixed(0)} s`,
   );
   const map = computeCameraMap({ cameras: webSamples, turns: truth.turns, minSpeechMs: 1000 });
   console.log(

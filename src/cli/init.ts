@@ -32,7 +32,7 @@ export function runInit(args: readonly string[], log: (line: string) => void = c
     }
     log(`multicam init: ${files.length} files (${(totalBytes(files) / 1e6).toFixed(1)} MB) copied into ${target}`);
     log(
-      `  sw.js, wasm/ort/ (onnxruntime-web, MIT), models/ (Silero VAD, MIT)${ffmpeg ? ', wasm/ffmpeg-core*/ (GPL-2.0-or-later)' : ''}`,
+      `  sw.js, wasm/ort/ (onnxruntime-web, MIT), models/ (Silero VAD, MIT; BlazeFace, Apache-2.0)${ffmpeg ? ', wasm/ffmpeg-core*/ (GPL-2.0-or-later)' : ''}`,
     );
     log('  Serve the app with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp.');
     if (ffmpeg)

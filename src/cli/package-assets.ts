@@ -55,7 +55,7 @@ export function packageRoot(): string {
   }
 }
 
-/** The package's own files to serve (service worker, ort wasm, VAD model, their manifests). */
+/** The package's own files to serve (service worker, ort wasm, VAD and face models, their manifests). */
 const PACKAGE_FILES: ReadonlyArray<{ path: string; from: string }> = [
   { path: 'sw.js', from: 'dist/sw.js' },
   ...[
@@ -65,7 +65,12 @@ const PACKAGE_FILES: ReadonlyArray<{ path: string; from: string }> = [
     'ort-wasm-simd-threaded.jsep.wasm',
     'ort-wasm-simd-threaded.jsep.mjs',
   ].map((f) => ({ path: `wasm/ort/${f}`, from: `dist/assets/wasm/ort/${f}` })),
-  ...['manifest.json', 'silero_vad_v6.onnx'].map((f) => ({ path: `models/${f}`, from: `dist/assets/models/${f}` })),
+  ...[
+    'manifest.json',
+    'silero_vad_v6.onnx',
+    'face_detection_front_128x128_barracuda.onnx',
+    'blazeface.LICENSE.txt',
+  ].map((f) => ({ path: `models/${f}`, from: `dist/assets/models/${f}` })),
 ];
 
 /** The ffmpeg cores an app may install, and their files. */

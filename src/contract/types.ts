@@ -138,6 +138,14 @@ export interface CameraMapCamera {
   reason?: string;
   z?: Record<string, number>;
   lagErrorS?: Record<string, number>;
+  /**
+   * What the answer rests on (a field this implementation adds): `faces` (BlazeFace found
+   * people and their mouths were matched to the turns) or `motion` (motion in the picture's
+   * thirds; drawn figures, or no face found).
+   */
+  evidence?: 'faces' | 'motion';
+  /** With `evidence: 'faces'`: how many people the camera shows (additive). */
+  faces?: number;
 }
 
 export interface CameraMap {

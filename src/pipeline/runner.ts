@@ -20,6 +20,7 @@ import { DB_NAME, openDatabase, type Database, type JobRecord } from '../store/d
 import { listEventsForJob } from '../store/events.ts';
 import { getJobRecord } from '../store/jobs.ts';
 import { addWork, deleteWork, listWork } from '../store/work.ts';
+import { BLAZEFACE_MODEL_FILE } from '../models/blazeface.ts';
 import type { CameraMotion, VisionWorkerApi } from '../vision/protocol.ts';
 import { announceEvents } from '../webhooks/events-channel.ts';
 import type { EngineStage, EngineWork } from '../contract/engine.ts';
@@ -173,7 +174,10 @@ function lazyWorkers(
       if (known) return known;
       const job = entry;
       const started = job.chain.then(async () =>
-        visionRemote().cameraMotion(await blob(), { jobKey: `motion_${jobId}` }),
+        visionRemote().cameraMotion(await blob(), {
+          jobKey: `motion_${jobId}`,
+          ...(assets.faceModelUrl ? { faces: { modelUrl: assets.faceModelUrl, ortWasmPath: assets.ortWasmPath } } : {}),
+        }),
       );
       job.chain = started.catch(() => undefined);
       job.bySource.set(sourceId, started);
@@ -241,6 +245,10 @@ function stageAssets(options: EngineRunnerOptions): StageAssets {
   return {
     vadModelUrl: options.assets?.vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', origin).href,
     ortWasmPath: options.assets?.ortWasmPath ?? new URL('/wasm/ort/', origin).href,
+    faceModelUrl:
+      options.assets?.faceModelUrl === null
+        ? null
+        : absolute(options.assets?.faceModelUrl ?? `/models/${BLAZEFACE_MODEL_FILE}`),
     ...(segmentationModelUrl ? { segmentationModelUrl: absolute(segmentationModelUrl) } : {}),
     ...(embeddingModelUrl ? { embeddingModelUrl: absolute(embeddingModelUrl) } : {}),
     ...(ffmpegWasmBase ? { ffmpegWasmBase: absolute(ffmpegWasmBase) } : {}),

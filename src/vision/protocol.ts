@@ -5,11 +5,15 @@
  */
 import type { CameraMapInput } from '../analysis/camera/camera-map.ts';
 import type { MotionSamples } from '../analysis/camera/features.ts';
+import type { CameraFaces } from '../analysis/faces/face-tracks.ts';
 import type { CameraMap } from '../contract/types.ts';
 import type { FrameSamplingOptions, VideoInput } from './frame-sampler.ts';
 
 /** Sampling options that can cross the worker boundary (no signal, no callback). */
-export type VisionSamplingOptions = Omit<FrameSamplingOptions, 'signal' | 'onProgress'>;
+export type VisionSamplingOptions = Omit<FrameSamplingOptions, 'signal' | 'onProgress' | 'faces'> & {
+  /** Look for faces too, with this BlazeFace model and onnxruntime-web's wasm folder (absolute URLs). */
+  faces?: { modelUrl: string; ortWasmPath: string };
+};
 
 /** Motion of one camera plus how much was decoded to get it. */
 export interface CameraMotion {
@@ -21,6 +25,13 @@ export interface CameraMotion {
   /** Decode and feature time in the worker, ms. */
   elapsedMs: number;
   lumaPath: 'y-plane' | 'canvas' | 'none';
+  /** The camera's faces (camera time), or null when faces were not looked for or could not be. */
+  faces: CameraFaces | null;
+  /** Tiles run through the face detector, and the time it took (ms). */
+  faceDetections: number;
+  faceDetectMs: number;
+  /** Why faces were not looked for (the model could not be loaded), when asked for. */
+  facesError?: string;
 }
 
 /** What the vision worker exposes. */
@@ -55,4 +66,13 @@ export interface CameraMotionArrays {
   lumaPath: 'y-plane' | 'canvas' | 'none';
   /** How many times the progress callback ran. */
   progressCalls: number;
+  /** The faces found (positions only), when asked for. */
+  faces: {
+    runs: number;
+    unsteadyRuns: number;
+    tracks: Array<{ cx: number; cy: number; w: number; presence: number; samples: number }>;
+  } | null;
+  faceDetections: number;
+  faceDetectMs: number;
+  facesError?: string;
 }

@@ -27,6 +27,7 @@ import {
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { patient } from '../support/patience.ts';
+import { ensureFacesFixture, facesDataMissing, type FacesTruth } from '../../tools/fixtures/faces-set.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/engine-site');
@@ -55,14 +56,25 @@ type History = Array<{
   failure?: { message: string };
 }>;
 
-async function buildEngineSite(fixtureDir: string): Promise<void> {
+async function buildEngineSite(fixtureDir: string, facesDir: string | null): Promise<void> {
   await buildSite({
     pages: { engine: ENGINE_PAGE },
     outDir: SITE,
     sw: true,
-    links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixtureDir, formats: FORMATS },
+    links: {
+      wasm: join(ROOT, 'wasm'),
+      models: join(ROOT, 'models'),
+      fixture: fixtureDir,
+      formats: FORMATS,
+      ...(facesDir ? { faces: facesDir } : {}),
+    },
   });
 }
+
+/** A real-face set (GRID clips): two people, their close-ups and a two-shot; null without ../shared/data/faces. */
+const FACES_SET = { people: 2, seconds: 75, width: 640, height: 360, seed: '3' } as const;
+const facesMissing = facesDataMissing();
+let faces: { dir: string; truth: FacesTruth } | null = null;
 
 /** mov, webm, mkv, wav, mp3 versions of fixture files, and a damaged mp4. */
 function makeFormats(dir: string): void {
@@ -191,7 +203,9 @@ beforeAll(async () => {
   const fixture = await ensureFixture('tiny');
   truth = fixture.truth;
   makeFormats(fixture.dir);
-  await buildEngineSite(fixture.dir);
+  if (facesMissing === null) faces = await ensureFacesFixture(FACES_SET);
+  else console.warn(`[engine] the real-face test is skipped: ${facesMissing}`);
+  await buildEngineSite(fixture.dir, faces?.dir ?? null);
   server = await serveStatic(SITE);
   receiver = await startWebhookReceiver({ allowOrigin: server.origin, crossOriginResourcePolicy: true });
   chromium = await launchChromium();
@@ -206,6 +220,48 @@ afterAll(async () => {
   await server?.close();
   await receiver?.close();
 });
+
+test.skipIf(facesMissing !== null)(
+  'real faces through the contract: the camera map names who is on which camera from their faces',
+  async () => {
+    const set = faces!;
+    const cams = set.truth.sources.filter((s) => s.kind === 'video');
+    const { jobId, ids } = await createAndStart(
+      cams.map((s) => ({ url: `/faces/${s.file}`, label: s.label, ext: 'mp4' })),
+    );
+    const mapped = await waitForJob(
+      jobId,
+      (v) => v.job.camera_map !== null || !/syncing|diarizing|mapping/.test(v.job.status),
+      240_000,
+    );
+    const history = (await call<Array<History[number] & { metrics?: Record<string, unknown> }>>('history')).filter(
+      (h) => h.jobId === jobId,
+    );
+    console.log('[engine] real faces:', JSON.stringify(mapped.job.camera_map), JSON.stringify(history));
+    const map = mapped.job.camera_map;
+    expect(map, mapped.job.error_message ?? '').not.toBeNull();
+    // Single mix (no mics): the diarizing stage had the faces of all three cameras.
+    expect(history.find((h) => h.stage === 'diarizing')?.metrics?.['faceCameras']).toBe(3);
+    expect(history.find((h) => h.stage === 'mapping')?.metrics?.['faceCameras']).toBe(3);
+    // Detected speakers named after the person they speak most over.
+    const person = (label: string): string => {
+      const talk = new Map<string, number>();
+      for (const t of mapped.job.turns.filter((x) => x.speaker === label))
+        for (const r of set.truth.speech) {
+          const o = Math.min(t.endMs, r.endMs) - Math.max(t.startMs, r.startMs);
+          if (o > 0) talk.set(r.speaker, (talk.get(r.speaker) ?? 0) + o);
+        }
+      return [...talk.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '?';
+    };
+    for (const e of set.truth.expectedCameraMap.cameras) {
+      const c = map!.cameras.find((x) => x.sourceId === ids[cams.findIndex((s) => s.file === e.file)])!;
+      expect(c, e.file).toMatchObject({ kind: e.kind, evidence: 'faces', faces: e.speakers.length });
+      expect(c.speakers.map(person), e.file).toEqual(e.speakers);
+      if (e.kind === 'closeup') expect(c.confidence, e.file).toBe('high');
+    }
+  },
+  patient(300_000),
+);
 
 test(
   'uploaded fixture files sync to truth.json and the job goes on to speaker detection',

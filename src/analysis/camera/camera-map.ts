@@ -12,6 +12,8 @@
  * @module
  */
 import type { CameraConfidence, CameraKind, CameraMap, CameraMapCamera, Turn } from '../../contract/types.ts';
+import { steadyFaces, type CameraFaces } from '../faces/face-tracks.ts';
+import { turnContrast, turnUnits } from '../faces/turn-contrast.ts';
 import type { MotionSamples } from './features.ts';
 import {
   laggedActivity,
@@ -64,6 +66,10 @@ export interface CameraMapOptions extends ResponseOptions {
    * of turns can line up with motion by chance. Default {@link MIN_SURE_SPEECH_MS}.
    */
   minSureSpeechMs?: number;
+  /** Faces: each person found in at least this share of the runs. Default 0.6. */
+  minFacePresence?: number;
+  /** Faces: the number found differs from the camera's people in at most this share of the runs. Default 0.3. */
+  maxUnsteady?: number;
   /**
    * Motion is averaged over this window (centred, inside a run) before correlating. Default
    * 400 ms: a mouth moves syllable by syllable, speech activity is on for whole turns.
@@ -73,7 +79,11 @@ export interface CameraMapOptions extends ResponseOptions {
 
 /** Input of {@link computeCameraMap}. */
 export interface CameraMapInput {
-  cameras: Array<{ sourceId: string; samples: MotionSamples | null }>;
+  /**
+   * Per camera its motion and, when faces were looked for, its faces (both in reference time).
+   * A camera with faces is judged by its faces' mouths; one without by motion in its thirds.
+   */
+  cameras: Array<{ sourceId: string; samples: MotionSamples | null; faces?: CameraFaces | null }>;
   /** Speech turns in reference time (sample times must be in reference time too). */
   turns: readonly Turn[];
   /** Speakers with less speech are dropped (not judged). Default {@link MIN_SPEECH_MS} (1 s). */
@@ -116,7 +126,9 @@ export function computeCameraMap(input: CameraMapInput): CameraMap {
   const byTalk = [...names].sort((a, b) => talk.get(b)! - talk.get(a)! || a.localeCompare(b));
   const judged = byTalk.filter((s) => talk.get(s)! >= minSpeechMs);
   const dropped = byTalk.filter((s) => talk.get(s)! < minSpeechMs);
-  const cameras = input.cameras.map((c) => judgeCamera(c.sourceId, c.samples, input.turns, judged, talk, opts));
+  const cameras = input.cameras.map((c) =>
+    judgeCamera(c.sourceId, c.samples, c.faces ?? null, input.turns, judged, talk, opts),
+  );
   const sure = new Set(cameras.filter((c) => c.confidence === 'high').flatMap((c) => c.speakers));
   return {
     version: 1,
@@ -131,6 +143,7 @@ export function computeCameraMap(input: CameraMapInput): CameraMap {
 function judgeCamera(
   sourceId: string,
   samples: MotionSamples | null,
+  faces: CameraFaces | null,
   turns: readonly Turn[],
   judged: readonly string[],
   talk: ReadonlyMap<string, number>,
@@ -150,7 +163,8 @@ function judgeCamera(
   if (!samples || samples.t.length < (opts.minSamples ?? 30)) return noAnswer('unknown', 'no_motion');
   if (percentile(samples.whole, 0.95) < (opts.noMotionLuma ?? 0.05)) return noAnswer('unknown', 'no_motion');
 
-  const { cuts, pick, times, series } = motionSeries(samples, opts);
+  const motion = samples;
+  const { cuts, pick, times, series } = motionSeries(motion, opts);
   const { z, lagErrorS, perThird, wholeZ } = speakerResponses(judged, turns, times, series, opts);
   const diag = judged.length ? { z, lagErrorS } : {};
 
@@ -168,41 +182,120 @@ function judgeCamera(
       ...diag,
     };
   }
-  if (responders.length === 0) return { ...noAnswer('unknown'), ...diag };
+  const byMotion = judgeByMotion();
+  if (
+    !faces ||
+    !steadyFaces(faces, {
+      ...(opts.minFacePresence !== undefined ? { minPresence: opts.minFacePresence } : {}),
+      ...(opts.maxUnsteady !== undefined ? { maxUnsteady: opts.maxUnsteady } : {}),
+    })
+  )
+    return byMotion;
+  const byFaces = judgeFaces(sourceId, faces, turns, judged, enough, opts);
+  // Both read the same picture: when motion in the thirds is sure of the same answer, so is the map.
+  const agree =
+    byMotion.kind === byFaces.kind &&
+    byMotion.speakers.join() === byFaces.speakers.join() &&
+    JSON.stringify(byMotion.positions ?? {}) === JSON.stringify(byFaces.positions ?? {});
+  return agree && byMotion.confidence === 'high' ? { ...byFaces, confidence: 'high' } : byFaces;
 
-  const inThirds = placeInThirds(responders, perThird, zLow);
+  function judgeByMotion(): CameraMapCamera {
+    if (responders.length === 0) return { ...noAnswer('unknown'), ...diag };
 
-  if (inThirds.length >= 2) {
-    const shown = inThirds.slice(0, 3);
-    const kind: CameraKind = shown.length === 3 ? 'wide' : 'twoshot';
-    const positions: NonNullable<CameraMapCamera['positions']> = {};
-    if (kind === 'wide') {
-      positions.left = shown[0]![0];
-      positions.middle = shown[1]![0];
-      positions.right = shown[2]![0];
-    } else {
-      positions.left = shown[0]![0];
-      positions.right = shown[1]![0];
+    const inThirds = placeInThirds(responders, perThird, zLow);
+
+    if (inThirds.length >= 2) {
+      const shown = inThirds.slice(0, 3);
+      const kind: CameraKind = shown.length === 3 ? 'wide' : 'twoshot';
+      const positions: NonNullable<CameraMapCamera['positions']> = {};
+      if (kind === 'wide') {
+        positions.left = shown[0]![0];
+        positions.middle = shown[1]![0];
+        positions.right = shown[2]![0];
+      } else {
+        positions.left = shown[0]![0];
+        positions.right = shown[1]![0];
+      }
+      const confidence: CameraConfidence = shown.every(([s, r]) => perThird.get(s)![r] >= zHigh && enough(s))
+        ? 'high'
+        : 'low';
+      return { sourceId, kind, confidence, speakers: shown.map(([s]) => s), positions, ...diag };
     }
-    const confidence: CameraConfidence = shown.every(([s, r]) => perThird.get(s)![r] >= zHigh && enough(s))
-      ? 'high'
-      : 'low';
-    return { sourceId, kind, confidence, speakers: shown.map(([s]) => s), positions, ...diag };
-  }
 
-  // One speaker: a close-up. Sure only if nobody else comes near and the motion is centred:
-  // a speaker moving only one side of the picture may be half of a two-shot whose other
-  // person has not spoken (yet).
-  const top = responders[0]!;
-  const runnerUp = responders[1];
-  const clear = runnerUp === undefined || bestOf(runnerUp) < zLow;
-  // Compare how much each third moves more while the speaker talks, in luma levels (z-scores
-  // saturate when the signal is strong, so they cannot tell where the mouth is).
-  const talking = laggedActivity(speakerIntervals(turns, top), times, { maxLagMs: 0 }).series[0];
-  const effect = (r: Third): number => (talking ? speechEffect(pick(samples[r]), talking) : 0);
-  const centred = effect('middle') >= Math.max(effect('left'), effect('right'));
-  const confidence: CameraConfidence = bestOf(top) >= zHigh && clear && centred && enough(top) ? 'high' : 'low';
-  return { sourceId, kind: 'closeup', confidence, speakers: [top], ...diag };
+    // One speaker: a close-up. Sure only if nobody else comes near and the motion is centred:
+    // a speaker moving only one side of the picture may be half of a two-shot whose other
+    // person has not spoken (yet).
+    const top = responders[0]!;
+    const runnerUp = responders[1];
+    const clear = runnerUp === undefined || bestOf(runnerUp) < zLow;
+    // Compare how much each third moves more while the speaker talks, in luma levels (z-scores
+    // saturate when the signal is strong, so they cannot tell where the mouth is).
+    const talking = laggedActivity(speakerIntervals(turns, top), times, { maxLagMs: 0 }).series[0];
+    const effect = (r: Third): number => (talking ? speechEffect(pick(motion[r]), talking) : 0);
+    const centred = effect('middle') >= Math.max(effect('left'), effect('right'));
+    const confidence: CameraConfidence = bestOf(top) >= zHigh && clear && centred && enough(top) ? 'high' : 'low';
+    return { sourceId, kind: 'closeup', confidence, speakers: [top], ...diag };
+  }
+}
+
+/**
+ * A camera judged by its faces: its kind by how many people it shows, their places left to
+ * right, and which speaker each face is, by how much more its mouth moves in each speaker's
+ * turns than elsewhere ({@link turnContrast}; sync already aligned the pictures, so no lag
+ * search). Each speaker goes to at most one face,
+ * strongest pairs first. Sure (`high`) only when every face has its speaker clearly (z ≥ zHigh,
+ * enough speech, no other speaker above zLow on that face).
+ */
+function judgeFaces(
+  sourceId: string,
+  faces: CameraFaces,
+  turns: readonly Turn[],
+  judged: readonly string[],
+  enough: (speaker: string) => boolean,
+  opts: CameraMapOptions,
+): CameraMapCamera {
+  const zHigh = opts.zHigh ?? 5;
+  const zLow = opts.zLow ?? 3;
+  const tracks = faces.tracks;
+  // zs[track][speaker]
+  const units = turnUnits(turns);
+  const zs = tracks.map((track) => judged.map((speaker) => turnContrast(track, units, speaker)));
+  const pairs = zs
+    .flatMap((row, ti) => row.map((z, si) => ({ ti, si, z })))
+    .filter((p) => p.z >= zLow)
+    .sort((a, b) => b.z - a.z);
+  const speakerOf = new Map<number, number>();
+  const usedSpeakers = new Set<number>();
+  for (const p of pairs) {
+    if (speakerOf.has(p.ti) || usedSpeakers.has(p.si)) continue;
+    speakerOf.set(p.ti, p.si);
+    usedSpeakers.add(p.si);
+  }
+  const z: Record<string, number> = {};
+  judged.forEach((speaker, si) => (z[speaker] = round2(Math.max(0, ...zs.map((row) => row[si]!)))));
+  const kind: CameraKind = tracks.length === 1 ? 'closeup' : tracks.length === 2 ? 'twoshot' : 'wide';
+  const shown = tracks.flatMap((_, ti) => (speakerOf.has(ti) ? [{ ti, speaker: judged[speakerOf.get(ti)!]! }] : []));
+  const places: Array<keyof NonNullable<CameraMapCamera['positions']>> =
+    tracks.length === 2 ? ['left', 'right'] : tracks.length === 3 ? ['left', 'middle', 'right'] : [];
+  const positions: NonNullable<CameraMapCamera['positions']> = {};
+  for (const { ti, speaker } of shown) if (places[ti]) positions[places[ti]] = speaker;
+  const clear = (ti: number): boolean => {
+    const si = speakerOf.get(ti);
+    return (
+      si !== undefined && zs[ti]![si]! >= zHigh && enough(judged[si]!) && zs[ti]!.every((v, k) => k === si || v < zLow)
+    );
+  };
+  const sure = tracks.length <= 3 && tracks.every((_, ti) => clear(ti));
+  return {
+    sourceId,
+    kind,
+    confidence: shown.length === 0 ? 'none' : sure ? 'high' : 'low',
+    speakers: shown.map((s) => s.speaker),
+    ...(Object.keys(positions).length > 0 && kind !== 'closeup' ? { positions } : {}),
+    ...(judged.length ? { z } : {}),
+    evidence: 'faces',
+    faces: tracks.length,
+  };
 }
 
 /** What motion series the cameras are judged on. */

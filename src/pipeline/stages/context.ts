@@ -38,6 +38,11 @@ export interface StageAssets {
   /** onnxruntime-web's wasm folder, e.g. `https://host/wasm/ort/`. */
   ortWasmPath: string;
   /**
+   * The BlazeFace model, e.g. `https://host/models/face_detection_front_128x128_barracuda.onnx`;
+   * null: cameras are mapped by motion in their thirds only.
+   */
+  faceModelUrl: string | null;
+  /**
    * Optional, opted in by the host app: the folder holding the ffmpeg core (`ffmpeg-core/`, and
    * `ffmpeg-core-mt/` when installed), e.g. `https://host/wasm/`. GPL-2.0-or-later. It gives AAC
    * audio where the browser has no AAC encoder, H.264 where it has no H.264 encoder, and reads

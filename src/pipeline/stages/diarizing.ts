@@ -9,6 +9,9 @@
  * @module
  */
 import { transfer } from 'comlink';
+import { cameraToReferenceMs } from '../../analysis/camera/features.ts';
+import type { FaceWitness } from '../../analysis/faces/face-evidence.ts';
+import { facesToReference, steadyFaces } from '../../analysis/faces/face-tracks.ts';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { StageFailure } from '../reporter.ts';
@@ -92,6 +95,7 @@ async function decodeDiarizeSources(
 async function requestDiarize(
   { job, workers, assets, signal }: StageRun,
   decoded: DecodedSource[],
+  faces: FaceWitness[],
 ): Promise<DiarizeSourcesOutcome> {
   const requestId = `diarize_${job.id}_${Date.now()}`;
   const analysis = workers.analysis();
@@ -109,6 +113,7 @@ async function requestDiarize(
           ortWasmPath: assets.ortWasmPath,
           ...(assets.segmentationModelUrl ? { segmentationModelUrl: assets.segmentationModelUrl } : {}),
           ...(assets.embeddingModelUrl ? { embeddingModelUrl: assets.embeddingModelUrl } : {}),
+          ...(faces.length > 0 ? { faces } : {}),
         },
         decoded.map((d) => d.samples.buffer as ArrayBuffer),
       ),
@@ -121,6 +126,30 @@ async function requestDiarize(
   return response;
 }
 
+/**
+ * Single mix: the steady faces of every camera, on the reference timeline, from the camera
+ * sampling the syncing stage started (the mapping stage reuses it). A camera that cannot be
+ * sampled gives none; faces only ever add evidence.
+ */
+async function steadyFaceWitnesses({ db, job, workers, signal }: StageRun): Promise<FaceWitness[]> {
+  const out: FaceWitness[] = [];
+  for (const source of job.sources.filter((s) => s.kind === 'video')) {
+    const fileId = source.fileId;
+    if (fileId === null) continue;
+    try {
+      const motion = await workers.cameraMotion(job.id, source.id, () => openFileBlob(db, fileId));
+      if (!motion.faces || !steadyFaces(motion.faces)) continue;
+      const offsetMs = source.offsetMs ?? 0;
+      const driftPpm = source.driftPpm ?? 0;
+      const faces = facesToReference(motion.faces, (ms) => cameraToReferenceMs(ms, offsetMs, driftPpm));
+      for (const track of faces.tracks) out.push({ cameraId: source.id, track });
+    } catch (error) {
+      if (signal.aborted) throw error;
+    }
+  }
+  return out;
+}
+
 /** Runs the diarizing stage of one job. */
 export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
   const { job } = run;
@@ -131,7 +160,8 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
   const { decoded } = decoding;
   const decodedAt = performance.now();
 
-  const response = await requestDiarize(run, decoded);
+  const faces = sources.length === 1 && run.assets.faceModelUrl ? await steadyFaceWitnesses(run) : [];
+  const response = await requestDiarize(run, decoded, faces);
   if (!response.ok) {
     // A model the host supplied and that cannot be used: say which, never fall back silently.
     const { message, permanent } = response.modelFailure;
@@ -164,6 +194,8 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
       vadLanes: response.vadLanes,
       vadSkipped: Math.round(response.vadSkipped * 100) / 100,
       channels: decoded.length,
+      ...(sources.length === 1 ? { faceCameras: new Set(faces.map((f) => f.cameraId)).size } : {}),
+      ...(response.faceSplit ? { faceSplit: `${response.faceSplit.from}→${response.faceSplit.to}` } : {}),
       ...hostModelMetrics(response.hostModels),
     },
   };

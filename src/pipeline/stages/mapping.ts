@@ -1,18 +1,20 @@
 /**
- * The mapping stage: motion features of every camera (sampled frames, decoded in the vision
+ * The mapping stage: motion features and faces of every camera (sampled frames, decoded in the vision
  * worker, started by the syncing stage so they are usually ready), put on the reference timeline, scored against the speech turns by
  * `computeCameraMap` in the vision worker too (the page only routes). A camera that cannot be sampled is passed on without samples, and the
  * map says it has no answer for it; it never guesses.
  *
  * @module
  */
-import { samplesToReference, type MotionSamples } from '../../analysis/camera/features.ts';
+import { cameraToReferenceMs, samplesToReference, type MotionSamples } from '../../analysis/camera/features.ts';
+import { facesToReference, type CameraFaces } from '../../analysis/faces/face-tracks.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { StageRunner } from './context.ts';
 
 /** Runs the mapping stage of one job. */
 export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, signal, onProgress }) => {
-  const cameras: Array<{ sourceId: string; samples: MotionSamples | null }> = [];
+  const cameras: Array<{ sourceId: string; samples: MotionSamples | null; faces: CameraFaces | null }> = [];
+  let faceCameras = 0;
   const onAbort = (): void => workers.dropCameraMotion(job.id);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
@@ -20,18 +22,23 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
     for (const source of videos) {
       signal.throwIfAborted();
       let samples: MotionSamples | null = null;
+      let faces: CameraFaces | null = null;
       const fileId = source.fileId;
       if (fileId !== null) {
         try {
           // Started by the syncing stage, usually done by now (see StageWorkers.cameraMotion).
           const motion = await workers.cameraMotion(job.id, source.id, () => openFileBlob(db, fileId));
-          samples = samplesToReference(motion.samples, source.offsetMs ?? 0, source.driftPpm ?? 0);
+          const offsetMs = source.offsetMs ?? 0;
+          const driftPpm = source.driftPpm ?? 0;
+          samples = samplesToReference(motion.samples, offsetMs, driftPpm);
+          faces = motion.faces && facesToReference(motion.faces, (ms) => cameraToReferenceMs(ms, offsetMs, driftPpm));
+          if (faces && faces.tracks.length > 0) faceCameras++;
         } catch (error) {
           if (signal.aborted) throw error;
           samples = null;
         }
       }
-      cameras.push({ sourceId: source.id, samples });
+      cameras.push({ sourceId: source.id, samples, faces });
       onProgress(cameras.length / (videos.length + 1));
     }
   } finally {
@@ -39,5 +46,9 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
   }
   workers.dropCameraMotion(job.id);
   if (cameras.length === 0) return { ok: false, failure: { message: 'no camera to map' } };
-  return { ok: true, output: { cameraMap: await workers.vision().cameraMap({ cameras, turns: job.turns }) } };
+  return {
+    ok: true,
+    output: { cameraMap: await workers.vision().cameraMap({ cameras, turns: job.turns }) },
+    metrics: { cameras: cameras.length, faceCameras },
+  };
 };

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { FaceWitness } from '../../analysis/faces/face-evidence.ts';
 import type { SourceAlignment, SyncFailure, SyncSignal } from '../../analysis/sync.ts';
 import type { TailPair } from '../../analysis/sync-tails.ts';
 import type { SileroRate } from '../../models/silero-vad.ts';
@@ -48,6 +49,12 @@ export interface DiarizeRequest {
    * does), 16000 for a single mix.
    */
   vadRate?: SileroRate;
+  /**
+   * Single mix only: the cameras' steady faces (reference time). When two people's mouths move
+   * in one detected speaker's turns, speaker detection runs again looking for more speakers
+   * (src/analysis/faces/face-evidence.ts).
+   */
+  faces?: FaceWitness[];
 }
 
 /** One diarize source's decoded audio, with where it sits on the reference timeline. */
@@ -90,6 +97,8 @@ export interface DiarizeResponse {
   elapsedMs: number;
   /** What each optional model slot did. */
   hostModels: Record<HostModelSlot, HostModelUse>;
+  /** Single mix with faces: the speakers found before and after the faces asked for more, when they did. */
+  faceSplit?: { from: number; to: number };
 }
 
 /** What {@link AnalysisWorkerApi.diarize} returns: a response, or the supplied model that failed. */

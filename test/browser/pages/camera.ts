@@ -1,14 +1,16 @@
 /**
  * Test page for the camera map's browser path: the real vision worker (WebCodecs through
  * mediabunny) samples a camera file and returns its motion features. Node-side tests call
- * `window.camera.motion(url, options)` through `page.evaluate`.
+ * `window.camera.motion(url, options)` through `page.evaluate`. With `withFaces`, the worker
+ * also looks for faces with BlazeFace (the model and onnxruntime-web's wasm served by this origin).
  *
  * @module
  */
 import { wrap, proxy, type Remote } from 'comlink';
 import type { CameraMotionArrays, VisionSamplingOptions, VisionWorkerApi } from '../../../src/vision/protocol.ts';
 import { computeCameraMap } from '../../../src/analysis/camera/camera-map.ts';
-import { samplesToReference } from '../../../src/analysis/camera/features.ts';
+import { cameraToReferenceMs, samplesToReference } from '../../../src/analysis/camera/features.ts';
+import { facesToReference } from '../../../src/analysis/faces/face-tracks.ts';
 import type { CameraMap, Turn } from '../../../src/contract/types.ts';
 
 let worker: Worker | undefined;
@@ -22,14 +24,24 @@ function vision(): Remote<VisionWorkerApi> {
   return api;
 }
 
-async function motion(
-  url: string,
-  options: VisionSamplingOptions & { jobKey?: string } = {},
-): Promise<CameraMotionArrays> {
+/** The page's own BlazeFace model and onnxruntime-web wasm folder. */
+const FACE_ASSETS = {
+  modelUrl: new URL('/models/face_detection_front_128x128_barracuda.onnx', location.href).href,
+  ortWasmPath: new URL('/wasm/ort/', location.href).href,
+};
+
+type PageSampling = VisionSamplingOptions & { withFaces?: boolean };
+
+function sampling(options: PageSampling): VisionSamplingOptions {
+  const { withFaces, ...rest } = options;
+  return withFaces ? { ...rest, faces: FACE_ASSETS } : rest;
+}
+
+async function motion(url: string, options: PageSampling & { jobKey?: string } = {}): Promise<CameraMotionArrays> {
   let progressCalls = 0;
   const r = await vision().cameraMotion(
     url,
-    options,
+    sampling(options),
     proxy(() => void progressCalls++),
   );
   const s = r.samples;
@@ -46,6 +58,14 @@ async function motion(
     elapsedMs: r.elapsedMs,
     lumaPath: r.lumaPath,
     progressCalls,
+    faces: r.faces && {
+      runs: r.faces.runs,
+      unsteadyRuns: r.faces.unsteadyRuns,
+      tracks: r.faces.tracks.map((t) => ({ cx: t.cx, cy: t.cy, w: t.w, presence: t.presence, samples: t.t.length })),
+    },
+    faceDetections: r.faceDetections,
+    faceDetectMs: r.faceDetectMs,
+    ...(r.facesError ? { facesError: r.facesError } : {}),
   };
 }
 
@@ -53,13 +73,17 @@ async function motion(
 async function map(
   cameras: Array<{ sourceId: string; url: string; offsetMs: number; driftPpm: number }>,
   turns: Turn[],
-  options: VisionSamplingOptions & { minSpeechMs?: number } = {},
+  options: PageSampling & { minSpeechMs?: number } = {},
 ): Promise<CameraMap> {
-  const { minSpeechMs, ...sampling } = options;
+  const { minSpeechMs, ...rest } = options;
   const sampled = [];
   for (const c of cameras) {
-    const { samples } = await vision().cameraMotion(c.url, sampling);
-    sampled.push({ sourceId: c.sourceId, samples: samplesToReference(samples, c.offsetMs, c.driftPpm) });
+    const { samples, faces } = await vision().cameraMotion(c.url, sampling(rest));
+    sampled.push({
+      sourceId: c.sourceId,
+      samples: samplesToReference(samples, c.offsetMs, c.driftPpm),
+      faces: faces && facesToReference(faces, (ms) => cameraToReferenceMs(ms, c.offsetMs, c.driftPpm)),
+    });
   }
   return computeCameraMap({ cameras: sampled, turns, ...(minSpeechMs !== undefined ? { minSpeechMs } : {}) });
 }

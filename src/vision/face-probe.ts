@@ -1,0 +1,200 @@
+/**
+ * Faces on sampled frames: at the first frame of every sampled run, BlazeFace looks for faces
+ * (square tiles of the frame's luma, see `frameTiles`); on every frame of the run, the mouth of
+ * each face found and a band across its eyes are reduced to small patches, and how much each
+ * patch changed since the previous frame is recorded. The mouth's change is speaking activity;
+ * the eyes' change says how much of it is the head moving (a nod moves both).
+ *
+ * Works on the frame's full-resolution luma plane (the Y plane the sampler copies anyway), so a
+ * face a tenth of a 1080p frame wide still has a mouth of 40 pixels.
+ *
+ * @module
+ */
+import {
+  BLAZEFACE_SIZE,
+  frameTiles,
+  mergeTileDetections,
+  MOUTH_KEYPOINT,
+  type FaceDetection,
+} from '../analysis/faces/blazeface-decode.ts';
+import type { FaceRun } from '../analysis/faces/face-tracks.ts';
+
+/** A full-resolution 8-bit luma plane (video range as decoded). */
+export interface LumaPlane {
+  data: Uint8Array;
+  offset: number;
+  stride: number;
+  width: number;
+  height: number;
+}
+
+/** Finds faces in a 128×128 picture (RGB floats in −1..1), in fractions of it. */
+export type FaceDetector = (rgb: Float32Array) => Promise<FaceDetection[]>;
+
+/** Options of {@link FaceProbe}. */
+export interface FaceProbeOptions {
+  /** Faces narrower than this share of the frame's width are ignored (a face in the background). Default 0.04. */
+  minWidth?: number;
+  /** Patch size the mouth and eye regions are averaged down to. Default 16×8. */
+  patchWidth?: number;
+  patchHeight?: number;
+}
+
+/** Mouth patch: ±0.3 face widths across, ±0.16 up and down, around the mouth keypoint. */
+const MOUTH_HALF_W = 0.3;
+const MOUTH_HALF_H = 0.16;
+
+interface Tracked {
+  face: FaceDetection;
+  out: FaceRun['faces'][number];
+  mouth: Float32Array | null;
+  eyes: Float32Array | null;
+}
+
+/**
+ * Collects faces and their mouth motion over a camera's sampled runs.
+ *
+ * @example
+ * const probe = new FaceProbe(detector);
+ * for (each decoded frame) await probe.frame(plane, tMs, firstOfRun);
+ * const runs = probe.runs; // → trackFaces(runs)
+ */
+export class FaceProbe {
+  /** What was seen, run by run. */
+  readonly runs: FaceRun[] = [];
+  /** Detector calls made (tiles run through the model). */
+  detections = 0;
+  /** Time spent in the detector, ms. */
+  detectMs = 0;
+  private current: Tracked[] = [];
+  private readonly input = new Float32Array(BLAZEFACE_SIZE * BLAZEFACE_SIZE * 3);
+
+  constructor(
+    private readonly detect: FaceDetector,
+    private readonly options: FaceProbeOptions = {},
+  ) {}
+
+  /** Takes one decoded frame; `firstOfRun` starts a new run (and a detection). */
+  async frame(plane: LumaPlane, t: number, firstOfRun: boolean): Promise<void> {
+    if (firstOfRun) await this.startRun(plane, t);
+    const pw = this.options.patchWidth ?? 16;
+    const ph = this.options.patchHeight ?? 8;
+    for (const face of this.current) {
+      const fw = face.face.w * plane.width;
+      const [mx, my] = face.face.keypoints[MOUTH_KEYPOINT]!;
+      const mouth = patch(plane, mx * plane.width, my * plane.height, fw * MOUTH_HALF_W, fw * MOUTH_HALF_H, pw, ph);
+      const [rx, ry] = face.face.keypoints[0]!;
+      const [lx, ly] = face.face.keypoints[1]!;
+      const eyes = patch(
+        plane,
+        ((rx + lx) / 2) * plane.width,
+        ((ry + ly) / 2) * plane.height,
+        fw * MOUTH_HALF_W,
+        fw * MOUTH_HALF_H,
+        pw,
+        ph,
+      );
+      if (face.mouth && face.eyes) {
+        face.out.t.push(t);
+        face.out.mouth.push(meanAbsDiff(mouth, face.mouth));
+        face.out.eyes.push(meanAbsDiff(eyes, face.eyes));
+      }
+      face.mouth = mouth;
+      face.eyes = eyes;
+    }
+  }
+
+  private async startRun(plane: LumaPlane, t: number): Promise<void> {
+    const perTile: Array<{ tile: ReturnType<typeof frameTiles>[number]; faces: FaceDetection[] }> = [];
+    for (const tile of frameTiles(plane.width, plane.height)) {
+      tileInput(plane, tile.x, tile.y, tile.side, this.input);
+      const started = performance.now();
+      perTile.push({ tile, faces: await this.detect(this.input) });
+      this.detectMs += performance.now() - started;
+      this.detections++;
+    }
+    const minWidth = this.options.minWidth ?? 0.04;
+    const faces = mergeTileDetections(perTile, plane.width, plane.height).filter((f) => f.w >= minWidth);
+    const run: FaceRun = {
+      t,
+      faces: faces.map((f) => ({
+        score: f.score,
+        cx: f.cx,
+        cy: f.cy,
+        w: f.w,
+        h: f.h,
+        mx: f.keypoints[MOUTH_KEYPOINT]![0],
+        my: f.keypoints[MOUTH_KEYPOINT]![1],
+        t: [],
+        mouth: [],
+        eyes: [],
+      })),
+    };
+    this.runs.push(run);
+    this.current = faces.map((face, i) => ({ face, out: run.faces[i]!, mouth: null, eyes: null }));
+  }
+}
+
+/** A square of the plane box-averaged into BlazeFace's input: gray in all three channels, −1..1. */
+function tileInput(plane: LumaPlane, x0: number, y0: number, side: number, out: Float32Array): void {
+  const n = BLAZEFACE_SIZE;
+  for (let oy = 0; oy < n; oy++) {
+    const ya = y0 + Math.floor((oy * side) / n);
+    const yb = Math.max(ya + 1, y0 + Math.floor(((oy + 1) * side) / n));
+    for (let ox = 0; ox < n; ox++) {
+      const xa = x0 + Math.floor((ox * side) / n);
+      const xb = Math.max(xa + 1, x0 + Math.floor(((ox + 1) * side) / n));
+      let sum = 0;
+      for (let y = ya; y < yb; y++) {
+        const row = plane.offset + y * plane.stride;
+        for (let x = xa; x < xb; x++) sum += plane.data[row + x]!;
+      }
+      // Video range (16..235) to −1..1.
+      const v = Math.max(-1, Math.min(1, ((sum / ((yb - ya) * (xb - xa)) - 16) / 219) * 2 - 1));
+      const i = (oy * n + ox) * 3;
+      out[i] = v;
+      out[i + 1] = v;
+      out[i + 2] = v;
+    }
+  }
+}
+
+/** The plane's rectangle around (cx, cy) ± (halfW, halfH) pixels, averaged to pw×ph (clipped to the frame). */
+function patch(
+  plane: LumaPlane,
+  cx: number,
+  cy: number,
+  halfW: number,
+  halfH: number,
+  pw: number,
+  ph: number,
+): Float32Array {
+  const out = new Float32Array(pw * ph);
+  const x0 = cx - halfW;
+  const y0 = cy - halfH;
+  for (let py = 0; py < ph; py++) {
+    const ya = clamp(Math.floor(y0 + (py * 2 * halfH) / ph), 0, plane.height - 1);
+    const yb = clamp(Math.floor(y0 + ((py + 1) * 2 * halfH) / ph), ya + 1, plane.height);
+    for (let px = 0; px < pw; px++) {
+      const xa = clamp(Math.floor(x0 + (px * 2 * halfW) / pw), 0, plane.width - 1);
+      const xb = clamp(Math.floor(x0 + ((px + 1) * 2 * halfW) / pw), xa + 1, plane.width);
+      let sum = 0;
+      for (let y = ya; y < yb; y++) {
+        const row = plane.offset + y * plane.stride;
+        for (let x = xa; x < xb; x++) sum += plane.data[row + x]!;
+      }
+      out[py * pw + px] = sum / ((yb - ya) * (xb - xa));
+    }
+  }
+  return out;
+}
+
+function meanAbsDiff(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += Math.abs(a[i]! - b[i]!);
+  return s / a.length;
+}
+
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.max(lo, Math.min(hi, x));
+}

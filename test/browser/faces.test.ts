@@ -1,0 +1,139 @@
+/**
+ * Real faces in the browser: the vision worker samples cameras of a real-face set (GRID clips,
+ * tools/fixtures/faces-set.ts) with WebCodecs, finds the faces with BlazeFace on
+ * onnxruntime-web, and the camera map built from them names every camera's kind, people and
+ * places. The Node path (ffmpeg + the same probe and model) finds the same faces.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  buildCameraPage,
+  openCameraPage,
+  pageMotion,
+  type CameraPageApi,
+  type CameraPageSession,
+} from '../../bench/camera/camera-page.ts';
+import { createNodeBlazeFace } from '../../tools/faces/blazeface-node.ts';
+import { ensureFacesFixture, facesDataMissing, type FacesTruth } from '../../tools/fixtures/faces-set.ts';
+import { ffmpegCameraFaces } from '../node/camera/ffmpeg-faces.ts';
+import { FIXTURE_TIMEOUT_MS } from '../support/fixtures.ts';
+
+const missing = facesDataMissing();
+if (missing !== null) console.warn(`[faces] skipped: ${missing} (the GRID clips live outside the repository)`);
+
+/** Two people, their close-ups and a two-shot, 75 s at 640×360; runs every 2 s. */
+const SET = { people: 2, seconds: 75, width: 640, height: 360, seed: '3' } as const;
+const EVERY_S = 2;
+
+let session: CameraPageSession;
+let dir: string;
+let truth: FacesTruth;
+
+beforeAll(async () => {
+  if (missing !== null) return;
+  ({ dir, truth } = await ensureFacesFixture(SET));
+  await buildCameraPage();
+  session = await openCameraPage();
+}, FIXTURE_TIMEOUT_MS);
+afterAll(async () => {
+  await session?.close();
+});
+
+const cameras = () => truth.sources.filter((s) => s.kind === 'video');
+
+describe.skipIf(missing !== null)('real faces in the vision worker', () => {
+  test('BlazeFace finds each camera’s people where the set put them, as the Node path does', async () => {
+    const detector = await createNodeBlazeFace();
+    try {
+      for (const cam of cameras()) {
+        const web = await pageMotion(session.page, session.addMedia(join(dir, cam.file)), {
+          everyS: EVERY_S,
+          withFaces: true,
+        });
+        expect(web.facesError, cam.file).toBeUndefined();
+        expect(web.lumaPath).toBe('y-plane');
+        const tracks = web.faces?.tracks ?? [];
+        expect(tracks, cam.file).toHaveLength(cam.people!.length);
+        cam.people!.forEach((p, i) => {
+          const head = p.head;
+          expect(tracks[i]!.cx, `${cam.file} person ${i}`).toBeGreaterThan(head.x);
+          expect(tracks[i]!.cx, `${cam.file} person ${i}`).toBeLessThan(head.x + head.w);
+          expect(tracks[i]!.presence).toBeGreaterThan(0.9);
+        });
+        // The same runs decoded by ffmpeg: the same faces in the same places.
+        const starts = keyframesAtOrBefore(join(dir, cam.file), EVERY_S, cam.durationMs / 1000);
+        const node = await ffmpegCameraFaces(join(dir, cam.file), (x) => detector.detect(x), {
+          width: cam.video!.width,
+          height: cam.video!.height,
+          fps: cam.video!.fps,
+          runStartsS: starts,
+        });
+        expect(node.faces.tracks.map((t) => t.cx)).toHaveLength(tracks.length);
+        node.faces.tracks.forEach((t, i) => expect(Math.abs(t.cx - tracks[i]!.cx)).toBeLessThan(0.02));
+      }
+    } finally {
+      await detector.dispose();
+    }
+  });
+
+  test('the map from the worker’s faces: kinds, speakers and places right, close-ups sure', async () => {
+    const cams = cameras().map((s) => ({
+      sourceId: s.file,
+      url: session.addMedia(join(dir, s.file)),
+      offsetMs: s.offsetMs,
+      driftPpm: s.driftPpm,
+    }));
+    const map = await session.page.evaluate(
+      ([c, t, every]) =>
+        (window as unknown as { camera: CameraPageApi }).camera.map(c, t, {
+          everyS: every,
+          withFaces: true,
+          minSpeechMs: 1000,
+        }),
+      [cams, truth.turns, EVERY_S] as const,
+    );
+    for (const e of truth.expectedCameraMap.cameras) {
+      const c = map.cameras.find((x) => x.sourceId === e.file)!;
+      expect(c, e.file).toMatchObject({ kind: e.kind, speakers: e.speakers, evidence: 'faces' });
+      if (e.kind === 'closeup') expect(c.confidence, e.file).toBe('high');
+      else expect(c.positions, e.file).toEqual(e.positions);
+    }
+    expect(map.unassignedSpeakers).toEqual([]);
+  });
+
+  test('without the face model the worker says why and the map falls back to motion', async () => {
+    const cam = cameras()[0]!;
+    const web = await pageMotion(session.page, session.addMedia(join(dir, cam.file)), {
+      everyS: EVERY_S,
+      faces: { modelUrl: `${session.origin}/models/missing.onnx`, ortWasmPath: `${session.origin}/wasm/ort/` },
+    });
+    expect(web.facesError).toMatch(/the face model .*missing\.onnx is not served/);
+    expect(web.faces).toBeNull();
+    expect(web.frames).toBeGreaterThan(0);
+  });
+});
+
+/** The sampler's run starts: the last keyframe at or before each multiple of `everyS` (as the vision worker). */
+function keyframesAtOrBefore(file: string, everyS: number, durationS: number): number[] {
+  const probe = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-skip_frame',
+    'nokey',
+    '-show_entries',
+    'frame=pts_time',
+    '-of',
+    'csv=p=0',
+    file,
+  ]);
+  const keys = probe.stdout.toString().trim().split('\n').map(Number).filter(Number.isFinite);
+  const out: number[] = [];
+  for (let t = 0; t < durationS; t += everyS) {
+    const k = keys.filter((x) => x <= t + 1e-6).pop() ?? 0;
+    if (out[out.length - 1] !== k) out.push(k);
+  }
+  return out;
+}
