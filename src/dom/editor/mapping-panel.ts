@@ -5,7 +5,7 @@
  * @module
  */
 import { speakerName, withSpeakerNames } from '../../contract/speaker-names.ts';
-import type { GetJobResponse, Track, Turn } from '../../contract/types.ts';
+import type { CameraMapCamera, GetJobResponse, Track, Turn } from '../../contract/types.ts';
 import { cameraColour, el } from './dom.ts';
 import { formatTime, speakerLanes } from './model.ts';
 import { speakerNamesOf, videoSources, type EditorSession } from './session.ts';
@@ -100,7 +100,7 @@ function mappingForm(
       proposal
         ? el('p', {
             class: 'proposal',
-            text: `Proposed: ${proposal.kind}, confidence ${proposal.confidence}${proposal.reason ? ` — ${withSpeakerNames(proposal.reason, speakerNamesOf(s))}` : ''}`,
+            text: `Proposed: ${proposal.kind}, confidence ${proposal.confidence}${proposal.reason ? ` — ${withSpeakerNames(proposal.reason, speakerNamesOf(s))}` : ''}${placesNote(proposal, (label) => speakerName(label, speakerNamesOf(s)))}${evidenceNote(proposal)}`,
           })
         : null,
       ...boxes,
@@ -249,4 +249,19 @@ export function mappingCorrection(s: EditorSession, data: GetJobResponse): HTMLE
         s.saving.then(() => s.api.submitSpeakerMapping(s.jobId, { tracks, cuts: s.cuts, removedRanges: s.removed })),
     ),
   );
+}
+
+/** What a proposal rests on, in words: the faces seen and matched by their mouths, or the picture's motion. */
+function evidenceNote(proposal: Pick<CameraMapCamera, 'evidence' | 'faces'>): string {
+  if (proposal.evidence !== 'faces') return '';
+  const n = proposal.faces ?? 0;
+  return ` · ${n} ${n === 1 ? 'face' : 'faces'} seen, matched to the voices by their mouths`;
+}
+
+/** Where a two-shot's or wide's people sit, left to right, by name. */
+function placesNote(proposal: Pick<CameraMapCamera, 'positions'>, name: (label: string) => string): string {
+  const p = proposal.positions;
+  if (!p) return '';
+  const places = (['left', 'middle', 'right'] as const).flatMap((k) => (p[k] ? [`${k} ${name(p[k])}`] : []));
+  return places.length ? ` · ${places.join(', ')}` : '';
 }
