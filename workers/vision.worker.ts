@@ -19,14 +19,25 @@ import {
 import { fetchServed } from '../src/models/served-asset.ts';
 import { cameraMotion } from '../src/vision/camera-motion.ts';
 import type { FaceDetector } from '../src/vision/face-probe.ts';
-import type { VisionWorkerApi } from '../src/vision/protocol.ts';
+import type { VisionSamplingOptions, VisionWorkerApi } from '../src/vision/protocol.ts';
 
 const running = new Map<string, AbortController>();
-let faces: { url: string; model: Promise<BlazeFace> } | undefined;
+let faces: { key: string; model: Promise<BlazeFace> } | undefined;
 
-/** BlazeFace from `modelUrl`, loaded once; on WebGPU when a hardware adapter is there, else (or if that fails) on wasm. */
-function loadFaces(modelUrl: string, ortWasmPath: string): Promise<BlazeFace> {
-  if (faces?.url === modelUrl) return faces.model;
+type FaceAssets = NonNullable<VisionSamplingOptions['faces']>;
+
+/**
+ * BlazeFace from `modelUrl`, loaded once per model and provider; by default on WebGPU when a
+ * hardware adapter is there, else (or if that fails) on wasm.
+ */
+function loadFaces({
+  modelUrl,
+  ortWasmPath,
+  executionProvider = 'auto',
+  allowFallbackAdapter,
+}: FaceAssets): Promise<BlazeFace> {
+  const key = `${modelUrl} ${executionProvider} ${allowFallbackAdapter === true}`;
+  if (faces?.key === key) return faces.model;
   const model = (async () => {
     const bytes = new Uint8Array(await (await fetchServed(modelUrl, 'the face model')).arrayBuffer());
     const start = async (executionProvider: ExecutionProviderName): Promise<BlazeFace> => {
@@ -36,7 +47,9 @@ function loadFaces(modelUrl: string, ortWasmPath: string): Promise<BlazeFace> {
       configureOrtWasm(runtime, ortWasmPath, 1);
       return BlazeFace.create(runtime, bytes, { executionProvider });
     };
-    if ((await pickExecutionProvider((navigator as WorkerNavigator & { gpu?: GpuLike }).gpu)) === 'webgpu') {
+    if (executionProvider !== 'auto') return start(executionProvider);
+    const gpu = (navigator as WorkerNavigator & { gpu?: GpuLike }).gpu;
+    if ((await pickExecutionProvider(gpu, { allowFallbackAdapter: allowFallbackAdapter === true })) === 'webgpu') {
       try {
         return await start('webgpu');
       } catch (error) {
@@ -48,7 +61,7 @@ function loadFaces(modelUrl: string, ortWasmPath: string): Promise<BlazeFace> {
   model.catch(() => {
     if (faces?.model === model) faces = undefined;
   });
-  faces = { url: modelUrl, model };
+  faces = { key, model };
   return model;
 }
 
@@ -60,9 +73,11 @@ const api: VisionWorkerApi = {
     try {
       let detector: FaceDetector | undefined;
       let facesError: string | undefined;
+      let faceProvider: ExecutionProviderName | undefined;
       if (faceAssets) {
         try {
-          const model = await loadFaces(faceAssets.modelUrl, faceAssets.ortWasmPath);
+          const model = await loadFaces(faceAssets);
+          faceProvider = model.executionProvider;
           detector = (rgb) => model.detect(rgb);
         } catch (error) {
           // No faces is not a failure: the camera map falls back to motion in the thirds.
@@ -79,7 +94,7 @@ const api: VisionWorkerApi = {
         detector,
       );
       const s = result.samples;
-      return transfer({ ...result, ...(facesError ? { facesError } : {}) }, [
+      return transfer({ ...result, ...(facesError ? { facesError } : {}), ...(faceProvider ? { faceProvider } : {}) }, [
         s.t.buffer,
         s.whole.buffer,
         s.left.buffer,

@@ -13,7 +13,7 @@ import type { CameraMap, Turn } from '../../src/contract/types.ts';
 import { buildSite, ROOT } from '../../test/support/build-site.ts';
 
 /** Sampling options of the page: the worker's, with `withFaces` for the page's own face model. */
-export type PageSampling = VisionSamplingOptions & { withFaces?: boolean };
+export type PageSampling = VisionSamplingOptions & { withFaces?: boolean | 'wasm' | 'webgpu-fallback' };
 
 /** What test/browser/pages/camera.ts puts on `window.camera`. */
 export interface CameraPageApi {
@@ -56,12 +56,12 @@ export interface CameraPageSession {
 }
 
 /** Serves the built page and opens it in Chromium (through src/cli/chromium.ts). */
-export async function openCameraPage(): Promise<CameraPageSession> {
+export async function openCameraPage(options: { extraArgs?: readonly string[] } = {}): Promise<CameraPageSession> {
   let server: StaticServer | undefined;
   let chromium: LaunchedChromium | undefined;
   try {
     server = await serveStatic(CAMERA_PAGE_DIR, 0, PAGE_PATH);
-    chromium = await launchChromium();
+    chromium = await launchChromium(options.extraArgs ? { extraArgs: options.extraArgs } : {});
     const page = await chromium.context.newPage();
     await page.goto(`${server.origin}/${PAGE_PATH}`);
     await page.waitForSelector('body[data-ready="1"]');

@@ -6,13 +6,23 @@
 import type { CameraMapInput } from '../analysis/camera/camera-map.ts';
 import type { MotionSamples } from '../analysis/camera/features.ts';
 import type { CameraFaces } from '../analysis/faces/face-tracks.ts';
+import type { ExecutionProviderName } from '../models/ort-runtime.ts';
 import type { CameraMap } from '../contract/types.ts';
 import type { FrameSamplingOptions, VideoInput } from './frame-sampler.ts';
 
 /** Sampling options that can cross the worker boundary (no signal, no callback). */
 export type VisionSamplingOptions = Omit<FrameSamplingOptions, 'signal' | 'onProgress' | 'faces'> & {
-  /** Look for faces too, with this BlazeFace model and onnxruntime-web's wasm folder (absolute URLs). */
-  faces?: { modelUrl: string; ortWasmPath: string };
+  /**
+   * Look for faces too, with this BlazeFace model and onnxruntime-web's wasm folder (absolute
+   * URLs). `executionProvider` (default `auto`: WebGPU on a hardware adapter, else wasm) and
+   * `allowFallbackAdapter` (a software WebGPU adapter such as SwiftShader; tests) pick where it runs.
+   */
+  faces?: {
+    modelUrl: string;
+    ortWasmPath: string;
+    executionProvider?: 'auto' | ExecutionProviderName;
+    allowFallbackAdapter?: boolean;
+  };
 };
 
 /** Motion of one camera plus how much was decoded to get it. */
@@ -32,6 +42,8 @@ export interface CameraMotion {
   faceDetectMs: number;
   /** Why faces were not looked for (the model could not be loaded), when asked for. */
   facesError?: string;
+  /** Where BlazeFace ran, when it did. */
+  faceProvider?: ExecutionProviderName;
 }
 
 /** What the vision worker exposes. */
@@ -75,4 +87,7 @@ export interface CameraMotionArrays {
   faceDetections: number;
   faceDetectMs: number;
   facesError?: string;
+  faceProvider?: ExecutionProviderName;
+  /** Per track, its activity samples (for comparing two paths). */
+  activity?: number[][];
 }

@@ -14,6 +14,7 @@ import {
   type CameraPageApi,
   type CameraPageSession,
 } from '../../bench/camera/camera-page.ts';
+import { WEBGPU_FLAGS } from '../../tools/diarization/chromium-vad.ts';
 import { createNodeBlazeFace } from '../../tools/faces/blazeface-node.ts';
 import { ensureFacesFixture, facesDataMissing, type FacesTruth } from '../../tools/fixtures/faces-set.ts';
 import { ffmpegCameraFaces } from '../node/camera/ffmpeg-faces.ts';
@@ -137,3 +138,35 @@ function keyframesAtOrBefore(file: string, everyS: number, durationS: number): n
   }
   return out;
 }
+
+describe.skipIf(missing !== null)('BlazeFace on WebGPU', () => {
+  test('on a software WebGPU adapter (SwiftShader) it finds the same faces and mouth motion as on wasm', async () => {
+    const gpu = await openCameraPage({ extraArgs: WEBGPU_FLAGS });
+    try {
+      const cam = cameras().find((s) => s.shot === 'twoshot')!;
+      const url = gpu.addMedia(join(dir, cam.file));
+      const wasm = await pageMotion(gpu.page, url, { everyS: 6, withFaces: 'wasm' });
+      const webgpu = await pageMotion(gpu.page, url, { everyS: 6, withFaces: 'webgpu-fallback' });
+      if (webgpu.facesError && /adapter|WebGPU|webgpu/.test(webgpu.facesError)) {
+        console.warn(`[faces] no WebGPU adapter here, skipped: ${webgpu.facesError}`);
+        return;
+      }
+      expect(webgpu.facesError).toBeUndefined();
+      expect([wasm.faceProvider, webgpu.faceProvider]).toEqual(['wasm', 'webgpu']);
+      console.log(
+        `[faces] webgpu (SwiftShader) ${webgpu.faceDetections} tiles in ${webgpu.faceDetectMs.toFixed(0)} ms, wasm ${wasm.faceDetections} in ${wasm.faceDetectMs.toFixed(0)} ms; x ${webgpu.faces!.tracks.map((t) => t.cx.toFixed(4)).join(' ')} vs ${wasm.faces!.tracks.map((t) => t.cx.toFixed(4)).join(' ')}`,
+      );
+      expect(webgpu.faces!.tracks).toHaveLength(wasm.faces!.tracks.length);
+      webgpu.faces!.tracks.forEach((t, i) => expect(Math.abs(t.cx - wasm.faces!.tracks[i]!.cx)).toBeLessThan(0.005));
+      // The mouth patches follow the detections: the same boxes give the same activity.
+      webgpu.activity!.forEach((a, i) => {
+        const b = wasm.activity![i]!;
+        expect(a).toHaveLength(b.length);
+        const worst = a.reduce((m, x, k) => Math.max(m, Math.abs(x - b[k]!)), 0);
+        expect(worst).toBeLessThan(0.5);
+      });
+    } finally {
+      await gpu.close();
+    }
+  });
+});

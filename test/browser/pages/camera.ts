@@ -30,11 +30,21 @@ const FACE_ASSETS = {
   ortWasmPath: new URL('/wasm/ort/', location.href).href,
 };
 
-type PageSampling = VisionSamplingOptions & { withFaces?: boolean };
+type PageSampling = VisionSamplingOptions & {
+  /** Faces with the page's own model; `'webgpu-fallback'` runs it on a software WebGPU adapter. */
+  withFaces?: boolean | 'wasm' | 'webgpu-fallback';
+};
 
 function sampling(options: PageSampling): VisionSamplingOptions {
   const { withFaces, ...rest } = options;
-  return withFaces ? { ...rest, faces: FACE_ASSETS } : rest;
+  if (!withFaces) return rest;
+  const provider =
+    withFaces === 'wasm'
+      ? { executionProvider: 'wasm' as const }
+      : withFaces === 'webgpu-fallback'
+        ? { executionProvider: 'webgpu' as const, allowFallbackAdapter: true }
+        : {};
+  return { ...rest, faces: { ...FACE_ASSETS, ...provider } };
 }
 
 async function motion(url: string, options: PageSampling & { jobKey?: string } = {}): Promise<CameraMotionArrays> {
@@ -66,6 +76,8 @@ async function motion(url: string, options: PageSampling & { jobKey?: string } =
     faceDetections: r.faceDetections,
     faceDetectMs: r.faceDetectMs,
     ...(r.facesError ? { facesError: r.facesError } : {}),
+    ...(r.faceProvider ? { faceProvider: r.faceProvider } : {}),
+    activity: r.faces?.tracks.map((t) => Array.from(t.activity)) ?? [],
   };
 }
 
