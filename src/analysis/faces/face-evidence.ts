@@ -5,9 +5,9 @@
  *
  * Each steady face (a person a camera shows run after run, see `trackFaces`) is matched to the
  * detected speaker whose turns its mouth moves in (`turnContrast`, t ≥ `zSpeaks`). Two
- * faces matched to the same speaker are two people when, within that speaker's turns, each is
- * clearly the one talking in turns where the other is still; the same person filmed by two
- * cameras talks in the same turns on both. Pure.
+ * faces matched to the same speaker are two people when, within that speaker's turns, their
+ * mouths go opposite ways and each is clearly the one talking in turns where the other is still;
+ * the same person filmed by two cameras talks in the same turns on both. Pure.
  *
  * @module
  */
@@ -77,11 +77,15 @@ export function faceSplitHint(
   for (const [speaker, group] of bySpeaker) {
     if (group.length < 2) continue;
     const own = units.map((u, k) => (u.speaker === speaker ? k : -1)).filter((k) => k >= 0);
-    const talking = group.map((f) => talkingIn(f.track, units, own, speaker));
+    const means = group.map((f) => {
+      const all = unitMeans(f.track, units);
+      return own.map((k) => all[k] ?? null);
+    });
+    const talking = means.map(talkingIn);
     // People: faces whose talking turns differ from every person's found so far.
     const people: number[] = [];
     group.forEach((_, i) => {
-      const same = people.some((p) => !apart(talking[p]!, talking[i]!, minApart));
+      const same = people.some((p) => !twoPeople(means[p]!, means[i]!, talking[p]!, talking[i]!, minApart));
       if (!same) people.push(i);
     });
     if (people.length > 1) {
@@ -93,27 +97,52 @@ export function faceSplitHint(
 }
 
 /**
- * Per turn of `speaker` (indices `own` of `units`): true where the face talks (its mean above
- * the midpoint between its mean elsewhere and its highest turn mean), false where it is still,
- * null where no sample fell in the turn.
+ * Per turn of the speaker (`ownMeans`: the face's mean activity in each, null where unsampled):
+ * false where the face is still (under half the median of its busier half of those turns), true
+ * where it talks, null where no sample fell in the turn. A face that talks in all of the
+ * speaker's turns is still in none of them; one that shares them with another person is still,
+ * near its own floor, in the other's turns (a mouth at rest changes a fifth to a third as much as
+ * a talking one on the real-face sets).
  */
-function talkingIn(
-  track: FaceTrack,
-  units: ReturnType<typeof turnUnits>,
-  own: readonly number[],
-  speaker: string,
-): Array<boolean | null> {
-  const means = unitMeans(track, units);
-  const elsewhere = means.filter((m, k): m is number => m !== null && units[k]!.speaker !== speaker);
-  const base = elsewhere.length ? elsewhere.reduce((a, b) => a + b, 0) / elsewhere.length : 0;
-  const ownMeans = own.map((k) => means[k] ?? null);
-  const top = Math.max(base, ...ownMeans.filter((m): m is number => m !== null));
-  const mid = (base + top) / 2;
-  return ownMeans.map((m) => (m === null ? null : m > mid));
+function talkingIn(ownMeans: ReadonlyArray<number | null>): Array<boolean | null> {
+  const seen = ownMeans.filter((m): m is number => m !== null).sort((x, y) => x - y);
+  const busier = seen.slice(Math.floor(seen.length / 2));
+  const level = busier.length ? busier[Math.floor(busier.length / 2)]! : 0;
+  return ownMeans.map((m) => (m === null ? null : m >= level / 2));
 }
 
-/** Two faces talk in different turns: each in at least `min` turns where the other is still. */
-function apart(a: ReadonlyArray<boolean | null>, b: ReadonlyArray<boolean | null>, min: number): boolean {
+/**
+ * Two faces are two people when, over the speaker's turns that both were sampled in (at least
+ * 4), their mouth activity goes opposite ways (Pearson r < 0: one talks while the other is
+ * still) and each talks in at least `min` turns where the other is still. The same person seen
+ * by two cameras (a close-up and a wide) moves the same way in the same turns, even where one
+ * camera sees the mouth smaller and noisier.
+ */
+function twoPeople(
+  meansA: ReadonlyArray<number | null>,
+  meansB: ReadonlyArray<number | null>,
+  a: ReadonlyArray<boolean | null>,
+  b: ReadonlyArray<boolean | null>,
+  min: number,
+): boolean {
+  const pairs: Array<[number, number]> = [];
+  meansA.forEach((x, k) => {
+    const y = meansB[k];
+    if (x !== null && x !== undefined && y !== null && y !== undefined) pairs.push([x, y]);
+  });
+  if (pairs.length < 4) return false;
+  const mx = pairs.reduce((s, p) => s + p[0], 0) / pairs.length;
+  const my = pairs.reduce((s, p) => s + p[1], 0) / pairs.length;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (const [x, y] of pairs) {
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) ** 2;
+    syy += (y - my) ** 2;
+  }
+  const r = sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : 0;
+  if (!(r < 0)) return false;
   let onlyA = 0;
   let onlyB = 0;
   for (let k = 0; k < a.length; k++) {
