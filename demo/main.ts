@@ -159,7 +159,7 @@ function renderEvents(events: OutboxEvent[], accountId: string): void {
 function showSummary(summary: JobSummary): void {
   lastSummary = summary;
   $('job').hidden = false;
-  steps?.update(summary);
+  steps?.update(summary, askedToMap.has(summary.id));
   $('job-plain').textContent = plainStatus(summary, {
     asked: askedToMap.has(summary.id),
     proposal: proposals.get(summary.id) === true,

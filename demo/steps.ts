@@ -58,10 +58,14 @@ export class StepTracker {
     this.draw(Date.now());
   }
 
-  /** A new summary of the job. */
-  update(summary: JobSummary): void {
+  /**
+   * A new summary of the job. `asked`: the service has asked a person to map the cameras (its
+   * `mapping` event came), so the camera map is done and the job waits for them: the review step.
+   */
+  update(summary: JobSummary, asked = false): void {
     const now = Date.now();
-    const step = STEPS.find((s) => s.statuses.includes(summary.status))?.key;
+    const step =
+      summary.status === 'mapping' && asked ? 'ready' : STEPS.find((s) => s.statuses.includes(summary.status))?.key;
     if (step && step !== this.current) this.enter(step, now);
     // Every stage that runs reports its fraction (stageProgress); the upload's comes from its bytes.
     if (step !== 'upload') this.fraction = summary.stageProgress ?? null;

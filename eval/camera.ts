@@ -212,7 +212,8 @@ export const evaluateCamera: AreaEvaluation = async ({ quick, log }) => {
   );
   // Drawn figures with faces on: no later and no more wrong than motion alone.
   const withFaces = byMode.get('faces')!;
-  const later = (a: number | null, b: number | null): boolean => (b === null ? a !== null : a !== null && a > b);
+  // Later: never where motion got there, or a later second.
+  const later = (a: number | null, b: number | null): boolean => (a === null ? b !== null : b !== null && a > b);
   const worse = withFaces.filter((f, i) => later(f.stableFrom, perSet[i]!.stableFrom) || f.wrong > perSet[i]!.wrong);
   target(
     `drawn figures with faces on (BlazeFace every 2 s): no worse than motion alone on any seed`,

@@ -91,7 +91,7 @@ row(
   sum((p) => p.endsWith('.wasm')),
 );
 row(
-  'models (Silero VAD)',
+  'models (Silero VAD, BlazeFace)',
   sum((p) => p.endsWith('.onnx')),
 );
 

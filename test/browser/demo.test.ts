@@ -237,6 +237,10 @@ test.skipIf(facesMissing !== null)(
     await page.click('#start');
     await waitForStatus('mapping', 300_000);
     await page.waitForSelector('#accept-proposal:not([hidden])', { timeout: patient(60_000) });
+    // The map is done; the job waits for the person: the progress says so.
+    await page.waitForSelector('#steps li[data-step="ready"].active', { timeout: patient(10_000) });
+    expect(await page.getAttribute('#steps li[data-step="mapping"]', 'class')).toBe('done');
+    expect(await page.textContent('#steps li[data-step="ready"] .time')).toBe('waiting for you');
     await shot('09-real-faces-mapping');
     const { job } = await demoJob();
     const map = job.camera_map!;

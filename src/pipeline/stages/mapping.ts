@@ -15,6 +15,7 @@ import type { StageRunner } from './context.ts';
 export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, signal, onProgress }) => {
   const cameras: Array<{ sourceId: string; samples: MotionSamples | null; faces: CameraFaces | null }> = [];
   let faceCameras = 0;
+  let facesError: string | undefined;
   const onAbort = (): void => workers.dropCameraMotion(job.id);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
@@ -33,6 +34,7 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
           samples = samplesToReference(motion.samples, offsetMs, driftPpm);
           faces = motion.faces && facesToReference(motion.faces, (ms) => cameraToReferenceMs(ms, offsetMs, driftPpm));
           if (faces && faces.tracks.length > 0) faceCameras++;
+          facesError ??= motion.facesError;
         } catch (error) {
           if (signal.aborted) throw error;
           samples = null;
@@ -49,6 +51,7 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
   return {
     ok: true,
     output: { cameraMap: await workers.vision().cameraMap({ cameras, turns: job.turns }) },
-    metrics: { cameras: cameras.length, faceCameras },
+    // A face model that could not be loaded leaves motion to judge: the metrics say why.
+    metrics: { cameras: cameras.length, faceCameras, ...(facesError ? { facesError } : {}) },
   };
 };
