@@ -17,14 +17,13 @@
  * are printed side by side, with the detector's time per tile and what an hour of three 1080p
  * cameras would take at the sampler's cap (160 runs of 15 frames per camera).
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { computeCameraMap } from '../../src/analysis/camera/camera-map.ts';
 import { motionFeatures, samplesToReference, type MotionSamples } from '../../src/analysis/camera/features.ts';
 import { ensureFixture } from '../../test/support/fixtures.ts';
 import { ensureFacesFixture } from '../../tools/fixtures/faces-set.ts';
-import { ffmpegLumaFrames } from '../../test/node/camera/ffmpeg-frames.ts';
+import { ffmpegLumaFrames, keyframeRunStarts } from '../../test/node/camera/ffmpeg-frames.ts';
 import { buildCameraPage, openCameraPage, pageMotion } from './camera-page.ts';
 
 const { values } = parseArgs({
@@ -51,30 +50,6 @@ const { dir, truth } = values.real
     });
 console.log(`fixture ${dir} ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 const cams = truth.sources.filter((s) => s.kind === 'video');
-
-/** The sampler's run starts: the last keyframe at or before each multiple of `everyS`. */
-function runStarts(file: string, durationS: number): number[] {
-  const probe = spawnSync('ffprobe', [
-    '-v',
-    'error',
-    '-select_streams',
-    'v:0',
-    '-skip_frame',
-    'nokey',
-    '-show_entries',
-    'frame=pts_time',
-    '-of',
-    'csv=p=0',
-    file,
-  ]);
-  const keys = probe.stdout.toString().trim().split('\n').map(Number).filter(Number.isFinite);
-  const out: number[] = [];
-  for (let t = 0; t < durationS; t += everyS) {
-    const k = keys.filter((x) => x <= t + 1e-6).pop() ?? 0;
-    if (out[out.length - 1] !== k) out.push(k);
-  }
-  return out;
-}
 
 await buildCameraPage();
 const session = await openCameraPage();
@@ -112,7 +87,7 @@ try {
         `${withFaces.faceDetections} tiles in ${(withFaces.faceDetectMs / 1000).toFixed(2)} s; people ${withFaces.faces?.tracks.length ?? 0} at x ` +
         `${withFaces.faces?.tracks.map((t) => t.cx.toFixed(2)).join(', ') ?? '–'}`,
     );
-    const starts = runStarts(join(dir, cam.file), durS);
+    const starts = keyframeRunStarts(join(dir, cam.file), everyS, durS);
     const f0 = performance.now();
     const frames = ffmpegLumaFrames(join(dir, cam.file), {
       fps: cam.video?.fps ?? 30,

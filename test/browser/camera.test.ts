@@ -3,7 +3,6 @@
  * (mediabunny) in Debian's Chromium and returns motion features that match the Node path
  * (ffmpeg decoding the same file), and its sampled runs start at keyframes.
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -16,7 +15,7 @@ import {
 import { computeCameraMap } from '../../src/analysis/camera/camera-map.ts';
 import { motionFeatures, samplesToReference, type MotionSamples } from '../../src/analysis/camera/features.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
-import { ffmpegLumaFrames } from '../node/camera/ffmpeg-frames.ts';
+import { ffmpegLumaFrames, keyframeTimesS } from '../node/camera/ffmpeg-frames.ts';
 import type { CameraMotionArrays, VisionSamplingOptions } from '../../src/vision/protocol.ts';
 
 let session: CameraPageSession;
@@ -105,24 +104,7 @@ describe('vision worker (WebCodecs) against ffmpeg', () => {
   test("sampled runs start at keyframes, and the switched feed's cuts are found between and inside runs", async () => {
     const cam = source('switched');
     const web = await browserMotion(cam.file, { everyS: 3, framesPerRun: 10 });
-    const probe = spawnSync('ffprobe', [
-      '-v',
-      'error',
-      '-select_streams',
-      'v:0',
-      '-skip_frame',
-      'nokey',
-      '-show_entries',
-      'frame=pts_time',
-      '-of',
-      'csv=p=0',
-      join(dir, cam.file),
-    ]);
-    const keys = probe.stdout
-      .toString()
-      .trim()
-      .split('\n')
-      .map((x) => Number(x) * 1000);
+    const keys = keyframeTimesS(join(dir, cam.file)).map((x) => x * 1000);
     expect(web.runs).toBeGreaterThan(1);
     expect(web.frames).toBeLessThanOrEqual(web.runs * 10);
     expect(web.progressCalls).toBe(web.runs);

@@ -4,7 +4,6 @@
  * onnxruntime-web, and the camera map built from them names every camera's kind, people and
  * places. The Node path (ffmpeg + the same probe and model) finds the same faces.
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -18,6 +17,7 @@ import { WEBGPU_FLAGS } from '../../tools/diarization/chromium-vad.ts';
 import { createNodeBlazeFace } from '../../tools/faces/blazeface-node.ts';
 import { ensureFacesFixture, facesDataMissing, type FacesTruth } from '../../tools/fixtures/faces-set.ts';
 import { ffmpegCameraFaces } from '../node/camera/ffmpeg-faces.ts';
+import { keyframeRunStarts } from '../node/camera/ffmpeg-frames.ts';
 import { FIXTURE_TIMEOUT_MS } from '../support/fixtures.ts';
 
 const missing = facesDataMissing();
@@ -63,7 +63,7 @@ describe.skipIf(missing !== null)('real faces in the vision worker', () => {
           expect(tracks[i]!.presence).toBeGreaterThan(0.9);
         });
         // The same runs decoded by ffmpeg: the same faces in the same places.
-        const starts = keyframesAtOrBefore(join(dir, cam.file), EVERY_S, cam.durationMs / 1000);
+        const starts = keyframeRunStarts(join(dir, cam.file), EVERY_S, cam.durationMs / 1000);
         const node = await ffmpegCameraFaces(join(dir, cam.file), (x) => detector.detect(x), {
           width: cam.video!.width,
           height: cam.video!.height,
@@ -114,30 +114,6 @@ describe.skipIf(missing !== null)('real faces in the vision worker', () => {
     expect(web.frames).toBeGreaterThan(0);
   });
 });
-
-/** The sampler's run starts: the last keyframe at or before each multiple of `everyS` (as the vision worker). */
-function keyframesAtOrBefore(file: string, everyS: number, durationS: number): number[] {
-  const probe = spawnSync('ffprobe', [
-    '-v',
-    'error',
-    '-select_streams',
-    'v:0',
-    '-skip_frame',
-    'nokey',
-    '-show_entries',
-    'frame=pts_time',
-    '-of',
-    'csv=p=0',
-    file,
-  ]);
-  const keys = probe.stdout.toString().trim().split('\n').map(Number).filter(Number.isFinite);
-  const out: number[] = [];
-  for (let t = 0; t < durationS; t += everyS) {
-    const k = keys.filter((x) => x <= t + 1e-6).pop() ?? 0;
-    if (out[out.length - 1] !== k) out.push(k);
-  }
-  return out;
-}
 
 describe.skipIf(missing !== null)('BlazeFace on WebGPU', () => {
   test('on a software WebGPU adapter (SwiftShader) it finds the same faces and mouth motion as on wasm', async () => {

@@ -93,3 +93,32 @@ export function fixtureCameraSamples(dir: string, truth: Truth): Array<{ sourceI
       ),
     }));
 }
+
+/** Keyframe times of a file's video (seconds), from ffprobe. */
+export function keyframeTimesS(file: string): number[] {
+  const probe = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-skip_frame',
+    'nokey',
+    '-show_entries',
+    'frame=pts_time',
+    '-of',
+    'csv=p=0',
+    file,
+  ]);
+  return probe.stdout.toString().trim().split('\n').map(Number).filter(Number.isFinite);
+}
+
+/** The vision worker's run starts (s): the last keyframe at or before each multiple of `everyS`. */
+export function keyframeRunStarts(file: string, everyS: number, durationS: number): number[] {
+  const keys = keyframeTimesS(file);
+  const out: number[] = [];
+  for (let t = 0; t < durationS; t += everyS) {
+    const k = keys.filter((x) => x <= t + 1e-6).pop() ?? 0;
+    if (out[out.length - 1] !== k) out.push(k);
+  }
+  return out;
+}

@@ -16,44 +16,28 @@ const turns = conversation([A, B, C], durationMs, 11);
 const flat = (seed: number) =>
   syntheticSamples({ kind: 'wide', left: A, middle: B, right: C }, turns, { durationMs, gain: 0, seed });
 
+/** A camera whose motion says nothing and whose faces are `people` (gain 0: mouths out of step). */
+function camera(sourceId: string, seed: number, people: Array<{ x: number; speaker: string }>, gain = 1) {
+  return { sourceId, samples: flat(seed), faces: trackFaces(faceRuns(people, turns, { durationMs, gain, seed })) };
+}
+
+const twoPeople = (left: string, right: string) => [
+  { x: 0.3, speaker: left },
+  { x: 0.7, speaker: right },
+];
+
 describe('computeCameraMap with faces', () => {
   it('tells close-ups, two-shots and wides by their faces, and who is where by their mouths', () => {
+    const three = [
+      { x: 0.2, speaker: A },
+      { x: 0.5, speaker: C },
+      { x: 0.8, speaker: B },
+    ];
     const map = computeCameraMap({
       cameras: [
-        {
-          sourceId: 'close',
-          samples: flat(1),
-          faces: trackFaces(faceRuns([{ x: 0.5, speaker: B }], turns, { durationMs })),
-        },
-        {
-          sourceId: 'two',
-          samples: flat(2),
-          faces: trackFaces(
-            faceRuns(
-              [
-                { x: 0.3, speaker: C },
-                { x: 0.7, speaker: A },
-              ],
-              turns,
-              { durationMs },
-            ),
-          ),
-        },
-        {
-          sourceId: 'wide',
-          samples: flat(3),
-          faces: trackFaces(
-            faceRuns(
-              [
-                { x: 0.2, speaker: A },
-                { x: 0.5, speaker: C },
-                { x: 0.8, speaker: B },
-              ],
-              turns,
-              { durationMs },
-            ),
-          ),
-        },
+        camera('close', 1, [{ x: 0.5, speaker: B }]),
+        camera('two', 2, twoPeople(C, A)),
+        camera('wide', 3, three),
       ],
       turns,
     });
@@ -77,27 +61,7 @@ describe('computeCameraMap with faces', () => {
   it('is never sure when the mouths move out of step with the turns', () => {
     for (let seed = 1; seed <= 12; seed++) {
       const map = computeCameraMap({
-        cameras: [
-          {
-            sourceId: 'close',
-            samples: flat(seed),
-            faces: trackFaces(faceRuns([{ x: 0.5, speaker: A }], turns, { durationMs, gain: 0, seed })),
-          },
-          {
-            sourceId: 'two',
-            samples: flat(seed + 10),
-            faces: trackFaces(
-              faceRuns(
-                [
-                  { x: 0.3, speaker: B },
-                  { x: 0.7, speaker: C },
-                ],
-                turns,
-                { durationMs, gain: 0, seed: seed + 10 },
-              ),
-            ),
-          },
-        ],
+        cameras: [camera('close', seed, [{ x: 0.5, speaker: A }], 0), camera('two', seed + 10, twoPeople(B, C), 0)],
         turns,
       });
       for (const c of map.cameras) expect(c.confidence, `seed ${seed} ${c.sourceId}`).not.toBe('high');
