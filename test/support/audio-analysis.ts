@@ -6,39 +6,18 @@
  * @module
  */
 import { spawnSync } from 'node:child_process';
+import { decodeAudio as decodeFileAudio, probeVideo } from '../../tools/fixtures/encode.ts';
 import type { MarkerGeometry } from '../../tools/fixtures/truth.ts';
 
-/** Decodes a file's first audio stream to mono float32 at `rate` Hz. */
+/** Decodes a file's first audio stream to mono float32 at `rate` Hz (the fixture generator's decoder). */
 export function decodeAudio(path: string, rate = 8000): Float32Array {
-  const res = spawnSync(
-    'ffmpeg',
-    ['-v', 'error', '-i', path, '-map', '0:a:0', '-ac', '1', '-ar', String(rate), '-f', 'f32le', 'pipe:1'],
-    {
-      maxBuffer: 1 << 30,
-    },
-  );
-  if (res.status !== 0) throw new Error(`decodeAudio ${path}: ${res.stderr.toString()}`);
-  const out = new Float32Array(res.stdout.length / 4);
-  new Uint8Array(out.buffer).set(res.stdout);
-  return out;
+  return decodeFileAudio(path, rate);
 }
 
 /** Decodes every video frame scaled to `width` px wide, as 8-bit grey. */
 export function decodeGreyFrames(path: string, width = 320): { width: number; height: number; frames: Uint8Array[] } {
-  const probe = spawnSync('ffprobe', [
-    '-v',
-    'error',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=width,height',
-    '-of',
-    'csv=p=0',
-    path,
-  ]);
-  const [w, h] = probe.stdout.toString().trim().split(',').map(Number);
-  if (w === undefined || h === undefined || !(w > 0) || !(h > 0))
-    throw new Error(`decodeGreyFrames: cannot probe ${path}`);
+  const { width: w, height: h } = probeVideo(path);
+  if (!(w > 0) || !(h > 0)) throw new Error(`decodeGreyFrames: cannot probe ${path}`);
   const height = 2 * Math.round((width * h) / w / 2);
   const res = spawnSync(
     'ffmpeg',
@@ -73,20 +52,8 @@ export function decodeRgbFrame(
   timeSec: number,
   width = 320,
 ): { width: number; height: number; rgb: Uint8Array } {
-  const probe = spawnSync('ffprobe', [
-    '-v',
-    'error',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=width,height',
-    '-of',
-    'csv=p=0',
-    path,
-  ]);
-  const [w, h] = probe.stdout.toString().trim().split(',').map(Number);
-  if (w === undefined || h === undefined || !(w > 0) || !(h > 0))
-    throw new Error(`decodeRgbFrame: cannot probe ${path}`);
+  const { width: w, height: h } = probeVideo(path);
+  if (!(w > 0) || !(h > 0)) throw new Error(`decodeRgbFrame: cannot probe ${path}`);
   const height = 2 * Math.round((width * h) / w / 2);
   const res = spawnSync('ffmpeg', [
     '-v',
