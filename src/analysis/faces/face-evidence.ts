@@ -1,19 +1,20 @@
 /**
- * Faces as evidence for speaker detection from one mixed track: when two people's mouths both
- * move with one detected speaker's turns, and in different turns of it, the audio has taken two
- * people for one, and speaker detection should look for (at least) one speaker more.
+ * Faces as evidence for speaker detection from one mixed track: when two people's mouths take
+ * turns inside one detected speaker's turns, the audio has taken two people for one, and
+ * speaker detection should look for (at least) one speaker more.
  *
  * Each steady face (a person a camera shows run after run, see `trackFaces`) is matched to the
- * detected speaker whose turns its mouth moves in (`turnContrast`, t ≥ `zSpeaks`). Two
- * faces matched to the same speaker are two people when, within that speaker's turns, their
- * mouths go opposite ways and each is clearly the one talking in turns where the other is still;
- * the same person filmed by two cameras talks in the same turns on both. Pure.
+ * detected speaker in whose turns it talks: its mouth is busy (at least half its usual talking
+ * level) in at least `minTurns` of them, and at least `minShare` of the turns it talks in are
+ * that speaker's. Two faces matched to the same speaker are two people when, within that
+ * speaker's turns, their mouths go opposite ways and each talks in turns where the other is
+ * still. The same person filmed by two cameras talks in the same turns on both. Pure.
  *
  * @module
  */
 import type { Turn } from '../../contract/types.ts';
 import type { FaceTrack } from './face-tracks.ts';
-import { turnContrast, turnUnits, unitMeans } from './turn-contrast.ts';
+import { turnUnits, unitMeans } from './turn-contrast.ts';
 
 /** A steady face of one camera (its times on the reference timeline). */
 export interface FaceWitness {
@@ -23,11 +24,10 @@ export interface FaceWitness {
 
 /** Options of {@link faceSplitHint}. */
 export interface FaceSplitOptions {
-  /**
-   * A face speaks in a speaker's turns at t ≥ this. Default 3 (the camera map's zLow): a face
-   * that talks in only half of a merged speaker's turns stands out less than one with all.
-   */
-  zSpeaks?: number;
+  /** A face talks for a speaker in at least this many of its turns. Default 3. */
+  minTurns?: number;
+  /** ...and at least this share of the turns the face talks in are that speaker's. Default 0.6. */
+  minShare?: number;
   /** Two faces are two people with at least this many turns each talks in and the other does not. Default 2. */
   minTurnsApart?: number;
 }
@@ -43,7 +43,7 @@ export interface FaceSplitHint {
 /**
  * Whether the faces show more people talking than the detected speakers hold.
  *
- * @returns null when every speaker's turns belong to one face (or no face speaks clearly).
+ * @returns null when every speaker's turns belong to one person (or no face talks clearly).
  * @example
  * const hint = faceSplitHint(result.turns, witnesses);
  * if (hint) result = diarizeMix(mix, 16000, probs, { minSpeakers: hint.minSpeakers });
@@ -53,43 +53,46 @@ export function faceSplitHint(
   faces: readonly FaceWitness[],
   options: FaceSplitOptions = {},
 ): FaceSplitHint | null {
-  const zSpeaks = options.zSpeaks ?? 3;
+  const minTurns = options.minTurns ?? 3;
+  const minShare = options.minShare ?? 0.6;
   const minApart = options.minTurnsApart ?? 2;
   const speakers = [...new Set(turns.map((t) => t.speaker))];
   if (speakers.length === 0 || faces.length < 2) return null;
   const units = turnUnits(turns);
-  // Each face to the speaker it speaks for (if any).
-  const bySpeaker = new Map<string, FaceWitness[]>();
-  for (const face of faces) {
-    let best = '';
-    let bestT = zSpeaks;
-    for (const s of speakers) {
-      const t = turnContrast(face.track, units, s);
-      if (t >= bestT) {
-        best = s;
-        bestT = t;
-      }
-    }
-    if (best) bySpeaker.set(best, [...(bySpeaker.get(best) ?? []), face]);
+  // Per face: its mean in every stretch, and whether it talks there.
+  const seen = faces.map((face) => {
+    const means = unitMeans(face.track, units);
+    return { face, means, talking: talkingIn(means) };
+  });
+  // Each face to the speaker it talks for (if any).
+  const bySpeaker = new Map<string, typeof seen>();
+  for (const f of seen) {
+    const counts = new Map<string, number>();
+    let total = 0;
+    units.forEach((u, k) => {
+      if (!f.talking[k] || u.speaker === '') return;
+      counts.set(u.speaker, (counts.get(u.speaker) ?? 0) + 1);
+      total++;
+    });
+    const [best, n] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+    if (best && n >= minTurns && n >= minShare * total) bySpeaker.set(best, [...(bySpeaker.get(best) ?? []), f]);
   }
   const merged: FaceSplitHint['merged'] = [];
   let extra = 0;
   for (const [speaker, group] of bySpeaker) {
     if (group.length < 2) continue;
     const own = units.map((u, k) => (u.speaker === speaker ? k : -1)).filter((k) => k >= 0);
-    const means = group.map((f) => {
-      const all = unitMeans(f.track, units);
-      return own.map((k) => all[k] ?? null);
-    });
-    const talking = means.map(talkingIn);
+    const pick = <T>(x: readonly T[]): T[] => own.map((k) => x[k]!);
     // People: faces whose talking turns differ from every person's found so far.
-    const people: number[] = [];
-    group.forEach((_, i) => {
-      const same = people.some((p) => !twoPeople(means[p]!, means[i]!, talking[p]!, talking[i]!, minApart));
-      if (!same) people.push(i);
-    });
+    const people: Array<(typeof group)[number]> = [];
+    for (const f of group) {
+      const same = people.some(
+        (p) => !twoPeople(pick(p.means), pick(f.means), pick(p.talking), pick(f.talking), minApart),
+      );
+      if (!same) people.push(f);
+    }
     if (people.length > 1) {
-      merged.push({ speaker, faces: people.map((i) => group[i]!.cameraId) });
+      merged.push({ speaker, faces: people.map((p) => p.face.cameraId) });
       extra += people.length - 1;
     }
   }
@@ -97,18 +100,16 @@ export function faceSplitHint(
 }
 
 /**
- * Per turn of the speaker (`ownMeans`: the face's mean activity in each, null where unsampled):
- * false where the face is still (under half the median of its busier half of those turns), true
- * where it talks, null where no sample fell in the turn. A face that talks in all of the
- * speaker's turns is still in none of them; one that shares them with another person is still,
- * near its own floor, in the other's turns (a mouth at rest changes a fifth to a third as much as
- * a talking one on the real-face sets).
+ * Per stretch (`means`: the face's mean activity in each, null where unsampled): true where the
+ * face talks (at least half the median of its busier half of stretches), false where it is
+ * still, null where no sample fell in it. A mouth at rest changes a fifth to a third as much as
+ * a talking one on the real-face sets, so the two are far apart.
  */
-function talkingIn(ownMeans: ReadonlyArray<number | null>): Array<boolean | null> {
-  const seen = ownMeans.filter((m): m is number => m !== null).sort((x, y) => x - y);
-  const busier = seen.slice(Math.floor(seen.length / 2));
+function talkingIn(means: ReadonlyArray<number | null>): Array<boolean | null> {
+  const sorted = means.filter((m): m is number => m !== null).sort((x, y) => x - y);
+  const busier = sorted.slice(Math.floor(sorted.length / 2));
   const level = busier.length ? busier[Math.floor(busier.length / 2)]! : 0;
-  return ownMeans.map((m) => (m === null ? null : m >= level / 2));
+  return means.map((m) => (m === null ? null : m >= level / 2));
 }
 
 /**
