@@ -138,7 +138,7 @@ try {
   );
   const map = computeCameraMap({ cameras: webSamples, turns: truth.turns, minSpeechMs: 1000 });
   console.log(
-    'map from the sampled browser features: ' +
+    'map from the sampled browser features (motion alone): ' +
       map.cameras.map((c) => `${c.sourceId}=${c.kind}/${c.confidence}[${c.speakers.join(',')}]`).join(' '),
   );
 
