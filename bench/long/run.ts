@@ -51,6 +51,10 @@ function spansOf(lines: readonly string[]): Spans {
     const m = /^\[\s*([\d.]+) s\] (\S+)/.exec(line);
     if (!m) continue;
     const word = m[2]!;
+    // A status is a line with the next action ("mapping  (next: wait)"); "mapping by the
+    // service …" after `ready` is the CLI reporting the map, not the stage.
+    const statuses = ['syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete'];
+    if (statuses.includes(word) && !line.includes('(next:')) continue;
     const key = word === 'uploading' ? 'upload' : word;
     if (!at.has(key)) at.set(key, Number(m[1]));
   }
