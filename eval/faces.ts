@@ -77,7 +77,7 @@ export interface Sampled {
 /** The faces of a camera's runs before `endMs` (reference), tracked and on the reference timeline. */
 export function facesBefore(s: Pick<Sampled, 'runs' | 'offsetMs' | 'driftPpm'>, endMs: number): CameraFaces {
   const runs = s.runs.filter((r) => cameraToReferenceMs(r.t, s.offsetMs, s.driftPpm) < endMs);
-  const faces = facesToReference(trackFaces(runs), (ms) => cameraToReferenceMs(ms, s.offsetMs, s.driftPpm));
+  const faces = facesToReference(trackFaces(runs), s.offsetMs, s.driftPpm);
   return {
     ...faces,
     tracks: faces.tracks.map((t) => {
@@ -238,7 +238,7 @@ async function speakerDetection(
       // The audio confusing two people (forced: one speaker fewer than there are), then the
       // faces asking for more, as the analysis worker does (workers/analysis.worker.ts).
       const witnesses: FaceWitness[] = (sampledSets.get(`${set.name}|${seed}`) ?? []).flatMap((c) => {
-        const faces = facesToReference(trackFaces(c.runs), (ms) => cameraToReferenceMs(ms, c.offsetMs, c.driftPpm));
+        const faces = facesToReference(trackFaces(c.runs), c.offsetMs, c.driftPpm);
         return steadyFaces(faces) ? faces.tracks.map((track) => ({ cameraId: c.file, track })) : [];
       });
       const confused = diarizeMix(mix, 16000, mixProbs, { numSpeakers: truth.speakers.length - 1 });

@@ -1,9 +1,9 @@
 /**
  * Faces on sampled frames: at the first frame of every sampled run, BlazeFace looks for faces
  * (square tiles of the frame's luma, see `frameTiles`); on every frame of the run, the mouth of
- * each face found and a band across its eyes are reduced to small patches, and how much each
- * patch changed since the previous frame is recorded. The mouth's change is speaking activity;
- * the eyes' change says how much of it is the head moving (a nod moves both).
+ * each face found is reduced to a small patch, and how much the patch changed since the
+ * previous frame is recorded: the face's speaking activity. (A band across the eyes, to take
+ * head motion off, was tried and dropped: blinks made it noisier; docs/decisions/009.)
  *
  * Works on the frame's full-resolution luma plane (the Y plane the sampler copies anyway), so a
  * face a tenth of a 1080p frame wide still has a mouth of 40 pixels.
@@ -35,7 +35,7 @@ export type FaceDetector = (rgb: Float32Array) => Promise<FaceDetection[]>;
 export interface FaceProbeOptions {
   /** Faces narrower than this share of the frame's width are ignored (a face in the background). Default 0.04. */
   minWidth?: number;
-  /** Patch size the mouth and eye regions are averaged down to. Default 16×8. */
+  /** Patch size the mouth region is averaged down to. Default 16×8. */
   patchWidth?: number;
   patchHeight?: number;
 }
@@ -48,7 +48,6 @@ interface Tracked {
   face: FaceDetection;
   out: FaceRun['faces'][number];
   mouth: Float32Array | null;
-  eyes: Float32Array | null;
 }
 
 /**
@@ -83,24 +82,11 @@ export class FaceProbe {
       const fw = face.face.w * plane.width;
       const [mx, my] = face.face.keypoints[MOUTH_KEYPOINT]!;
       const mouth = patch(plane, mx * plane.width, my * plane.height, fw * MOUTH_HALF_W, fw * MOUTH_HALF_H, pw, ph);
-      const [rx, ry] = face.face.keypoints[0]!;
-      const [lx, ly] = face.face.keypoints[1]!;
-      const eyes = patch(
-        plane,
-        ((rx + lx) / 2) * plane.width,
-        ((ry + ly) / 2) * plane.height,
-        fw * MOUTH_HALF_W,
-        fw * MOUTH_HALF_H,
-        pw,
-        ph,
-      );
-      if (face.mouth && face.eyes) {
+      if (face.mouth) {
         face.out.t.push(t);
         face.out.mouth.push(meanAbsDiff(mouth, face.mouth));
-        face.out.eyes.push(meanAbsDiff(eyes, face.eyes));
       }
       face.mouth = mouth;
-      face.eyes = eyes;
     }
   }
 
@@ -127,11 +113,10 @@ export class FaceProbe {
         my: f.keypoints[MOUTH_KEYPOINT]![1],
         t: [],
         mouth: [],
-        eyes: [],
       })),
     };
     this.runs.push(run);
-    this.current = faces.map((face, i) => ({ face, out: run.faces[i]!, mouth: null, eyes: null }));
+    this.current = faces.map((face, i) => ({ face, out: run.faces[i]!, mouth: null }));
   }
 }
 

@@ -13,7 +13,7 @@
  */
 import type { CameraConfidence, CameraKind, CameraMap, CameraMapCamera, Turn } from '../../contract/types.ts';
 import { steadyFaces, type CameraFaces } from '../faces/face-tracks.ts';
-import { turnContrast, turnUnits } from '../faces/turn-contrast.ts';
+import { turnContrast, turnUnits, unitMeans } from '../faces/turn-contrast.ts';
 import type { MotionSamples } from './features.ts';
 import {
   laggedActivity,
@@ -259,7 +259,10 @@ function judgeFaces(
   const tracks = faces.tracks;
   // zs[track][speaker]
   const units = turnUnits(turns);
-  const zs = tracks.map((track) => judged.map((speaker) => turnContrast(track, units, speaker)));
+  const zs = tracks.map((track) => {
+    const means = unitMeans(track, units);
+    return judged.map((speaker) => turnContrast(means, units, speaker));
+  });
   const pairs = zs
     .flatMap((row, ti) => row.map((z, si) => ({ ti, si, z })))
     .filter((p) => p.z >= zLow)

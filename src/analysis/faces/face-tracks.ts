@@ -11,6 +11,8 @@
  * @module
  */
 
+import { cameraToReferenceMs } from '../camera/features.ts';
+
 /** One face found at the start of a run, with its patches' change over the run's frames. */
 export interface FaceRunFace {
   score: number;
@@ -26,8 +28,6 @@ export interface FaceRunFace {
   t: number[];
   /** Mean absolute change of the mouth patch (luma levels). */
   mouth: number[];
-  /** Mean absolute change of the patch across the eyes (head motion, blinks). */
-  eyes: number[];
 }
 
 /** What one sampled run showed. */
@@ -48,11 +48,7 @@ export interface FaceTrack {
   presence: number;
   /** Sample times (ms), ascending. */
   t: Float64Array;
-  /**
-   * The mouth patch's change per sample: speaking activity. (Taking the eye band's change off
-   * to cancel head motion was tried: blinks made it noisier, t fell from 15–27 to 3–29 on the
-   * 75 s two-person set, so the eye band is recorded but not used.)
-   */
+  /** The mouth patch's change per sample: speaking activity. */
   activity: Float32Array;
 }
 
@@ -147,7 +143,8 @@ function toTrack(faces: readonly FaceRunFace[], presence: number): FaceTrack {
 }
 
 /** The tracks with their times moved to the reference timeline (as `samplesToReference` does for motion). */
-export function facesToReference(faces: CameraFaces, toReference: (cameraMs: number) => number): CameraFaces {
+export function facesToReference(faces: CameraFaces, offsetMs = 0, driftPpm = 0): CameraFaces {
+  const toReference = (ms: number): number => cameraToReferenceMs(ms, offsetMs, driftPpm);
   return { ...faces, tracks: faces.tracks.map((tr) => ({ ...tr, t: tr.t.map(toReference) })) };
 }
 

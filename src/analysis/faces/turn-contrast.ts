@@ -30,18 +30,13 @@ export function turnUnits(turns: readonly Turn[]): TurnUnit[] {
 
 /**
  * How much more a face's mouth moves in `speaker`'s turns than in everyone else's turns and in
- * pauses, as Welch's t over stretches: each turn or pause with samples is one value (the mean
- * activity of the samples inside it, 150 ms in from each edge). Stretches are close to
+ * pauses, as Welch's t over stretches: each turn or pause with samples is one value (`means`,
+ * the face's {@link unitMeans} over `units`: computed once per face, used for every speaker). Stretches are close to
  * independent where samples of one run are not, so this needs no null from circular shifts,
  * which turn-taking between two people makes weak on a few minutes. Unrelated mouths give t
  * near 0 (|t| > 5 about one time in ten thousand at ten stretches a side).
  */
-export function turnContrast(
-  track: Pick<FaceTrack, 't' | 'activity'>,
-  units: readonly TurnUnit[],
-  speaker: string,
-): number {
-  const means = unitMeans(track, units);
+export function turnContrast(means: ReadonlyArray<number | null>, units: readonly TurnUnit[], speaker: string): number {
   const own: number[] = [];
   const rest: number[] = [];
   units.forEach((u, k) => {

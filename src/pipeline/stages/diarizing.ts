@@ -9,7 +9,6 @@
  * @module
  */
 import { transfer } from 'comlink';
-import { cameraToReferenceMs } from '../../analysis/camera/features.ts';
 import type { FaceWitness } from '../../analysis/faces/face-evidence.ts';
 import { facesToReference, steadyFaces } from '../../analysis/faces/face-tracks.ts';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
@@ -141,7 +140,7 @@ async function steadyFaceWitnesses({ db, job, workers, signal }: StageRun): Prom
       if (!motion.faces || !steadyFaces(motion.faces)) continue;
       const offsetMs = source.offsetMs ?? 0;
       const driftPpm = source.driftPpm ?? 0;
-      const faces = facesToReference(motion.faces, (ms) => cameraToReferenceMs(ms, offsetMs, driftPpm));
+      const faces = facesToReference(motion.faces, offsetMs, driftPpm);
       for (const track of faces.tracks) out.push({ cameraId: source.id, track });
     } catch (error) {
       if (signal.aborted) throw error;

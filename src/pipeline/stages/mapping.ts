@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { cameraToReferenceMs, samplesToReference, type MotionSamples } from '../../analysis/camera/features.ts';
+import { samplesToReference, type MotionSamples } from '../../analysis/camera/features.ts';
 import { facesToReference, type CameraFaces } from '../../analysis/faces/face-tracks.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { StageRunner } from './context.ts';
@@ -32,7 +32,7 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
           const offsetMs = source.offsetMs ?? 0;
           const driftPpm = source.driftPpm ?? 0;
           samples = samplesToReference(motion.samples, offsetMs, driftPpm);
-          faces = motion.faces && facesToReference(motion.faces, (ms) => cameraToReferenceMs(ms, offsetMs, driftPpm));
+          faces = motion.faces && facesToReference(motion.faces, offsetMs, driftPpm);
           if (faces && faces.tracks.length > 0) faceCameras++;
           facesError ??= motion.facesError;
         } catch (error) {

@@ -9,7 +9,7 @@
 import { wrap, proxy, type Remote } from 'comlink';
 import type { CameraMotionArrays, VisionSamplingOptions, VisionWorkerApi } from '../../../src/vision/protocol.ts';
 import { computeCameraMap } from '../../../src/analysis/camera/camera-map.ts';
-import { cameraToReferenceMs, samplesToReference } from '../../../src/analysis/camera/features.ts';
+import { samplesToReference } from '../../../src/analysis/camera/features.ts';
 import { facesToReference } from '../../../src/analysis/faces/face-tracks.ts';
 import type { CameraMap, Turn } from '../../../src/contract/types.ts';
 
@@ -94,7 +94,7 @@ async function map(
     sampled.push({
       sourceId: c.sourceId,
       samples: samplesToReference(samples, c.offsetMs, c.driftPpm),
-      faces: faces && facesToReference(faces, (ms) => cameraToReferenceMs(ms, c.offsetMs, c.driftPpm)),
+      faces: faces && facesToReference(faces, c.offsetMs, c.driftPpm),
     });
   }
   return computeCameraMap({ cameras: sampled, turns, ...(minSpeechMs !== undefined ? { minSpeechMs } : {}) });

@@ -6,7 +6,7 @@ import {
   type FaceRunFace,
 } from '../../../src/analysis/faces/face-tracks.ts';
 
-function seen(cx: number, t0: number, mouth: number, eyes = 0.2, score = 0.9): FaceRunFace {
+function seen(cx: number, t0: number, mouth: number, score = 0.9): FaceRunFace {
   const t = Array.from({ length: 4 }, (_, i) => t0 + 40 * (i + 1));
   return {
     score,
@@ -18,7 +18,6 @@ function seen(cx: number, t0: number, mouth: number, eyes = 0.2, score = 0.9): F
     my: 0.55,
     t,
     mouth: t.map(() => mouth),
-    eyes: t.map(() => eyes),
   };
 }
 
@@ -52,7 +51,7 @@ describe('trackFaces', () => {
 
   it('moves track times to the reference timeline', () => {
     const { tracks, ...rest } = trackFaces([{ t: 0, faces: [seen(0.5, 0, 1)] }]);
-    const moved = facesToReference({ tracks, ...rest }, (ms) => ms + 1500);
+    const moved = facesToReference({ tracks, ...rest }, 1500);
     expect(Array.from(moved.tracks[0]!.t)).toEqual([1540, 1580, 1620, 1660]);
     expect(Array.from(tracks[0]!.t)).toEqual([40, 80, 120, 160]);
   });

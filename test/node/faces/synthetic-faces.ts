@@ -40,7 +40,6 @@ export function faceRuns(
           my: 0.56,
           t,
           mouth: t.map((ms) => (busy(ms) ? 2 + 2 * rnd() : 0.4 + 0.3 * rnd())),
-          eyes: t.map(() => 0.3 + 0.3 * rnd()),
         };
       });
     runs.push({ t: t0, faces });
