@@ -28,6 +28,7 @@ import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
 import { fetchServed } from '../src/models/served-asset.ts';
 import { monoWavBlob } from '../src/render/wav.ts';
+import type { TimeRange } from '../src/contract/types.ts';
 import {
   VAD_LANES_MAX,
   type AnalysisWorkerApi,
@@ -40,6 +41,17 @@ import {
 } from '../src/pipeline/stages/protocol.ts';
 
 const running = new Map<string, AbortController>();
+
+/**
+ * Frees a signal's memory now rather than at some later garbage collection (an hour of 16 kHz
+ * audio is 0.2 GB): its buffer is detached (`ArrayBuffer.prototype.transfer`, where the browser
+ * has it). Only for a signal that owns its whole buffer and that nothing reads again.
+ */
+function release(signal: Float32Array): void {
+  const buffer = signal.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  // A detached buffer (sent to a VAD lane) has no bytes left to free.
+  if (buffer.byteLength > 0 && signal.byteOffset === 0 && signal.byteLength === buffer.byteLength) buffer.transfer?.(0);
+}
 /**
  * Silero, the onnxruntime-web build it was loaded with (`onnxruntime-web/wasm`, or the JSEP
  * build when VAD runs on WebGPU; the host models use the same build) and the model file (for
@@ -99,24 +111,25 @@ async function channelProbabilities(
     request.channels.length > 1 && request.vadGate !== false
       ? request.channels.map((c) => gatedStretches(c, SILERO_FRAME_SAMPLES))
       : null;
-  // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones). One channel at
-  // a time, so a joined 16 kHz copy is dropped before the next is made.
+  // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones).
   const rate = request.vadRate ?? (request.channels.length > 1 ? 8000 : 16000);
-  // The request's own channels when the VAD reads them as they are: a lane transfers a channel
-  // away and back, and puts it back into this array.
-  const channels =
-    gated || rate !== request.sampleRate
-      ? request.channels.map((c, i) => {
-          const joined = gated ? joinStretches(c, SILERO_FRAME_SAMPLES, gated[i]!) : c;
-          return rate === 8000 ? resample(joined, request.sampleRate, 8000) : joined;
-        })
-      : request.channels;
+  // What the VAD reads of each channel, made when a lane takes the channel (so no more copies
+  // are held than lanes run), or the request's own channel when the VAD reads it as it is: a
+  // lane transfers that away and back, and it is put back into the request.
+  const copies = gated !== null || rate !== request.sampleRate;
+  const vadInput = (i: number): Float32Array => {
+    const c = request.channels[i]!;
+    if (!copies) return c;
+    if (gated) return joinStretches(c, SILERO_FRAME_SAMPLES, gated[i]!, { from: request.sampleRate, to: rate });
+    return resample(c, request.sampleRate, rate);
+  };
+  const channels = request.channels;
   const total = request.channels.reduce((n, c) => n + c.length, 0);
   const kept = gated ? gated.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0) : 0;
   const skipped = gated ? 1 - (kept * SILERO_FRAME_SAMPLES) / Math.max(1, total) : 0;
   const cores = navigator.hardwareConcurrency || 1;
   // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
-  const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * rate); // every channel is at `rate` now
+  const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
   const wanted = request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
   const lanes =
     vad.model.executionProvider === 'wasm' && wanted >= 1
@@ -125,8 +138,11 @@ async function channelProbabilities(
   const probs: Float32Array[] = [];
   let next = 0;
   const here = async (): Promise<void> => {
-    for (let i = next++; i < channels.length; i = next++)
-      probs[i] = await vad.model.speechProbabilities(channels[i]!, signal, rate);
+    for (let i = next++; i < channels.length; i = next++) {
+      const input = vadInput(i);
+      probs[i] = await vad.model.speechProbabilities(input, signal, rate);
+      if (copies) release(input);
+    }
   };
   const spread = (): Float32Array[] => (gated ? probs.map((p, i) => spreadProbabilities(p, gated[i]!)) : probs);
   if (lanes === 1) {
@@ -151,14 +167,15 @@ async function channelProbabilities(
   const lane = async (remote: Remote<VadLaneApi>): Promise<void> => {
     const model = { bytes: vad.bytes, ortWasmPath: request.ortWasmPath };
     for (let i = next++; i < channels.length; i = next++) {
-      const channel = channels[i]!;
+      const channel = vadInput(i);
       const whole = channel.byteOffset === 0 && channel.byteLength === channel.buffer.byteLength;
       const back = await remote.probabilities(
         model,
         whole ? transfer(channel, [channel.buffer as ArrayBuffer]) : channel,
         rate,
       );
-      channels[i] = back.channel;
+      if (copies) release(back.channel);
+      else channels[i] = back.channel;
       probs[i] = back.probs;
     }
   };
@@ -190,7 +207,7 @@ async function detectSpeakers(
 }> {
   if (request.channels.length > 1) {
     return {
-      result: diarizePerMic(request.channels, request.sampleRate, probs),
+      result: diarizePerMic(request.channels, request.sampleRate, probs, { overwriteChannels: true }),
       hostModels: HostModelSlots.skippedPerMic(request),
     };
   }
@@ -239,12 +256,13 @@ async function tracked<T>(requestId: string, run: (signal: AbortSignal) => Promi
 }
 
 /**
- * VAD, speaker detection and quiet ranges of channels already on the reference timeline;
- * `mix` is the channels' mix, made once by the caller.
+ * VAD and speaker detection of channels already on the reference timeline; `quietRanges` are
+ * the mix's, found by the caller (who then lets the mix go). Per-mic detection overwrites the
+ * channels (their low-cut copies, in place).
  */
 async function diarizeChannels(
   request: DiarizeRequest,
-  mix: Float32Array,
+  quietRanges: TimeRange[],
   signal: AbortSignal,
 ): Promise<DiarizeOutcome> {
   const t0 = performance.now();
@@ -262,7 +280,6 @@ async function diarizeChannels(
     throw error;
   }
   const { result, hostModels, faceSplit } = detected;
-  const quietRanges = findQuietRanges(envelopeDb(mix, request.sampleRate));
   return {
     ok: true,
     result,
@@ -276,6 +293,17 @@ async function diarizeChannels(
     hostModels,
     ...(faceSplit ? { faceSplit } : {}),
   };
+}
+
+/**
+ * The channels' mix as WAV (the job's audio) and its quiet ranges. The mix itself is not kept:
+ * with several channels it is let go before the VAD (an hour of it is 0.2 GB).
+ */
+function mixOf(channels: readonly Float32Array[], sampleRate: number): { audio: Blob; quietRanges: TimeRange[] } {
+  const mix = channels.length > 1 ? mixDown(channels) : channels[0]!; // every channel is lengthMs long
+  const out = { audio: monoWavBlob(mix, sampleRate), quietRanges: findQuietRanges(envelopeDb(mix, sampleRate)) };
+  if (channels.length > 1) release(mix);
+  return out;
 }
 
 const api: AnalysisWorkerApi = {
@@ -299,15 +327,20 @@ const api: AnalysisWorkerApi = {
       // Each source's own samples are let go once it is on the reference timeline.
       const channels = sources.map((s, i) => {
         const channel = toReferenceTimeline(s.samples, s.sampleRate, s.offsetMs, s.driftPpm, lengthMs);
+        release(s.samples);
         sources[i] = { ...s, samples: new Float32Array(0) };
         return channel;
       });
-      const mix = channels.length > 1 ? mixDown(channels) : channels[0]!; // every channel is lengthMs long
-      const audio = monoWavBlob(mix, request.sampleRate);
+      const { audio, quietRanges } = mixOf(channels, request.sampleRate);
       const prepareMs = performance.now() - t0;
-      signal.throwIfAborted();
-      const outcome = await diarizeChannels({ ...rest, channels }, mix, signal);
-      return outcome.ok ? { ...outcome, audio, prepareMs } : outcome;
+      try {
+        signal.throwIfAborted();
+        const outcome = await diarizeChannels({ ...rest, channels }, quietRanges, signal);
+        return outcome.ok ? { ...outcome, audio, prepareMs } : outcome;
+      } finally {
+        // An hour of channels is 0.7 GB: freed now, not left for the render to run beside.
+        for (const channel of channels) release(channel);
+      }
     });
   },
 

@@ -11,7 +11,9 @@
  *
  * Prints, per set: each stage's time and × real time, the peak PSS of the browser's processes,
  * the storage the browser's profile used, and checks against the truth (offsets, DER outside
- * the seams, each close-up's speaker, the render's length against the kept timeline). Native
+ * the seams, each close-up's speaker, the render's length against the kept timeline, and audio
+ * and video in sync in the render's last minute: av-sync.ts). The PSS of every sample, with the
+ * stage it fell in, goes to .cache/bench-long/pss-N.json. Native
  * baseline: ffmpeg decoding the audio of every source (what syncing and speaker detection
  * read), and a libx264 veryfast render of the same edit (the kept pieces through the concat
  * demuxer, 8 Mb/s, AAC). Ratios, never timed assertions.
@@ -30,6 +32,7 @@ import { keptPieces } from '../../src/render/plan.ts';
 import { FIXTURE_CACHE } from '../../tools/fixtures/cache.ts';
 import { concatInput, ensureLongSet, type LongTruth } from '../../tools/fixtures/long-set.ts';
 import { chromiumTree, treeMemory } from '../upload/proc-memory.ts';
+import { checkAvSync } from './av-sync.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, '.cache', 'bench-long');
@@ -195,9 +198,13 @@ async function runSet(
   const peakByStage = new Map<string, number>();
   let peakStorage = 0;
   let job: GetJobResponse | null = null;
+  // Every sample, to see when in a stage the memory peaks: [s since start, stage, PSS bytes].
+  const timeline: Array<[number, string, number]> = [];
+  const started = performance.now();
   const sampler = setInterval(() => {
     if (profile === '') return;
     const pss = treeMemory(chromiumTree(profile)).pssBytes;
+    timeline.push([Math.round((performance.now() - started) / 100) / 10, stage, pss]);
     peakPss = Math.max(peakPss, pss);
     peakByStage.set(stage, Math.max(peakByStage.get(stage) ?? 0, pss));
     const du = spawnSync('du', ['-sb', profile], { encoding: 'utf8' });
@@ -253,6 +260,7 @@ async function runSet(
   );
   const drift = Math.max(...done.job.sources.map((s) => Math.abs(s.driftPpm ?? 0)));
   writeFileSync(join(OUT, `job-${minutes}.json`), JSON.stringify(done, null, 1));
+  writeFileSync(join(OUT, `pss-${minutes}.json`), JSON.stringify(timeline));
   const der = diarizationErrorRate(truth.speech, outsideSeams(done.job.turns, truth.seams), { collarMs: 250 });
   const closeups = truth.expectedCameraMap.cameras.filter((c) => c.kind === 'closeup');
   const rightCloseups = closeups.filter((c) => {
@@ -261,6 +269,8 @@ async function runSet(
   }).length;
   const keptMs = keptPieces(done.job.cuts, done.job.removed_ranges ?? []).reduce((a, p) => a + p.endMs - p.startMs, 0);
   const renderedMs = analysisOnly ? NaN : probeDurationMs(output);
+  const pathOf = (label: string): string => join(dir, truth.sources.find((s) => s.label === label)!.file);
+  const av = analysisOnly ? null : checkAvSync(done.job, output, pathOf);
 
   const row = (stage: string, sec: number, native = ''): string =>
     `| ${stage} | ${fmt(sec, 0)} s | ${fmt(realSec / sec, 1)}× | ${native} |`;
@@ -300,6 +310,10 @@ async function runSet(
   console.log(
     `checks: offsets within ${fmt(offsetErr, 1)} ms; largest |drift| ${fmt(drift, 1)} ppm (truth 0); DER ${fmt(der.der * 100)} % (0.25 s collar, seams out); close-ups on their speaker ${rightCloseups}/${closeups.length}; render ${fmt(renderedMs / 1000, 2)} s vs kept ${fmt(keptMs / 1000, 2)} s`,
   );
+  if (av)
+    console.log(
+      `A/V at ${fmt(av.atS, 2)} s of the render (${av.camera} at ${fmt(av.sourceS, 2)} s): video ${av.videoFramesOff} frames off the plan (next best frame ${fmt(av.videoMargin)}× further), audio ${fmt(av.audioLagMs, 2)} ms off the mics' mix (correlation ${fmt(av.audioCorrelation, 3)})`,
+    );
   rmSync(output, { force: true });
 }
 

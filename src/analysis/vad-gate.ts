@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { StreamingResampler } from './signal-resample.ts';
 
 /** Options of {@link gatedStretches}. */
 export interface VadGateOptions {
@@ -88,18 +89,45 @@ export function gatedStretches(
   return { frames, keep };
 }
 
-/** The kept frames' samples joined into one signal (the VAD's input). */
-export function joinStretches(samples: Float32Array, frameSamples: number, gated: GatedStretches): Float32Array {
+/**
+ * The kept frames' samples joined into one signal (the VAD's input). With `rates`, the joined
+ * signal resampled (`resample(joinStretches(…), from, to)`, the same samples), made piece by
+ * piece without the joined copy at the first rate.
+ */
+export function joinStretches(
+  samples: Float32Array,
+  frameSamples: number,
+  gated: GatedStretches,
+  rates?: { from: number; to: number },
+): Float32Array {
   let length = 0;
   for (const s of gated.keep) length += (s.end - s.start) * frameSamples;
-  const out = new Float32Array(length);
+  const resampler = rates && rates.from !== rates.to ? new StreamingResampler(rates.from, rates.to) : null;
+  const out = new Float32Array(resampler ? resampledLength(length, rates!.from / rates!.to) : length);
   let at = 0;
+  let written = 0;
+  const write = (part: Float32Array): void => {
+    out.set(part, written);
+    written += part.length;
+  };
   for (const s of gated.keep) {
     const piece = samples.subarray(s.start * frameSamples, Math.min(samples.length, s.end * frameSamples));
-    out.set(piece, at);
-    at += (s.end - s.start) * frameSamples;
+    const size = (s.end - s.start) * frameSamples;
+    if (!resampler) out.set(piece, at);
+    else {
+      write(resampler.push(piece));
+      // A stretch cut short by the signal's end is joined with zeros, as above.
+      if (piece.length < size) write(resampler.push(new Float32Array(size - piece.length)));
+    }
+    at += size;
   }
+  if (resampler) write(resampler.flush());
   return out;
+}
+
+/** How many samples {@link StreamingResampler} gives for `length` input samples at `step` input samples per output one. */
+function resampledLength(length: number, step: number): number {
+  return length === 0 ? 0 : Math.floor((length - 1) / step + 1e-9) + 1;
 }
 
 /** Probabilities of the joined signal spread back over every frame; 0 where the gate skipped. */

@@ -179,14 +179,9 @@ async function decodeInput(
   }
   if (resampler) out.write(resampler.flush());
   onProgress?.({ fraction: 1, mediaMs: endSec * 1000 });
-  const samples = out.finish();
   // A range ends at its end: the last packet may run past it.
   const wanted = Math.round(((maxFrame - firstFrame) / inRate) * sampleRate);
-  return {
-    engine: 'mediabunny',
-    samples: range && samples.length > wanted ? samples.slice(0, wanted) : samples,
-    sampleRate,
-  };
+  return { engine: 'mediabunny', samples: out.finish(range ? wanted : Infinity), sampleRate };
 
   function pushInput(x: Float32Array): void {
     // `out` copies what it is given, so the reused scratch buffers are safe to pass.

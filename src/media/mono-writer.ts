@@ -24,8 +24,24 @@ export class MonoWriter {
     this.length += x.length;
   }
 
-  /** The samples written; shares the buffer when it is exactly full, else a trimmed copy. */
-  finish(): Float32Array {
-    return this.length === this.buf.length ? this.buf : this.buf.slice(0, this.length);
+  /**
+   * The samples written, at most `limit`; shares the buffer when it is exactly full, else
+   * trims it (the spare room is freed at once: an hour at 16 kHz is 0.2 GB).
+   */
+  finish(limit = Infinity): Float32Array {
+    return trimmed(this.buf, Math.min(this.length, limit));
   }
+}
+
+/**
+ * The first `length` samples of `samples` in a buffer of their own size. The old buffer is
+ * detached and its memory freed now (`ArrayBuffer.prototype.transfer`, where the browser has
+ * it), not at some later garbage collection; elsewhere a copy.
+ */
+export function trimmed(samples: Float32Array, length: number): Float32Array {
+  if (length === samples.length) return samples;
+  const buffer = samples.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (samples.byteOffset === 0 && buffer.byteLength > 0 && typeof buffer.transfer === 'function')
+    return new Float32Array(buffer.transfer(length * Float32Array.BYTES_PER_ELEMENT));
+  return samples.slice(0, length);
 }

@@ -177,9 +177,6 @@ export interface CrosstalkOptions {
  * @returns one residual signal per channel, as long as its input
  * @example
  * const residual = cancelCrosstalk([micA, micB], 512, [bleedOnlyA, bleedOnlyB]);
- *
- * Over 80 lines on purpose: the two passes are hot loops over frames x channels x bins that share
- * the flat normal-equation and weight arrays; split up they would pass all of them around.
  */
 export function cancelCrosstalk(
   channels: readonly Float32Array[],
@@ -187,13 +184,52 @@ export function cancelCrosstalk(
   learn: readonly Uint8Array[],
   options: CrosstalkOptions = {},
 ): Float32Array[] {
+  const out = channels.map((c) => new Float32Array(c.length));
+  cancelCrosstalkBlocks(
+    channels,
+    hop,
+    learn,
+    (start, blocks) => blocks.forEach((b, i) => b.length > 0 && out[i]!.set(b, start)),
+    options,
+  );
+  return out;
+}
+
+/**
+ * Receives {@link cancelCrosstalkBlocks}' residuals block by block: samples `start` … of every
+ * channel (each block cut at its channel's end). The blocks are views, valid during the call.
+ */
+export type ResidualSink = (start: number, blocks: readonly Float32Array[]) => void;
+
+/** Samples of residual held before they are handed on: memory stays flat in the length. */
+const RESIDUAL_BLOCK = 1 << 16;
+
+/**
+ * {@link cancelCrosstalk} handing the residuals to `sink` in consecutive blocks as they are
+ * final, so an hour of them is never held whole (the caller measures their levels as they come).
+ *
+ * Over 80 lines on purpose: the two passes are hot loops over frames x channels x bins that share
+ * the flat normal-equation and weight arrays; split up they would pass all of them around.
+ */
+export function cancelCrosstalkBlocks(
+  channels: readonly Float32Array[],
+  hop: number,
+  learn: readonly Uint8Array[],
+  sink: ResidualSink,
+  options: CrosstalkOptions = {},
+): void {
   const n = channels.length;
   const maxLearnFrames = options.maxLearnFrames ?? LEARN_FRAMES_MAX;
   if (learn.length !== n) throw new RangeError(`learn has ${learn.length} masks for ${n} channels`);
   if (hop <= 0 || hop % 2 !== 0) throw new RangeError(`hop ${hop} is not a positive even number of samples`);
   if (!(maxLearnFrames >= 1))
     throw new RangeError(`maxLearnFrames ${maxLearnFrames} is not a positive number of frames`);
-  if (n < 2) return channels.map((c) => Float32Array.from(c));
+  if (n < 2) {
+    if (n === 1)
+      for (let start = 0; start < channels[0]!.length; start += RESIDUAL_BLOCK)
+        sink(start, [channels[0]!.subarray(start, start + RESIDUAL_BLOCK)]);
+    return;
+  }
   const size = 2 * hop;
   const bins = hop + 1;
   const length = Math.max(...channels.map((c) => c.length));
@@ -278,8 +314,24 @@ export function cancelCrosstalk(
     }
   }
 
-  // Pass 2: subtract the prediction and overlap-add, two channels per inverse FFT.
-  const out = channels.map((c) => new Float32Array(c.length));
+  // Pass 2: subtract the prediction and overlap-add, two channels per inverse FFT, into a
+  // rolling window of the output that starts at sample `base`: what lies before a frame's
+  // start is final (every frame that reaches it is done) and goes to the sink.
+  const window = RESIDUAL_BLOCK + size;
+  const out = channels.map(() => new Float32Array(window));
+  let base = 0;
+  const handOn = (to: number): void => {
+    if (to <= base) return;
+    sink(
+      base,
+      out.map((o, i) => o.subarray(0, Math.max(0, Math.min(to, channels[i]!.length) - base))),
+    );
+    for (const o of out) {
+      o.copyWithin(0, to - base);
+      o.fill(0, window - (to - base));
+    }
+    base = to;
+  };
   // The synthesis window with the inverse FFT's 1 / size in it.
   const synthesis = sqrtHann(size).map((w) => w / size);
   const resRe = channels.map(() => new Float64Array(bins));
@@ -312,6 +364,7 @@ export function cancelCrosstalk(
       ei[hop] = 0;
     }
     const from = m * hop - hop / 2;
+    if (from + size > base + window) handOn(from);
     for (let a = 0; a < n; a += 2) {
       // Z = E_a + j·E_b over the whole circle; its inverse is e_a + j·e_b.
       const ar = resRe[a]!;
@@ -331,18 +384,21 @@ export function cancelCrosstalk(
       fft(zr, zi, true);
       const oa = out[a]!;
       const ob = out[a + 1];
-      if (from >= 0 && from + size <= oa.length && (!ob || from + size <= ob.length)) {
-        for (let s = 0; s < size; s++) oa[from + s] = oa[from + s]! + zr[s]! * synthesis[s]!;
-        if (ob) for (let s = 0; s < size; s++) ob[from + s] = ob[from + s]! + zi[s]! * synthesis[s]!;
+      const la = channels[a]!.length;
+      const lb = ob ? channels[a + 1]!.length : 0;
+      const at = from - base;
+      if (from >= 0 && from + size <= la && (!ob || from + size <= lb)) {
+        for (let s = 0; s < size; s++) oa[at + s] = oa[at + s]! + zr[s]! * synthesis[s]!;
+        if (ob) for (let s = 0; s < size; s++) ob[at + s] = ob[at + s]! + zi[s]! * synthesis[s]!;
       } else {
         for (let s = 0; s < size; s++) {
           const t = from + s;
-          if (t < 0 || t >= oa.length) continue;
-          oa[t] = oa[t]! + zr[s]! * synthesis[s]!;
-          if (ob && t < ob.length) ob[t] = ob[t]! + zi[s]! * synthesis[s]!;
+          if (t < 0 || t >= la) continue;
+          oa[at + s] = oa[at + s]! + zr[s]! * synthesis[s]!;
+          if (ob && t < lb) ob[at + s] = ob[at + s]! + zi[s]! * synthesis[s]!;
         }
       }
     }
   }
-  return out;
+  handOn(length);
 }

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { LOW_CUT_HZ, lowCut } from '../signal-filter.ts';
+import { LOW_CUT_HZ, lowCutCoefficients } from '../signal-filter.ts';
 import type { SpeechSegment } from '../vad.ts';
 
 /** Options of {@link refineSpeechEdges}. */
@@ -68,7 +68,7 @@ export interface EdgeOptions {
 }
 
 /**
- * Level of each `frameMs` frame in dB: mean square above `lowCutHz` ({@link lowCut}; 0 measures
+ * Level of each `frameMs` frame in dB: mean square above `lowCutHz` (signal-filter.ts, `lowCut`; 0 measures
  * the whole band), digital silence reading −100 dB. `frames` defaults to the whole frames in
  * the signal; a last frame cut short by its end is averaged over what it has.
  */
@@ -79,18 +79,91 @@ export function frameLevelsDb(
   frames?: number,
   lowCutHz = LOW_CUT_HZ,
 ): Float64Array {
-  const samples = lowCutHz > 0 ? lowCut(input, sampleRate, lowCutHz) : input;
   const len = Math.round((sampleRate * frameMs) / 1000);
-  const count = frames ?? Math.floor(samples.length / len);
+  const count = frames ?? Math.floor(input.length / len);
   const out = new Float64Array(count);
+  // The low cut is applied as the samples are read (lowCut's biquad, its output rounded to
+  // 32 bits as lowCut stores it): an hour of audio is not copied to be measured.
+  const { norm, a1, a2 } = lowCutCoefficients(sampleRate, lowCutHz);
+  let x1 = 0;
+  let x2 = 0;
+  let y1 = 0;
+  let y2 = 0;
   for (let t = 0; t < count; t++) {
     let s = 0;
     const from = t * len;
-    const to = Math.min(samples.length, from + len);
-    for (let i = from; i < to; i++) s += samples[i]! * samples[i]!;
+    const to = Math.min(input.length, from + len);
+    if (lowCutHz > 0) {
+      for (let i = from; i < to; i++) {
+        const x = input[i]!;
+        const y = norm * (x - 2 * x1 + x2) - a1 * y1 - a2 * y2;
+        const stored = Math.fround(y);
+        s += stored * stored;
+        x2 = x1;
+        x1 = x;
+        y2 = y1;
+        y1 = y;
+      }
+    } else for (let i = from; i < to; i++) s += input[i]! * input[i]!;
     out[t] = 10 * Math.log10(s / Math.max(1, to - from) + 1e-10);
   }
   return out;
+}
+
+/**
+ * {@link frameLevelsDb} of a signal handed over in consecutive blocks (no low cut), so a long
+ * signal need never be held whole: the same levels, to the bit, as on the joined signal.
+ *
+ * @example
+ * const meter = new FrameLevelMeter(16000, 10);
+ * for (const block of blocks) meter.push(block);
+ * const levels = meter.levels(); // = frameLevelsDb(joined, 16000, 10, undefined, 0)
+ */
+export class FrameLevelMeter {
+  private readonly len: number;
+  private sums: Float64Array;
+  /** Samples pushed so far. */
+  private pushed = 0;
+
+  /** @param frames as in {@link frameLevelsDb}; by default the whole frames of what was pushed */
+  constructor(
+    sampleRate: number,
+    frameMs: number,
+    private readonly frames?: number,
+  ) {
+    this.len = Math.round((sampleRate * frameMs) / 1000);
+    this.sums = new Float64Array(frames ?? 1024);
+  }
+
+  /** Adds the next samples of the signal. */
+  push(block: Float32Array): void {
+    for (let i = 0; i < block.length;) {
+      const t = Math.floor(this.pushed / this.len);
+      const to = Math.min(block.length, i + (t + 1) * this.len - this.pushed);
+      if (t >= this.sums.length) {
+        if (this.frames !== undefined) return; // past the frames asked for
+        const grown = new Float64Array(this.sums.length * 2);
+        grown.set(this.sums);
+        this.sums = grown;
+      }
+      let s = this.sums[t]!;
+      for (let k = i; k < to; k++) s += block[k]! * block[k]!;
+      this.sums[t] = s;
+      this.pushed += to - i;
+      i = to;
+    }
+  }
+
+  /** The level of each frame, dB, as {@link frameLevelsDb} gives it for the pushed signal. */
+  levels(): Float64Array {
+    const count = this.frames ?? Math.floor(this.pushed / this.len);
+    const out = new Float64Array(count);
+    for (let t = 0; t < count; t++) {
+      const n = Math.min(this.len, Math.max(0, this.pushed - t * this.len));
+      out[t] = 10 * Math.log10((t < this.sums.length ? this.sums[t]! : 0) / Math.max(1, n) + 1e-10);
+    }
+    return out;
+  }
 }
 
 /** The noise floor: the 10th-percentile frame level, dB (digital silence ignored). */

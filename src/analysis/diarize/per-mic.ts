@@ -6,10 +6,10 @@
  * @module
  */
 import { VAD_FRAME_MS, type SpeechSegment } from '../vad.ts';
-import { lowCut } from '../signal-filter.ts';
-import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
+import { LOW_CUT_HZ, lowCut } from '../signal-filter.ts';
+import { FrameLevelMeter, frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
-import { cancelCrosstalk } from './crosstalk.ts';
+import { cancelCrosstalkBlocks } from './crosstalk.ts';
 import { isLaughterSegment } from './laughter.ts';
 
 /** Options of {@link diarizePerMic}. */
@@ -61,6 +61,12 @@ export interface PerMicOptions extends TurnSmoothing {
    * hears no speech in laughter. Default true.
    */
   dropLaughter?: boolean;
+  /**
+   * The channels may be overwritten: each becomes its own low-cut copy, in place, so an hour
+   * of audio is not held twice (the caller's arrays are changed; the result is the same).
+   * Default false.
+   */
+  overwriteChannels?: boolean;
 }
 
 /** Frames below this level (dB) are digital silence. */
@@ -217,8 +223,16 @@ function crosstalkResidual(
       return talker && l[t]! < predicted(i, t) + CROSSTALK_LEARN_DB ? 1 : 0;
     }),
   );
-  const signals = cancelCrosstalk(filtered, Math.round((sampleRate * frameMs) / 1000), learn);
-  const residual = signals.map((c) => frameLevelsDb(c, sampleRate, frameMs, frames, 0));
+  // The residuals' levels are measured as they come: an hour of them is never held.
+  const coarseMeters = filtered.map(() => new FrameLevelMeter(sampleRate, frameMs, frames));
+  const fineMeters = filtered.map(() => new FrameLevelMeter(sampleRate, 10));
+  cancelCrosstalkBlocks(filtered, Math.round((sampleRate * frameMs) / 1000), learn, (_, blocks) =>
+    blocks.forEach((block, i) => {
+      coarseMeters[i]!.push(block);
+      fineMeters[i]!.push(block);
+    }),
+  );
+  const residual = coarseMeters.map((m) => m.levels());
   const left = levels.map((l, i) => {
     const floor = noiseFloorDb(l);
     return levels.map((_, j) => {
@@ -242,7 +256,7 @@ function crosstalkResidual(
       return bleed[i]![j]! - after >= CROSSTALK_DEPTH_DB ? after : null;
     });
   });
-  const fineLevels = signals.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
+  const fineLevels = fineMeters.map((m) => m.levels());
   const voiceLevel = fineLevels.map((l) => noiseFloorDb(l) + RESIDUAL_FLOOR_DB);
   return { levels: residual, fineLevels, bleed: left, voiceLevel };
 }
@@ -284,7 +298,7 @@ export function diarizePerMic(
   const frames = Math.min(...vad.map((v) => v.length));
   const n = channels.length;
   // Levels above 80 Hz, on the VAD grid here and at 10 ms for the edges: filtered once.
-  const filtered = channels.map((c) => lowCut(c, sampleRate));
+  const filtered = channels.map((c) => lowCut(c, sampleRate, LOW_CUT_HZ, options.overwriteChannels ? c : undefined));
   const level = filtered.map((c) => frameLevelsDb(c, sampleRate, frameMs, frames, 0));
   const voiced = vad.map((v) => Uint8Array.from({ length: frames }, (_, t) => (v[t]! >= thr ? 1 : 0)));
   const live = level.map(recordingSpan);
@@ -316,7 +330,7 @@ export function diarizePerMic(
     padMs: options.padMs ?? 0,
   };
   const notLaughter = (i: number, g: SpeechSegment): boolean =>
-    options.dropLaughter === false || !isLaughterSegment(channels[i]!, sampleRate, g);
+    options.dropLaughter === false || !isLaughterSegment(filtered[i]!, sampleRate, g);
   if (options.refineEdges === false) {
     return resultFromActivity(
       activity,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { cancelCrosstalk } from '../../../src/analysis/diarize/crosstalk.ts';
+import { cancelCrosstalk, cancelCrosstalkBlocks } from '../../../src/analysis/diarize/crosstalk.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 
 const RATE = 16000;
@@ -86,5 +86,29 @@ describe('cancelCrosstalk', () => {
     expect(() => cancelCrosstalk([micA, micB], 511, learn)).toThrow(/hop 511/);
     expect(() => cancelCrosstalk([micA, micB], HOP, learn, { maxLearnFrames: 0 })).toThrow(/maxLearnFrames 0/);
     expect(cancelCrosstalk([micA], HOP, [learn[0]!])[0]).toEqual(micA);
+  });
+});
+
+describe('cancelCrosstalkBlocks', () => {
+  test('hands on the residuals in consecutive bounded blocks that join into cancelCrosstalk', () => {
+    // 20 s: longer than the block it holds (65536 samples), channels of unequal length.
+    const seconds = 20;
+    const a = voice(seconds, 3, -20, (t) => t < 12);
+    const b = voice(seconds, 4, -26, (t) => t >= 8);
+    const mics = [plusBleed(a, b, 0.3, 30), plusBleed(b, a, 0.3, 10).subarray(0, seconds * RATE - 1000)];
+    const learn = [frameMask(seconds, (t) => t >= 12), frameMask(seconds, (t) => t < 8)];
+    const whole = cancelCrosstalk(mics, HOP, learn);
+    const joined = mics.map((m) => new Float32Array(m.length));
+    let next = 0;
+    let largest = 0;
+    cancelCrosstalkBlocks(mics, HOP, learn, (start, blocks) => {
+      expect(start).toBe(next);
+      blocks.forEach((block, i) => joined[i]!.set(block, start));
+      next = start + blocks[0]!.length;
+      largest = Math.max(largest, ...blocks.map((block) => block.length));
+    });
+    expect(next).toBe(mics[0]!.length);
+    expect(largest).toBeLessThanOrEqual(65536 + 2 * HOP);
+    expect(joined).toEqual(whole);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { frameLevelsDb, noiseFloorDb, refineSpeechEdges } from '../../../src/analysis/diarize/edges.ts';
+import {
+  FrameLevelMeter,
+  frameLevelsDb,
+  noiseFloorDb,
+  refineSpeechEdges,
+} from '../../../src/analysis/diarize/edges.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 
 /** 3 s at 16 kHz: faint noise, a 1 kHz tone (the "word", 2 ms fades) from 1.00 s to 2.00 s. */
@@ -89,6 +94,28 @@ describe('frameLevelsDb', () => {
     expect(voice).toBeCloseTo(-23, 0); // 0.1² / 2 → −23 dB
     expect(voice - mean(frameLevelsDb(tone(30), 16000))).toBeGreaterThan(16);
     expect(mean(frameLevelsDb(tone(30), 16000, 10, undefined, 0))).toBeCloseTo(-23, 0);
+  });
+});
+
+describe('FrameLevelMeter', () => {
+  test('gives frameLevelsDb to the bit from blocks of any size, a short last frame and frames past the end included', () => {
+    const rand = seededRandom(5);
+    const signal = Float32Array.from({ length: 16000 * 3 + 77 }, () => 0.2 * (2 * rand() - 1));
+    for (const [frameMs, frames] of [
+      [10, undefined],
+      [32, 94],
+      [32, 100],
+      [32, 50],
+    ] as const) {
+      const meter = new FrameLevelMeter(16000, frameMs, frames);
+      for (let start = 0; start < signal.length;) {
+        const size = 1 + Math.floor(rand() * 3000);
+        meter.push(signal.subarray(start, start + size));
+        start += size;
+      }
+      expect(meter.levels()).toEqual(frameLevelsDb(signal, 16000, frameMs, frames, 0));
+    }
+    expect(new FrameLevelMeter(16000, 10).levels()).toHaveLength(0);
   });
 });
 

@@ -194,6 +194,13 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(talk('SPEAKER_00')).toBeGreaterThanOrEqual(talk('SPEAKER_01'));
   });
 
+  test('overwriting the channels (low cut in place, no second copy) gives the same result', () => {
+    const copies = mics.map((m) => m.slice());
+    const inPlace = diarizePerMic(copies, 16000, probs, { overwriteChannels: true });
+    expect(inPlace).toEqual(diarizePerMic(mics, 16000, probs));
+    expect(copies[0]).not.toEqual(mics[0]); // they were overwritten
+  });
+
   test('10 ms edge refinement brings turns closer to the speech-level truth', async () => {
     // A minute of ordinary turn-taking (the conversation above is mostly overlap, where the
     // bleed rule, not the edges, decides).

@@ -3,6 +3,7 @@
  * skips at the floor, and that probabilities land back on their own frames.
  */
 import { describe, expect, test } from 'vitest';
+import { resample } from '../../../src/analysis/signal-resample.ts';
 import { gatedStretches, joinStretches, spreadProbabilities } from '../../../src/analysis/vad-gate.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 
@@ -35,6 +36,21 @@ describe('the VAD energy gate', () => {
     // The joined signal is the kept frames, in order.
     expect(joined.subarray(0, FRAME)).toEqual(x.subarray(84 * FRAME, 85 * FRAME));
     expect(joined.subarray(132 * FRAME, 133 * FRAME)).toEqual(x.subarray(584 * FRAME, 585 * FRAME));
+  });
+
+  test('joined at another rate: the same samples as resampling the joined signal, without that copy', () => {
+    const x = signal(1000, [
+      [100, 150],
+      [600, 610],
+    ]);
+    // The last stretch runs past the signal's end: it is joined with zeros.
+    const cut = x.subarray(0, 620 * FRAME + 7);
+    const gated = gatedStretches(cut, FRAME);
+    expect(gated.keep.at(-1)!.end * FRAME).toBeGreaterThan(cut.length);
+    expect(joinStretches(cut, FRAME, gated, { from: 16000, to: 8000 })).toEqual(
+      resample(joinStretches(cut, FRAME, gated), 16000, 8000),
+    );
+    expect(joinStretches(cut, FRAME, gated, { from: 16000, to: 16000 })).toEqual(joinStretches(cut, FRAME, gated));
   });
 
   test('probabilities go back to their frames; skipped frames are 0', () => {
