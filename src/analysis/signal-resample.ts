@@ -52,6 +52,12 @@ export class StreamingResampler {
    * output phase, so the inner loop is a plain dot product.
    */
   private readonly poly: { p: number; q: number; half: number; taps: number; weights: Float32Array } | null;
+  /**
+   * Integer decimation (Q = 1: 48000→16000, 48000→8000, 16000→8000): one phase whose filter is
+   * symmetric and zero at every P-th tap (the sinc's zero crossings), so each output is the
+   * centre tap plus one multiply per non-zero pair of taps: a third of the work at 3:1.
+   */
+  private readonly fold: { reach: number; w0: number; offsets: Int32Array; weights: Float32Array } | null;
 
   constructor(inRate: number, outRate: number, options: ResamplerOptions = {}) {
     if (!(inRate > 0) || !(outRate > 0))
@@ -75,6 +81,7 @@ export class StreamingResampler {
       this.table[i] = this.scale * sinc * w;
     }
     this.poly = null;
+    this.fold = null;
     if (Number.isInteger(inRate) && Number.isInteger(outRate)) {
       const g = gcd(inRate, outRate);
       const p = inRate / g;
@@ -88,6 +95,7 @@ export class StreamingResampler {
           for (let d = -half; d <= half; d++) weights[phase * taps + d + half] = this.kernel(Math.abs(frac - d));
         }
         this.poly = { p, q, half, taps, weights };
+        if (q === 1) this.fold = foldTaps(weights, half);
       }
     }
   }
@@ -136,7 +144,8 @@ export class StreamingResampler {
     const maxK = Math.floor((available - 1 - this.radius) / this.step);
     const count = Math.max(0, maxK - this.k + 1);
     const out = new Float32Array(count);
-    for (let o = 0; o < count; o++, this.k++) out[o] = this.sampleK(this.k);
+    let o = this.fold ? this.emitFolded(out) : 0;
+    for (; o < count; o++, this.k++) out[o] = this.sampleK(this.k);
     // Drop input no later output can reach.
     const keepFrom = Math.max(this.bufStart, Math.floor(this.k * this.step - this.radius) - 1);
     const drop = keepFrom - this.bufStart;
@@ -148,10 +157,60 @@ export class StreamingResampler {
     return out;
   }
 
+  /**
+   * Fills `out` from its start with folded outputs while their taps lie inside the buffer;
+   * returns how many (the caller does the rest, at the edges).
+   */
+  private emitFolded(out: Float32Array): number {
+    const fold = this.fold!;
+    const p = this.poly!.p;
+    const buf = this.buf;
+    const offsets = fold.offsets;
+    const weights = fold.weights;
+    const taps = offsets.length;
+    const w0 = fold.w0;
+    const reach = fold.reach;
+    let c = this.k * p - this.bufStart;
+    if (c < reach) return 0;
+    const last = Math.min(out.length, Math.floor((this.bufLen - 1 - reach - c) / p) + 1);
+    if (taps <= 16) {
+      straightFold(buf, out, c, p, last, w0, offsets, weights);
+      const done = Math.max(0, last);
+      this.k += done;
+      return done;
+    }
+    for (let o = 0; o < last; o++, c += p) {
+      let acc = w0 * buf[c]!;
+      for (let i = 0; i < taps; i++) {
+        const d = offsets[i]!;
+        acc += weights[i]! * (buf[c - d]! + buf[c + d]!);
+      }
+      out[o] = acc;
+    }
+    const done = Math.max(0, last);
+    this.k += done;
+    return done;
+  }
+
   /** Output sample `k`, at input position k·step. */
   private sampleK(k: number): number {
     const poly = this.poly;
     if (!poly) return this.sampleAt(k * this.step);
+    const fold = this.fold;
+    if (fold) {
+      const c = k * poly.p - this.bufStart;
+      if (c >= fold.reach && c + fold.reach < this.bufLen) {
+        const buf = this.buf;
+        const offsets = fold.offsets;
+        const weights = fold.weights;
+        let acc = fold.w0 * buf[c]!;
+        for (let i = 0; i < offsets.length; i++) {
+          const d = offsets[i]!;
+          acc += weights[i]! * (buf[c - d]! + buf[c + d]!);
+        }
+        return acc;
+      }
+    }
     const num = k * poly.p; // exact: integers far below 2^53
     const base = Math.floor(num / poly.q);
     const phase = num - base * poly.q;
@@ -186,6 +245,77 @@ export class StreamingResampler {
     }
     return acc;
   }
+}
+
+/**
+ * The folded dot product for filters of up to 16 pairs (48000→16000 has 16, 16000→8000 has 8)
+ * written out with the offsets and weights in locals: V8 runs it about 2.5 times as fast as the
+ * loop over the pairs. Missing pairs get weight 0 at offset 0.
+ */
+function straightFold(
+  buf: Float32Array,
+  out: Float32Array,
+  start: number,
+  step: number,
+  count: number,
+  centre: number,
+  offsets: Int32Array,
+  weights: Float32Array,
+): void {
+  const d = new Int32Array(16);
+  const w = new Float64Array(16);
+  d.set(offsets);
+  w.set(weights);
+  const [d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15] = d;
+  const [w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15] = w;
+  let c = start;
+  for (let o = 0; o < count; o++, c += step) {
+    out[o] =
+      w0 * (buf[c - d0]! + buf[c + d0]!) +
+      w1 * (buf[c - d1]! + buf[c + d1]!) +
+      w2 * (buf[c - d2]! + buf[c + d2]!) +
+      w3 * (buf[c - d3]! + buf[c + d3]!) +
+      w4 * (buf[c - d4]! + buf[c + d4]!) +
+      w5 * (buf[c - d5]! + buf[c + d5]!) +
+      w6 * (buf[c - d6]! + buf[c + d6]!) +
+      w7 * (buf[c - d7]! + buf[c + d7]!) +
+      w8 * (buf[c - d8]! + buf[c + d8]!) +
+      w9 * (buf[c - d9]! + buf[c + d9]!) +
+      w10 * (buf[c - d10]! + buf[c + d10]!) +
+      w11 * (buf[c - d11]! + buf[c + d11]!) +
+      w12 * (buf[c - d12]! + buf[c + d12]!) +
+      w13 * (buf[c - d13]! + buf[c + d13]!) +
+      w14 * (buf[c - d14]! + buf[c + d14]!) +
+      w15 * (buf[c - d15]! + buf[c + d15]!) +
+      centre * buf[c]!;
+  }
+}
+
+/**
+ * The non-zero pairs of a symmetric one-phase filter (`weights[half ± d]`), for the folded dot
+ * product. Taps below a billionth of the centre one (the sinc's crossings, 1e-17 in the table)
+ * are dropped.
+ */
+function foldTaps(
+  weights: Float32Array,
+  half: number,
+): { reach: number; w0: number; offsets: Int32Array; weights: Float32Array } {
+  const w0 = weights[half]!;
+  const offsets: number[] = [];
+  const pairs: number[] = [];
+  for (let d = 1; d <= half; d++) {
+    const w = weights[half + d]!;
+    if (Math.abs(w) > Math.abs(w0) * 1e-9) {
+      offsets.push(d);
+      pairs.push(w);
+    }
+  }
+  return {
+    reach: offsets.length ? offsets[offsets.length - 1]! : 0,
+    w0,
+    offsets: Int32Array.from(offsets),
+    weights: Float32Array.from(pairs),
+  };
 }
 
 function gcd(a: number, b: number): number {
