@@ -9,6 +9,7 @@ import { expose, transfer, wrap, type Remote } from 'comlink';
 import { diarizeMix, type MixOptions } from '../src/analysis/diarize/mix.ts';
 import { faceSplitHint } from '../src/analysis/faces/face-evidence.ts';
 import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
+import { fineFrames, residualLevels, type ResidualHelper } from '../src/analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../src/analysis/energy.ts';
 import { mixDown } from '../src/analysis/signal-mix.ts';
@@ -30,6 +31,7 @@ import { fetchServed } from '../src/models/served-asset.ts';
 import { monoWavBlob } from '../src/render/wav.ts';
 import type { TimeRange } from '../src/contract/types.ts';
 import {
+  ResidualShare,
   VAD_LANES_MAX,
   type AnalysisWorkerApi,
   type DiarizeOutcome,
@@ -95,6 +97,90 @@ function loadVad(request: DiarizeRequest): Promise<LoadedVad> {
 /** Channels shorter than this run in one lane unless the request asks for more. */
 const LANE_MIN_SECONDS = 120;
 
+/** How many lanes the request's VAD may use: several for minutes of audio on several cores. */
+function lanesWanted(request: DiarizeRequest): number {
+  const cores = navigator.hardwareConcurrency || 1;
+  // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
+  const long = request.channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
+  return request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
+}
+
+/** How long a share of the residuals may wait to be taken, and a lane that took one may go quiet, ms. */
+const SHARE_START_MS = 10_000;
+const SHARE_STALL_MS = 30_000;
+
+/**
+ * Waits, without yielding, until the lane has measured its share (true) or cannot (false: it
+ * failed, did not take it in time, or went quiet; the share is then withdrawn).
+ */
+function awaitShare(state: Int32Array): boolean {
+  let beat = Atomics.load(state, 1);
+  let since = performance.now();
+  for (;;) {
+    const now = performance.now();
+    const at = Atomics.load(state, 0);
+    if (at === ResidualShare.done) return true;
+    if (at === ResidualShare.failed || at === ResidualShare.withdrawn) return false;
+    const b = Atomics.load(state, 1);
+    if (b !== beat) {
+      beat = b;
+      since = now;
+    } else if (now - since > (at === ResidualShare.waiting ? SHARE_START_MS : SHARE_STALL_MS)) {
+      if (Atomics.compareExchange(state, 0, at, ResidualShare.withdrawn) === at) return false;
+      continue;
+    }
+    Atomics.wait(state, 0, at, 1000);
+  }
+}
+
+/**
+ * A lane (vad-lane.worker.ts) that measures half of the crosstalk residuals beside this
+ * worker, in shared memory; `null` where memory cannot be shared (not cross-origin isolated)
+ * or one core does it all. `used` says whether it measured its share.
+ */
+function residualLane(
+  request: DiarizeRequest,
+): { helper: Promise<ResidualHelper>; used(): boolean; close(): void } | null {
+  if (request.channels.length < 2 || lanesWanted(request) < 2) return null;
+  if (!self.crossOriginIsolated || typeof SharedArrayBuffer === 'undefined') return null;
+  const worker = new Worker(new URL('./vad-lane.worker.ts', import.meta.url), { type: 'module' });
+  const remote = wrap<VadLaneApi>(worker);
+  let used = false;
+  const helper: ResidualHelper = (job) => {
+    const n = job.channels.length;
+    const length = job.origin + Math.max(...job.channels.map((c) => c.length));
+    const fine = fineFrames(job.sampleRate, job.from, length);
+    const shared = new SharedArrayBuffer(8 * n * (job.frames + fine));
+    const out = {
+      coarse: job.channels.map((_, i) => new Float64Array(shared, 8 * i * job.frames, job.frames)),
+      fine: job.channels.map((_, i) => new Float64Array(shared, 8 * (n * job.frames + i * fine), fine)),
+    };
+    const state = new Int32Array(new SharedArrayBuffer(8));
+    // The lane's own copies of its share, transferred (a view would clone the whole channel).
+    const copies = job.channels.map((c) => c.slice());
+    remote
+      .residualLevels(
+        transfer(
+          { ...job, channels: copies, out },
+          copies.map((c) => c.buffer),
+        ),
+        state,
+      )
+      .catch(() => undefined);
+    return () => {
+      used = awaitShare(state);
+      return used ? out : residualLevels(job);
+    };
+  };
+  // A lane that never answers gives no helper: this worker then measures it all.
+  const helper$ = Promise.race([
+    remote.ready().then(() => helper),
+    new Promise<ResidualHelper>((resolve) => setTimeout(() => resolve(() => null), SHARE_START_MS)),
+  ]);
+  worker.addEventListener('error', () => undefined);
+  return { helper: helper$, used: () => used, close: () => worker.terminate() };
+}
+
 /**
  * Speech probabilities of every channel. On wasm several channels run at once
  * (`request.vadLanes`): this worker is the first lane, each further lane a worker of its own
@@ -127,10 +213,7 @@ async function channelProbabilities(
   const total = request.channels.reduce((n, c) => n + c.length, 0);
   const kept = gated ? gated.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0) : 0;
   const skipped = gated ? 1 - (kept * SILERO_FRAME_SAMPLES) / Math.max(1, total) : 0;
-  const cores = navigator.hardwareConcurrency || 1;
-  // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
-  const long = channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
-  const wanted = request.vadLanes ?? (cores > 1 && long ? VAD_LANES_MAX : 1);
+  const wanted = lanesWanted(request);
   const lanes =
     vad.model.executionProvider === 'wasm' && wanted >= 1
       ? Math.max(1, Math.min(channels.length, Math.floor(wanted)))
@@ -200,6 +283,7 @@ async function detectSpeakers(
   request: DiarizeRequest,
   probs: readonly Float32Array[],
   signal: AbortSignal,
+  residualHelper: ResidualHelper | undefined,
 ): Promise<{
   result: DiarizationResult;
   hostModels: Record<HostModelSlot, HostModelUse>;
@@ -207,7 +291,10 @@ async function detectSpeakers(
 }> {
   if (request.channels.length > 1) {
     return {
-      result: diarizePerMic(request.channels, request.sampleRate, probs, { overwriteChannels: true }),
+      result: diarizePerMic(request.channels, request.sampleRate, probs, {
+        overwriteChannels: true,
+        ...(residualHelper ? { residualHelper } : {}),
+      }),
       hostModels: HostModelSlots.skippedPerMic(request),
     };
   }
@@ -266,19 +353,26 @@ async function diarizeChannels(
   signal: AbortSignal,
 ): Promise<DiarizeOutcome> {
   const t0 = performance.now();
-  const loaded = await loadVad(request);
-  const { model, runtime } = loaded;
-  const loadMs = performance.now() - t0;
-  const { probs, lanes, skipped } = await channelProbabilities(loaded, request, signal);
-  signal.throwIfAborted();
-  const vadMs = performance.now() - t0;
+  // Started now, so that it is up when the VAD is done.
+  const lane = residualLane(request);
   let detected;
+  let ran;
   try {
-    detected = await detectSpeakers(runtime, request, probs, signal);
+    const loaded = await loadVad(request);
+    const loadMs = performance.now() - t0;
+    const { probs, lanes, skipped } = await channelProbabilities(loaded, request, signal);
+    signal.throwIfAborted();
+    ran = { loaded, loadMs, lanes, skipped, vadMs: performance.now() - t0 };
+    const helper = lane ? await lane.helper : undefined;
+    detected = await detectSpeakers(loaded.runtime, request, probs, signal, helper);
   } catch (error) {
     if (error instanceof HostModelError) return { ok: false, modelFailure: error.failure };
     throw error;
+  } finally {
+    lane?.close();
   }
+  const { loaded, loadMs, lanes, skipped, vadMs } = ran;
+  const model = loaded.model;
   const { result, hostModels, faceSplit } = detected;
   return {
     ok: true,
@@ -287,6 +381,7 @@ async function diarizeChannels(
     vadProvider: model.executionProvider,
     vadLanes: lanes,
     vadSkipped: skipped,
+    residualThreads: lane?.used() ? 2 : 1,
     vadLoadMs: loadMs,
     vadMs,
     elapsedMs: performance.now() - t0,

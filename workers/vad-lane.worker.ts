@@ -2,18 +2,42 @@
  * A VAD lane of the analysis worker: Silero VAD on wasm (one thread), one channel at a time, so
  * that the channels of a per-mic job run side by side on several cores. Started by the
  * analysis worker (a worker of its own), fed through {@link VadLaneApi} with comlink; a
- * channel is transferred in and comes back with its probabilities.
+ * channel is transferred in and comes back with its probabilities. After the VAD, a lane
+ * measures half of the crosstalk residuals while the analysis worker measures the other half
+ * (shared memory: the analysis worker waits on it without yielding).
  *
  * @module
  */
 import { expose, transfer } from 'comlink';
 import type { SileroVad } from '../src/models/silero-vad.ts';
-import type { VadLaneApi } from '../src/pipeline/stages/protocol.ts';
+import { ResidualShare, type VadLaneApi } from '../src/pipeline/stages/protocol.ts';
+import { residualLevels } from '../src/analysis/diarize/residual-levels.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
 
 let vad: Promise<SileroVad> | undefined;
 
+/** Thrown from the heartbeat when the analysis worker took the share back. */
+class Withdrawn extends Error {}
+
 const api: VadLaneApi = {
+  async ready() {
+    return true;
+  },
+  async residualLevels(job, state) {
+    if (Atomics.compareExchange(state, 0, ResidualShare.waiting, ResidualShare.taken) !== ResidualShare.waiting) return;
+    try {
+      residualLevels(job, undefined, () => {
+        Atomics.add(state, 1, 1);
+        Atomics.notify(state, 0);
+        if (Atomics.load(state, 0) === ResidualShare.withdrawn) throw new Withdrawn();
+      });
+      Atomics.compareExchange(state, 0, ResidualShare.taken, ResidualShare.done);
+    } catch (error) {
+      if (!(error instanceof Withdrawn)) console.warn('a share of the crosstalk residuals failed:', error);
+      Atomics.compareExchange(state, 0, ResidualShare.taken, ResidualShare.failed);
+    }
+    Atomics.notify(state, 0);
+  },
   async probabilities(model, channel, rate) {
     vad ??= startSilero('wasm', model.bytes, model.ortWasmPath).then((started) => started.model);
     const probs = await (await vad).speechProbabilities(channel, undefined, rate);

@@ -123,6 +123,8 @@ test(
       `[vad] per-mic, 3 × 60 s on wasm: VAD ${(one.outcome.vadMs / 1000).toFixed(2)} s in one lane, ${(three.outcome.vadMs / 1000).toFixed(2)} s in three`,
     );
     expect([one.outcome.vadProvider, one.outcome.vadLanes, three.outcome.vadLanes]).toEqual(['wasm', 1, 3]);
+    // With lanes, one more measured half of the crosstalk residuals in shared memory: the same turns.
+    expect([one.outcome.residualThreads, three.outcome.residualThreads]).toEqual([1, 2]);
     // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
     expect(three.outcome.result).toEqual(one.outcome.result);
     // Close mics go through the energy gate: the VAD skips each mic's floor (little here: in these

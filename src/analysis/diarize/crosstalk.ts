@@ -71,15 +71,18 @@ function sqrtHann(size: number): Float64Array {
 }
 
 /**
- * Short-time spectra (bins 0 … hop) of every channel, frame by frame: frame `m` (from −1 to
- * `frames − 1`) is the `2 · hop` samples centred on samples [m · hop, (m + 1) · hop), windowed. Two real channels
- * share one complex FFT.
+ * Short-time spectra (bins 0 … hop) of every channel, frame by frame: frame `m` (from
+ * `firstFrame`, −1 by default, to `frames − 1`) is the `2 · hop` samples centred on samples
+ * [m · hop, (m + 1) · hop), windowed; the arrays hold the samples from `origin` on. Two real
+ * channels share one complex FFT.
  */
 function* spectra(
   channels: readonly Float32Array[],
   hop: number,
   frames: number,
   needed: (m: number) => boolean = () => true,
+  origin = 0,
+  firstFrame = -1,
 ): Generator<{ m: number; re: Float64Array[]; im: Float64Array[] }> {
   const size = 2 * hop;
   const win = sqrtHann(size);
@@ -88,9 +91,10 @@ function* spectra(
   const re = channels.map(() => new Float64Array(hop + 1));
   const im = channels.map(() => new Float64Array(hop + 1));
   // From frame −1: its second half and frame 0's first half make up the signal's first hop / 2 samples.
-  for (let m = -1; m < frames; m++) {
+  for (let m = firstFrame; m < frames; m++) {
     if (!needed(m)) continue;
-    const from = m * hop - hop / 2;
+    // The frame's first sample in the arrays (they start at absolute sample `origin`).
+    const from = m * hop - hop / 2 - origin;
     for (let a = 0; a < channels.length; a += 2) {
       const xa = channels[a]!;
       const xb = channels[a + 1];
@@ -204,12 +208,20 @@ export type ResidualSink = (start: number, blocks: readonly Float32Array[]) => v
 /** Samples of residual held before they are handed on: memory stays flat in the length. */
 const RESIDUAL_BLOCK = 1 << 16;
 
+/** Throws on arguments {@link learnCrosstalk} cannot use; returns the learn-frame cap. */
+function checkLearnArgs(n: number, hop: number, learn: readonly Uint8Array[], options: CrosstalkOptions): number {
+  const maxLearnFrames = options.maxLearnFrames ?? LEARN_FRAMES_MAX;
+  if (learn.length !== n) throw new RangeError(`learn has ${learn.length} masks for ${n} channels`);
+  if (hop <= 0 || hop % 2 !== 0) throw new RangeError(`hop ${hop} is not a positive even number of samples`);
+  if (!(maxLearnFrames >= 1))
+    throw new RangeError(`maxLearnFrames ${maxLearnFrames} is not a positive number of frames`);
+  return maxLearnFrames;
+}
+
 /**
  * {@link cancelCrosstalk} handing the residuals to `sink` in consecutive blocks as they are
- * final, so an hour of them is never held whole (the caller measures their levels as they come).
- *
- * Over 80 lines on purpose: the two passes are hot loops over frames x channels x bins that share
- * the flat normal-equation and weight arrays; split up they would pass all of them around.
+ * final, so an hour of them is never held whole (the caller measures their levels as they come):
+ * {@link learnCrosstalk}, then {@link crosstalkResiduals}.
  */
 export function cancelCrosstalkBlocks(
   channels: readonly Float32Array[],
@@ -218,19 +230,41 @@ export function cancelCrosstalkBlocks(
   sink: ResidualSink,
   options: CrosstalkOptions = {},
 ): void {
-  const n = channels.length;
-  const maxLearnFrames = options.maxLearnFrames ?? LEARN_FRAMES_MAX;
-  if (learn.length !== n) throw new RangeError(`learn has ${learn.length} masks for ${n} channels`);
-  if (hop <= 0 || hop % 2 !== 0) throw new RangeError(`hop ${hop} is not a positive even number of samples`);
-  if (!(maxLearnFrames >= 1))
-    throw new RangeError(`maxLearnFrames ${maxLearnFrames} is not a positive number of frames`);
-  if (n < 2) {
-    if (n === 1)
+  checkLearnArgs(channels.length, hop, learn, options);
+  if (channels.length < 2) {
+    if (channels.length === 1)
       for (let start = 0; start < channels[0]!.length; start += RESIDUAL_BLOCK)
         sink(start, [channels[0]!.subarray(start, start + RESIDUAL_BLOCK)]);
     return;
   }
-  const size = 2 * hop;
+  crosstalkResiduals(channels, learnCrosstalk(channels, hop, learn, options), sink);
+}
+
+/**
+ * The fitted prediction of each channel from the others ({@link learnCrosstalk}): for channel
+ * i, neighbour r's complex weight for bin k at `r · (hop + 1) + k` of `re[i]` and `im[i]`.
+ */
+export interface CrosstalkWeights {
+  hop: number;
+  re: Float64Array[];
+  im: Float64Array[];
+}
+
+/**
+ * Pass 1 of {@link cancelCrosstalk}: the least-squares prediction of each channel from the
+ * others, per bin, over the frames `learn` marks (thinned to about `maxLearnFrames`).
+ *
+ * Over 80 lines on purpose: the hot loop over frames x channels x bins shares the flat
+ * normal-equation arrays with the solve after it.
+ */
+export function learnCrosstalk(
+  channels: readonly Float32Array[],
+  hop: number,
+  learn: readonly Uint8Array[],
+  options: CrosstalkOptions = {},
+): CrosstalkWeights {
+  const n = channels.length;
+  const maxLearnFrames = checkLearnArgs(n, hop, learn, options);
   const bins = hop + 1;
   const length = Math.max(...channels.map((c) => c.length));
   const frames = Math.ceil(length / hop) + 1;
@@ -314,18 +348,60 @@ export function cancelCrosstalkBlocks(
     }
   }
 
+  return { hop, re: Wr, im: Wi };
+}
+
+/**
+ * Pass 2 of {@link cancelCrosstalk}: each channel less its prediction (`weights`), handed to
+ * `sink` block by block, for the output samples [`from`, `to`) only (by default all of them);
+ * the result there is the same to the bit as the whole pass gives. The arrays may start at
+ * absolute sample `origin` (then they run to the channels' ends): they must reach back to
+ * `from − 2 · hop`, where the first frame that touches `from` starts.
+ *
+ * Over 80 lines on purpose: the hot loop over frames x channels x bins shares its spectra,
+ * weights and rolling output window.
+ */
+export function crosstalkResiduals(
+  channels: readonly Float32Array[],
+  weights: CrosstalkWeights,
+  sink: ResidualSink,
+  range: { from?: number; to?: number; origin?: number } = {},
+): void {
+  const n = channels.length;
+  const hop = weights.hop;
+  const size = 2 * hop;
+  const bins = hop + 1;
+  const d = n - 1;
+  const origin = range.origin ?? 0;
+  const lengths = channels.map((c) => origin + c.length);
+  const length = Math.max(...lengths);
+  const frames = Math.ceil(length / hop) + 1;
+  const first = range.from ?? 0;
+  const last = Math.min(range.to ?? length, length);
+  if (origin > Math.max(0, first - size))
+    throw new RangeError(`crosstalkResiduals: the arrays start at ${origin}, after ${first - size}`);
+  // The frames that reach [first, last): frame m covers [m · hop − hop / 2, m · hop − hop / 2 + size).
+  const mFirst = Math.max(-1, Math.floor((first + hop / 2 - size) / hop) + 1);
+  const mEnd = Math.min(frames, Math.ceil((last + hop / 2) / hop));
+  const others = channels.map((_, i) => channels.map((__, j) => j).filter((j) => j !== i));
+  const neighbours = (i: number, parts: readonly Float64Array[]): Float64Array[] => others[i]!.map((j) => parts[j]!);
+  const Wr = weights.re;
+  const Wi = weights.im;
   // Pass 2: subtract the prediction and overlap-add, two channels per inverse FFT, into a
   // rolling window of the output that starts at sample `base`: what lies before a frame's
   // start is final (every frame that reaches it is done) and goes to the sink.
   const window = RESIDUAL_BLOCK + size;
   const out = channels.map(() => new Float32Array(window));
-  let base = 0;
+  let base = Math.max(0, mFirst * hop - hop / 2);
   const handOn = (to: number): void => {
     if (to <= base) return;
-    sink(
-      base,
-      out.map((o, i) => o.subarray(0, Math.max(0, Math.min(to, channels[i]!.length) - base))),
-    );
+    // Samples before `first` are left out: frames before `mFirst` would add to them.
+    const at = Math.max(base, first);
+    if (to > at)
+      sink(
+        at,
+        out.map((o, i) => o.subarray(at - base, Math.max(at - base, Math.min(to, lengths[i]!) - base))),
+      );
     for (const o of out) {
       o.copyWithin(0, to - base);
       o.fill(0, window - (to - base));
@@ -338,7 +414,7 @@ export function cancelCrosstalkBlocks(
   const resIm = channels.map(() => new Float64Array(bins));
   const zr = new Float64Array(size);
   const zi = new Float64Array(size);
-  for (const { m, re, im } of spectra(channels, hop, frames)) {
+  for (const { m, re, im } of spectra(channels, hop, mEnd, undefined, origin, mFirst)) {
     for (let i = 0; i < n; i++) {
       const wr = Wr[i]!;
       const wi = Wi[i]!;
@@ -384,8 +460,8 @@ export function cancelCrosstalkBlocks(
       fft(zr, zi, true);
       const oa = out[a]!;
       const ob = out[a + 1];
-      const la = channels[a]!.length;
-      const lb = ob ? channels[a + 1]!.length : 0;
+      const la = lengths[a]!;
+      const lb = ob ? lengths[a + 1]! : 0;
       const at = from - base;
       if (from >= 0 && from + size <= la && (!ob || from + size <= lb)) {
         for (let s = 0; s < size; s++) oa[at + s] = oa[at + s]! + zr[s]! * synthesis[s]!;
@@ -400,5 +476,5 @@ export function cancelCrosstalkBlocks(
       }
     }
   }
-  handOn(length);
+  handOn(last);
 }

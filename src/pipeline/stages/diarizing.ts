@@ -192,6 +192,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
       vadProvider: response.vadProvider,
       vadLanes: response.vadLanes,
       vadSkipped: Math.round(response.vadSkipped * 100) / 100,
+      residualThreads: response.residualThreads,
       channels: decoded.length,
       ...(sources.length === 1 ? { faceCameras: new Set(faces.map((f) => f.cameraId)).size } : {}),
       ...(response.faceSplit ? { faceSplit: `${response.faceSplit.from}→${response.faceSplit.to}` } : {}),

@@ -10,6 +10,7 @@ import type { FaceWitness } from '../../analysis/faces/face-evidence.ts';
 import type { SourceAlignment, SyncFailure, SyncSignal } from '../../analysis/sync.ts';
 import type { TailPair } from '../../analysis/sync-tails.ts';
 import type { SileroRate } from '../../models/silero-vad.ts';
+import type { ResidualLevelsJob } from '../../analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import type { TimeRange } from '../../contract/types.ts';
 import type { HostModelFailure, HostModelSlot, HostModelUse } from '../../models/host-models.ts';
@@ -94,6 +95,8 @@ export interface DiarizeResponse {
   vadLanes: number;
   /** Share of the frames the energy gate spared the VAD (0 without the gate). */
   vadSkipped: number;
+  /** Threads that measured the crosstalk residuals (2: a lane took the second half; per-mic). */
+  residualThreads: number;
   elapsedMs: number;
   /** What each optional model slot did. */
   hostModels: Record<HostModelSlot, HostModelUse>;
@@ -129,8 +132,31 @@ export interface AnalysisWorkerApi {
   abort(requestId: string): void;
 }
 
+/**
+ * `state[0]` of a share of the crosstalk residuals given to a lane ({@link VadLaneApi.residualLevels});
+ * `state[1]` is the lane's heartbeat, one more for every block it measures.
+ */
+export const ResidualShare = {
+  /** Sent, not yet taken: the analysis worker may withdraw it. */
+  waiting: 0,
+  taken: 1,
+  /** Its levels are in the job's `out`. */
+  done: 2,
+  failed: 3,
+  /** The analysis worker measures it itself (the lane did not take it, or went quiet). */
+  withdrawn: 4,
+} as const;
+
 /** A VAD lane's API (workers/vad-lane.worker.ts), used by the analysis worker. */
 export interface VadLaneApi {
+  /** Answers once the lane runs (before the analysis worker may wait on it without yielding). */
+  ready(): Promise<true>;
+  /**
+   * Measures a share of the crosstalk residuals (residual-levels.ts) into `job.out`, both in
+   * shared memory, while the analysis worker measures the rest; `state` (shared) says how it
+   * goes ({@link ResidualShare}). Takes it only while it is still waiting.
+   */
+  residualLevels(job: ResidualLevelsJob, state: Int32Array): Promise<void>;
   /**
    * Silero's speech probabilities of `channel` (at `rate`, default 16 kHz) on wasm, the model loaded on the first
    * call. The channel is transferred in and back, with the probabilities.

@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { cancelCrosstalk, cancelCrosstalkBlocks } from '../../../src/analysis/diarize/crosstalk.ts';
+import {
+  cancelCrosstalk,
+  cancelCrosstalkBlocks,
+  crosstalkResiduals,
+  learnCrosstalk,
+} from '../../../src/analysis/diarize/crosstalk.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 
 const RATE = 16000;
@@ -110,5 +115,44 @@ describe('cancelCrosstalkBlocks', () => {
     expect(next).toBe(mics[0]!.length);
     expect(largest).toBeLessThanOrEqual(65536 + 2 * HOP);
     expect(joined).toEqual(whole);
+  });
+
+  test('in ranges, on arrays that start late, joins into the whole pass to the bit', () => {
+    const seconds = 20;
+    const a = voice(seconds, 5, -20, (t) => t < 12);
+    const b = voice(seconds, 6, -26, (t) => t >= 8);
+    const c = voice(seconds, 7, -23, (t) => t >= 4 && t < 15);
+    const mics = [plusBleed(a, b, 0.3, 30), plusBleed(b, c, 0.3, 10), plusBleed(c, a, 0.2, 20)];
+    const learn = [
+      frameMask(seconds, (t) => t >= 12),
+      frameMask(seconds, (t) => t < 8),
+      frameMask(seconds, (t) => t >= 15),
+    ];
+    const whole = cancelCrosstalk(mics, HOP, learn);
+    const weights = learnCrosstalk(mics, HOP, learn);
+    const joined = mics.map((m) => new Float32Array(m.length));
+    // Cut points off the frame grid, the last range without a `to`.
+    const cuts = [0, 70_001, 150_000, 200_256];
+    cuts.forEach((from, k) => {
+      const to = cuts[k + 1];
+      const origin = Math.max(0, from - 2 * HOP);
+      let next = from;
+      crosstalkResiduals(
+        mics.map((m) => m.slice(origin)),
+        weights,
+        (start, blocks) => {
+          expect(start).toBe(next);
+          blocks.forEach((block, i) => joined[i]!.set(block, start));
+          next = start + blocks[0]!.length;
+        },
+        { from, origin, ...(to === undefined ? {} : { to }) },
+      );
+      expect(next).toBe(to ?? mics[0]!.length);
+    });
+    expect(joined).toEqual(whole);
+    // Arrays that start after the first frame reaching `from` are refused.
+    expect(() => crosstalkResiduals(mics, weights, () => undefined, { from: 5000, origin: 4500 })).toThrow(
+      /start at 4500/,
+    );
   });
 });

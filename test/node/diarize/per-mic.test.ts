@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diarizationErrorRate } from '../../../src/analysis/diarize/der.ts';
 import { diarizePerMic, type PerMicOptions } from '../../../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../../src/analysis/diarize/result.ts';
+import { residualLevels, type ResidualHelper } from '../../../src/analysis/diarize/residual-levels.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
@@ -199,6 +200,27 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     const inPlace = diarizePerMic(copies, 16000, probs, { overwriteChannels: true });
     expect(inPlace).toEqual(diarizePerMic(mics, 16000, probs));
     expect(copies[0]).not.toEqual(mics[0]); // they were overwritten
+  });
+
+  test('half the crosstalk residuals measured by a helper gives the same result', () => {
+    // Test double for the helper thread: it measures its share here, when collected, on copies
+    // (as the real one gets them), and says what it was given.
+    const shares: { from: number; origin: number; frames: number }[] = [];
+    const inThreadHelper: ResidualHelper = (job) => {
+      shares.push({ from: job.from, origin: job.origin, frames: job.frames });
+      const copies = { ...job, channels: job.channels.map((c) => c.slice()) };
+      return () => residualLevels(copies);
+    };
+    const helped = diarizePerMic(mics, 16000, probs, { residualHelper: inThreadHelper });
+    expect(helped).toEqual(diarizePerMic(mics, 16000, probs));
+    expect(shares).toHaveLength(1);
+    // Cut on both grids (512 and 160 samples), near the middle, the arrays from two frames before.
+    const { from, origin } = shares[0]!;
+    expect(from % 2560).toBe(0);
+    expect(Math.abs(from - mics[0]!.length / 2)).toBeLessThanOrEqual(2560);
+    expect(origin).toBe(from - 1024);
+    // A helper that cannot take it: all measured here, the same result.
+    expect(diarizePerMic(mics, 16000, probs, { residualHelper: () => null })).toEqual(helped);
   });
 
   test('10 ms edge refinement brings turns closer to the speech-level truth', async () => {

@@ -1,0 +1,138 @@
+/**
+ * The levels of what crosstalk cancellation leaves of each channel, measured as the residuals
+ * come (an hour of them is never held), for a range of the output: the whole, or a share that
+ * another thread measures while this one does the rest. Pure: arrays in, arrays out.
+ *
+ * @module
+ */
+import { crosstalkResiduals, type CrosstalkWeights } from './crosstalk.ts';
+import { FrameLevelMeter } from './edges.ts';
+
+/** Frame length of the fine grid (the edges'), ms. */
+export const FINE_FRAME_MS = 10;
+
+/** The residuals' levels per channel: on the VAD's grid (`coarse`) and at 10 ms (`fine`). */
+export interface ResidualLevels {
+  coarse: Float64Array[];
+  fine: Float64Array[];
+}
+
+/**
+ * A share of the residual pass: the output samples from `from` to the channels' end, measured
+ * on the two grids. `from` is on both grids (a whole number of coarse and of fine frames), so
+ * the shares' levels join into those of the whole.
+ */
+export interface ResidualLevelsJob {
+  /** The channels above 80 Hz from absolute sample `origin` (at most `from − 2 · hop`) to their end. */
+  channels: Float32Array[];
+  origin: number;
+  from: number;
+  weights: CrosstalkWeights;
+  sampleRate: number;
+  /** The coarse grid's frame, ms (its samples are the weights' hop). */
+  frameMs: number;
+  /** Coarse frames to measure from `from` (the rest of the VAD's frames). */
+  frames: number;
+  /** Where the levels go, when the caller provides the arrays (shared memory): filled in place. */
+  out?: ResidualLevels;
+}
+
+/** Samples in a frame of `frameMs` at `sampleRate`. */
+function frameSamples(sampleRate: number, frameMs: number): number {
+  return Math.round((sampleRate * frameMs) / 1000);
+}
+
+/**
+ * The residual levels of the output samples [`from`, `to`) (`to`: the end by default).
+ * `progress` hears each block measured (a helper thread's heartbeat).
+ */
+export function residualLevels(job: ResidualLevelsJob, to?: number, progress?: () => void): ResidualLevels {
+  const { channels, sampleRate, frameMs, frames } = job;
+  const coarse = channels.map(() => new FrameLevelMeter(sampleRate, frameMs, frames));
+  const fine = channels.map(() => new FrameLevelMeter(sampleRate, FINE_FRAME_MS));
+  crosstalkResiduals(
+    channels,
+    job.weights,
+    (_, blocks) => {
+      blocks.forEach((block, i) => {
+        coarse[i]!.push(block);
+        fine[i]!.push(block);
+      });
+      progress?.();
+    },
+    { from: job.from, origin: job.origin, ...(to === undefined ? {} : { to }) },
+  );
+  const levels = { coarse: coarse.map((m) => m.levels()), fine: fine.map((m) => m.levels()) };
+  if (job.out) {
+    levels.coarse.forEach((l, i) => job.out!.coarse[i]!.set(l));
+    levels.fine.forEach((l, i) => job.out!.fine[i]!.set(l));
+  }
+  return levels;
+}
+
+/** How many fine frames a share from `from` to `length` measures. */
+export function fineFrames(sampleRate: number, from: number, length: number): number {
+  return Math.floor((length - from) / frameSamples(sampleRate, FINE_FRAME_MS));
+}
+
+/**
+ * Where to cut the residual pass in two for a second thread: the first multiple of both grids'
+ * frames at or after the middle, within the VAD's frames; `length` (no cut) when there is no
+ * such point.
+ */
+export function residualSplit(sampleRate: number, frameMs: number, frames: number, length: number): number {
+  const a = frameSamples(sampleRate, frameMs);
+  const b = frameSamples(sampleRate, FINE_FRAME_MS);
+  let unit = a;
+  while (unit % b !== 0) unit += a;
+  const cut = Math.ceil(length / 2 / unit) * unit;
+  return cut > 0 && cut < length && cut <= frames * a ? cut : length;
+}
+
+/**
+ * Runs a share of the residual pass on another thread: started when called, its levels collected
+ * by the function it returns (which waits for them), or `null` where that thread cannot take it.
+ */
+export type ResidualHelper = (job: ResidualLevelsJob) => (() => ResidualLevels) | null;
+
+/**
+ * The residual levels of the whole output, with the second half measured by `helper` (when
+ * given, and the output long enough to cut) while this thread measures the first.
+ */
+export function residualLevelsSplit(
+  channels: readonly Float32Array[],
+  weights: CrosstalkWeights,
+  grid: { sampleRate: number; frameMs: number; frames: number },
+  helper?: ResidualHelper,
+): ResidualLevels {
+  const { sampleRate, frameMs, frames } = grid;
+  const length = Math.max(...channels.map((c) => c.length));
+  const whole = { channels: [...channels], origin: 0, from: 0, weights, sampleRate, frameMs, frames };
+  const cut = helper ? residualSplit(sampleRate, frameMs, frames, length) : length;
+  if (cut >= length) return residualLevels(whole);
+  const hop = weights.hop;
+  const origin = Math.max(0, cut - 2 * hop);
+  const coarseBefore = cut / frameSamples(sampleRate, frameMs);
+  const collect = helper!({
+    channels: channels.map((c) => c.subarray(origin)),
+    origin,
+    from: cut,
+    weights,
+    sampleRate,
+    frameMs,
+    frames: frames - coarseBefore,
+  });
+  if (!collect) return residualLevels(whole);
+  const first = residualLevels({ ...whole, frames: coarseBefore }, cut);
+  const second = collect();
+  const join = (a: Float64Array, b: Float64Array): Float64Array => {
+    const out = new Float64Array(a.length + b.length);
+    out.set(a);
+    out.set(b, a.length);
+    return out;
+  };
+  return {
+    coarse: first.coarse.map((a, i) => join(a, second.coarse[i]!)),
+    fine: first.fine.map((a, i) => join(a, second.fine[i]!)),
+  };
+}
