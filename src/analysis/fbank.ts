@@ -63,7 +63,27 @@ interface MelBank {
   weights: Float64Array;
 }
 
+/** The banks of the last few layouts: laughter detection asks for the same one per segment. */
+const bankCache = new Map<string, MelBank[]>();
+
 function melBanks(
+  numBins: number,
+  paddedLength: number,
+  sampleRate: number,
+  lowFreq: number,
+  highFreq: number,
+): MelBank[] {
+  const key = `${numBins}/${paddedLength}/${sampleRate}/${lowFreq}/${highFreq}`;
+  let banks = bankCache.get(key);
+  if (!banks) {
+    banks = computeMelBanks(numBins, paddedLength, sampleRate, lowFreq, highFreq);
+    if (bankCache.size > 8) bankCache.clear();
+    bankCache.set(key, banks);
+  }
+  return banks;
+}
+
+function computeMelBanks(
   numBins: number,
   paddedLength: number,
   sampleRate: number,
