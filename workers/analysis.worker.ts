@@ -247,6 +247,16 @@ async function channelProbabilities(
   });
   // The race below hears it; an abort after the lanes are done must not be an unhandled rejection.
   stopped.catch(() => undefined);
+  const remotes = workers.map((worker) => wrap<VadLaneApi>(worker));
+  // A worker this one starts comes up only while this one yields to its event loop, which the
+  // VAD here does not do for a whole channel: the lanes are waited for first (else they sat
+  // idle behind the first channel, 24 s of an hour's 48).
+  try {
+    await Promise.race([Promise.all(remotes.map((remote) => remote.ready())), stopped]);
+  } catch (error) {
+    for (const worker of workers) worker.terminate();
+    throw error;
+  }
   const lane = async (remote: Remote<VadLaneApi>): Promise<void> => {
     const model = { bytes: vad.bytes, ortWasmPath: request.ortWasmPath };
     for (let i = next++; i < channels.length; i = next++) {
@@ -263,7 +273,8 @@ async function channelProbabilities(
     }
   };
   try {
-    await Promise.race([Promise.all([here(), ...workers.map((worker) => lane(wrap<VadLaneApi>(worker)))]), stopped]);
+    // The lanes first: each has its channel sent before the VAD here holds this thread.
+    await Promise.race([Promise.all([...remotes.map(lane), here()]), stopped]);
   } finally {
     for (const worker of workers) worker.terminate();
   }
