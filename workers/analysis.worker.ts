@@ -13,7 +13,7 @@ import { fineFrames, residualLevels, type ResidualHelper } from '../src/analysis
 import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../src/analysis/energy.ts';
 import { mixDown } from '../src/analysis/signal-mix.ts';
-import { toReferenceTimeline } from '../src/analysis/reference-timeline.ts';
+import { placeOnReference, toReferenceTimeline } from '../src/analysis/reference-timeline.ts';
 import { alignSources, SyncError } from '../src/analysis/sync.ts';
 import { alignWithTails } from '../src/analysis/sync-tails.ts';
 import {
@@ -28,7 +28,9 @@ import { resample } from '../src/analysis/signal-resample.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
 import { fetchServed } from '../src/models/served-asset.ts';
-import { monoWavBlob } from '../src/render/wav.ts';
+import { monoPcm16, monoWavBlob } from '../src/render/wav.ts';
+import { ScratchSpace, removeScratch, type ScratchSamples } from '../src/media/scratch.ts';
+import type { SampleInput } from '../src/analysis/sample-reader.ts';
 import type { TimeRange } from '../src/contract/types.ts';
 import {
   ResidualShare,
@@ -37,12 +39,24 @@ import {
   type DiarizeOutcome,
   type DiarizeRequest,
   type DiarizeSourcesOutcome,
+  type DiarizeSourcesRequest,
   type HostModelSlot,
   type HostModelUse,
   type VadLaneApi,
 } from '../src/pipeline/stages/protocol.ts';
 
 const running = new Map<string, AbortController>();
+
+/**
+ * A diarize request inside this worker: its channels in memory, or (a per-mic job, while the
+ * VAD runs) in files of the private file system, read by range.
+ */
+type HeldRequest = Omit<DiarizeRequest, 'channels'> & { channels: SampleInput[] };
+
+/** A signal in memory: `input` itself, or a copy read from its file. */
+function wholeSignal(input: SampleInput): Float32Array {
+  return input instanceof Float32Array ? input : input.read(0, input.length);
+}
 
 /**
  * Frees a signal's memory now rather than at some later garbage collection (an hour of 16 kHz
@@ -67,7 +81,7 @@ interface LoadedVad {
 let vad: Promise<LoadedVad> | undefined;
 
 /** Loads Silero on WebGPU when the worker sees a hardware adapter, else (or if that fails) on wasm. */
-function loadVad(request: DiarizeRequest): Promise<LoadedVad> {
+function loadVad(request: HeldRequest): Promise<LoadedVad> {
   vad ??= (async () => {
     const response = await fetchServed(request.modelUrl, 'the VAD model');
     const bytes = new Uint8Array(await response.arrayBuffer());
@@ -98,7 +112,7 @@ function loadVad(request: DiarizeRequest): Promise<LoadedVad> {
 const LANE_MIN_SECONDS = 120;
 
 /** How many lanes the request's VAD may use: several for minutes of audio on several cores. */
-function lanesWanted(request: DiarizeRequest): number {
+function lanesWanted(request: HeldRequest): number {
   const cores = navigator.hardwareConcurrency || 1;
   // A lane takes about a second to start (onnxruntime and the model): worth it for minutes of audio, not seconds.
   const long = request.channels.some((c) => c.length >= LANE_MIN_SECONDS * request.sampleRate);
@@ -139,13 +153,36 @@ function awaitShare(state: Int32Array): boolean {
  * or one core does it all. `used` says whether it measured its share.
  */
 function residualLane(
-  request: DiarizeRequest,
-): { helper: Promise<ResidualHelper>; used(): boolean; close(): void } | null {
+  request: HeldRequest,
+  scratch: ScratchSpace | null,
+): { helper: Promise<ResidualHelper>; used(): boolean; close(): Promise<void> } | null {
   if (request.channels.length < 2 || lanesWanted(request) < 2) return null;
   if (!self.crossOriginIsolated || typeof SharedArrayBuffer === 'undefined') return null;
   const worker = new Worker(new URL('./vad-lane.worker.ts', import.meta.url), { type: 'module' });
   const remote = wrap<VadLaneApi>(worker);
   let used = false;
+  // With a scratch folder, the share goes to files there and the lane reads it a piece at a
+  // time (an hour's share of three mics is 0.35 GB); else the lane gets copies.
+  let files: ScratchSamples[] | null = null;
+  const made = scratch
+    ? Promise.all(request.channels.map((_, i) => scratch.samples(`share-${i}.f32`))).then(
+        (made) => void (files = made),
+        () => undefined,
+      )
+    : Promise.resolve();
+  /** The share written to its files (and closed, for the lane to read), or false when that failed. */
+  const written = (channels: readonly Float32Array[]): boolean => {
+    if (!files) return false;
+    try {
+      channels.forEach((c, i) => {
+        files![i]!.append(c);
+        files![i]!.close();
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const helper: ResidualHelper = (job) => {
     const n = job.channels.length;
     const length = job.origin + Math.max(...job.channels.map((c) => c.length));
@@ -156,17 +193,25 @@ function residualLane(
       fine: job.channels.map((_, i) => new Float64Array(shared, 8 * (n * job.frames + i * fine), fine)),
     };
     const state = new Int32Array(new SharedArrayBuffer(8));
-    // The lane's own copies of its share, transferred (a view would clone the whole channel).
-    const copies = job.channels.map((c) => c.slice());
-    remote
-      .residualLevels(
-        transfer(
-          { ...job, channels: copies, out },
-          copies.map((c) => c.buffer),
-        ),
-        state,
-      )
-      .catch(() => undefined);
+    if (written(job.channels)) {
+      const { channels: _channels, origin, ...rest } = job;
+      const names = files!.map((f) => f.name);
+      remote
+        .residualLevelsFromFiles({ ...rest, out }, { folder: scratch!.name, names, origin, length }, state)
+        .catch(() => undefined);
+    } else {
+      // The lane's own copies of its share, transferred (a view would clone the whole channel).
+      const copies = job.channels.map((c) => c.slice());
+      remote
+        .residualLevels(
+          transfer(
+            { ...job, channels: copies, out },
+            copies.map((c) => c.buffer),
+          ),
+          state,
+        )
+        .catch(() => undefined);
+    }
     return () => {
       used = awaitShare(state);
       return used ? out : residualLevels(job);
@@ -174,11 +219,19 @@ function residualLane(
   };
   // A lane that never answers gives no helper: this worker then measures it all.
   const helper$ = Promise.race([
-    remote.ready().then(() => helper),
+    Promise.all([remote.ready(), made]).then(() => helper),
     new Promise<ResidualHelper>((resolve) => setTimeout(() => resolve(() => null), SHARE_START_MS)),
   ]);
   worker.addEventListener('error', () => undefined);
-  return { helper: helper$, used: () => used, close: () => worker.terminate() };
+  return {
+    helper: helper$,
+    used: () => used,
+    async close() {
+      worker.terminate();
+      await made;
+      for (const file of files ?? []) await scratch!.drop(file);
+    },
+  };
 }
 
 /**
@@ -189,7 +242,7 @@ function residualLane(
  */
 async function channelProbabilities(
   vad: LoadedVad,
-  request: DiarizeRequest,
+  request: HeldRequest,
   signal: AbortSignal,
 ): Promise<{ probs: Float32Array[]; lanes: number; skipped: number }> {
   // Close mics: the VAD runs on what is above each mic's floor, joined (see vad-gate.ts).
@@ -201,13 +254,19 @@ async function channelProbabilities(
   const rate = request.vadRate ?? (request.channels.length > 1 ? 8000 : 16000);
   // What the VAD reads of each channel, made when a lane takes the channel (so no more copies
   // are held than lanes run), or the request's own channel when the VAD reads it as it is: a
-  // lane transfers that away and back, and it is put back into the request.
-  const copies = gated !== null || rate !== request.sampleRate;
+  // lane transfers that away and back, and it is put back into the request. A channel on disk
+  // is read a piece at a time.
+  const copies =
+    gated !== null || rate !== request.sampleRate || request.channels.some((c) => !(c instanceof Float32Array));
   const vadInput = (i: number): Float32Array => {
     const c = request.channels[i]!;
-    if (!copies) return c;
+    if (!copies) return c as Float32Array;
     if (gated) return joinStretches(c, SILERO_FRAME_SAMPLES, gated[i]!, { from: request.sampleRate, to: rate });
-    return resample(c, request.sampleRate, rate);
+    const whole = wholeSignal(c);
+    if (rate === request.sampleRate) return whole === c ? whole.slice() : whole;
+    const resampled = resample(whole, request.sampleRate, rate);
+    if (whole !== c) release(whole);
+    return resampled;
   };
   const channels = request.channels;
   const total = request.channels.reduce((n, c) => n + c.length, 0);
@@ -355,17 +414,20 @@ async function tracked<T>(requestId: string, run: (signal: AbortSignal) => Promi
 
 /**
  * VAD and speaker detection of channels already on the reference timeline; `quietRanges` are
- * the mix's, found by the caller (who then lets the mix go). Per-mic detection overwrites the
- * channels (their low-cut copies, in place).
+ * the mix's, found by the caller (who then lets the mix go). Channels on disk are read into
+ * memory after the VAD (`inMemory`). Per-mic detection overwrites the channels (their low-cut
+ * copies, in place).
  */
 async function diarizeChannels(
-  request: DiarizeRequest,
+  request: HeldRequest,
   quietRanges: TimeRange[],
   signal: AbortSignal,
+  inMemory: () => Promise<Float32Array[]>,
+  scratch: ScratchSpace | null,
 ): Promise<DiarizeOutcome> {
   const t0 = performance.now();
   // Started now, so that it is up when the VAD is done.
-  const lane = residualLane(request);
+  const lane = residualLane(request, scratch);
   let detected;
   let ran;
   try {
@@ -375,12 +437,12 @@ async function diarizeChannels(
     signal.throwIfAborted();
     ran = { loaded, loadMs, lanes, skipped, vadMs: performance.now() - t0 };
     const helper = lane ? await lane.helper : undefined;
-    detected = await detectSpeakers(loaded.runtime, request, probs, signal, helper);
+    detected = await detectSpeakers(loaded.runtime, { ...request, channels: await inMemory() }, probs, signal, helper);
   } catch (error) {
     if (error instanceof HostModelError) return { ok: false, modelFailure: error.failure };
     throw error;
   } finally {
-    lane?.close();
+    await lane?.close();
   }
   const { loaded, loadMs, lanes, skipped, vadMs } = ran;
   const model = loaded.model;
@@ -412,6 +474,66 @@ function mixOf(channels: readonly Float32Array[], sampleRate: number): { audio: 
   return out;
 }
 
+/** Envelope frames (10 ms) mixed, written and measured at once from channels on disk. */
+const MIX_BLOCK_FRAMES = 4096;
+
+/**
+ * {@link mixOf} of channels on disk, a block at a time: the same mix, WAV and quiet ranges
+ * (blocks are whole envelope frames), the WAV written to the scratch folder.
+ */
+async function mixOfStored(
+  channels: readonly ScratchSamples[],
+  sampleRate: number,
+  scratch: ScratchSpace,
+): Promise<{ audio: Blob; quietRanges: TimeRange[] }> {
+  const length = channels[0]!.length;
+  const hop = Math.round(sampleRate / 100);
+  const block = hop * MIX_BLOCK_FRAMES;
+  const wav = await scratch.wav('mix.wav', sampleRate);
+  const envelope = new Float32Array(Math.floor(length / hop));
+  for (let at = 0; at < length; at += block) {
+    const mix = mixDown(channels.map((c) => c.read(at, at + block)));
+    wav.append(monoPcm16(mix));
+    envelope.set(envelopeDb(mix, sampleRate), at / hop);
+  }
+  return { audio: await wav.finish(), quietRanges: findQuietRanges(envelope) };
+}
+
+/**
+ * Each source on the reference timeline, its own samples let go once placed. With `scratch`,
+ * each channel goes to a file there a block at a time, from the source in memory or in its
+ * file there (removed once placed): no whole signal is in memory.
+ */
+async function placeChannels(
+  request: DiarizeSourcesRequest,
+  scratch: ScratchSpace | null,
+): Promise<Float32Array[] | ScratchSamples[]> {
+  const { sources, lengthMs } = request;
+  const letGo = (i: number): void => {
+    release(sources[i]!.samples);
+    sources[i] = { ...sources[i]!, samples: new Float32Array(0) };
+  };
+  if (!scratch) {
+    if (sources.some((s) => s.file)) throw new Error('the decoded sources are in files this worker cannot open');
+    return sources.map((s, i) => {
+      const channel = toReferenceTimeline(s.samples, s.sampleRate, s.offsetMs, s.driftPpm, lengthMs);
+      letGo(i);
+      return channel;
+    });
+  }
+  const files: ScratchSamples[] = [];
+  for (let i = 0; i < sources.length; i++) {
+    const s = sources[i]!;
+    const channel = await scratch.samples(`channel-${i}.f32`);
+    files.push(channel);
+    const source = s.file ? await scratch.samples(s.file.name) : s.samples;
+    placeOnReference(source, s.sampleRate, s.offsetMs, s.driftPpm, lengthMs, (_, block) => channel.append(block));
+    if (source instanceof Float32Array) letGo(i);
+    else await scratch.drop(source);
+  }
+  return files;
+}
+
 const api: AnalysisWorkerApi = {
   async align(signals, referenceId, origin) {
     try {
@@ -429,25 +551,57 @@ const api: AnalysisWorkerApi = {
   diarizeSources(request, requestId) {
     return tracked(requestId, async (signal): Promise<DiarizeSourcesOutcome> => {
       const t0 = performance.now();
-      const { sources, lengthMs, ...rest } = request;
-      // Each source's own samples are let go once it is on the reference timeline.
-      const channels = sources.map((s, i) => {
-        const channel = toReferenceTimeline(s.samples, s.sampleRate, s.offsetMs, s.driftPpm, lengthMs);
-        release(s.samples);
-        sources[i] = { ...s, samples: new Float32Array(0) };
-        return channel;
-      });
-      const { audio, quietRanges } = mixOf(channels, request.sampleRate);
-      const prepareMs = performance.now() - t0;
+      const { sources, lengthMs, scratch: folder, keepInMemory, ...rest } = request;
+      // Per-mic: the channels wait on disk while the VAD runs (an hour of three mics is 0.7 GB),
+      // where the private file system has room; a single mix stays in memory. Sources decoded
+      // into a scratch folder are replaced there by their channels, one by one.
+      const channelBytes = 4 * Math.ceil((lengthMs * request.sampleRate) / 1000);
+      const scratch = folder
+        ? await ScratchSpace.create(0, folder)
+        : sources.length > 1 && !keepInMemory
+          ? await ScratchSpace.create(sources.length * channelBytes * 1.2)
+          : null;
+      let inMemory: Float32Array[] = [];
+      let kept = false;
       try {
+        const placed = await placeChannels(request, scratch);
+        const stored = scratch ? (placed as ScratchSamples[]) : null;
+        if (!stored) inMemory = placed as Float32Array[];
+        const { audio, quietRanges } = stored
+          ? await mixOfStored(stored, request.sampleRate, scratch!)
+          : mixOf(inMemory, request.sampleRate);
+        const prepareMs = performance.now() - t0;
         signal.throwIfAborted();
-        const outcome = await diarizeChannels({ ...rest, channels }, quietRanges, signal);
-        return outcome.ok ? { ...outcome, audio, prepareMs } : outcome;
+        // After the VAD, per-mic detection reads the channels back, and their files go.
+        const readBack = async (): Promise<Float32Array[]> => {
+          if (!stored) return inMemory;
+          for (const file of stored) {
+            inMemory.push(file.readAll());
+            await scratch!.drop(file);
+          }
+          return inMemory;
+        };
+        const outcome = await diarizeChannels(
+          { ...rest, channels: stored ?? inMemory },
+          quietRanges,
+          signal,
+          readBack,
+          scratch,
+        );
+        if (!outcome.ok) return outcome;
+        kept = scratch !== null;
+        // The WAV stays in the scratch folder until the page has stored it (dropScratch).
+        return { ...outcome, audio, prepareMs, ...(scratch ? { scratch: scratch.name } : {}) };
       } finally {
         // An hour of channels is 0.7 GB: freed now, not left for the render to run beside.
-        for (const channel of channels) release(channel);
+        for (const channel of inMemory) release(channel);
+        if (scratch && !kept) await scratch.remove();
       }
     });
+  },
+
+  async dropScratch(name) {
+    await removeScratch(name);
   },
 
   abort(requestId) {

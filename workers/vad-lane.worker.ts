@@ -11,7 +11,7 @@
 import { expose, transfer } from 'comlink';
 import type { SileroVad } from '../src/models/silero-vad.ts';
 import { ResidualShare, type VadLaneApi } from '../src/pipeline/stages/protocol.ts';
-import { residualLevels } from '../src/analysis/diarize/residual-levels.ts';
+import { residualLevels, residualLevelsRead } from '../src/analysis/diarize/residual-levels.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
 
 let vad: Promise<SileroVad> | undefined;
@@ -19,24 +19,47 @@ let vad: Promise<SileroVad> | undefined;
 /** Thrown from the heartbeat when the analysis worker took the share back. */
 class Withdrawn extends Error {}
 
+/**
+ * Measures a share (`measure`, which calls its heartbeat for every block) if it is still
+ * waiting, and says in `state` how it went.
+ */
+async function takeShare(state: Int32Array, measure: (heartbeat: () => void) => Promise<void> | void): Promise<void> {
+  if (Atomics.compareExchange(state, 0, ResidualShare.waiting, ResidualShare.taken) !== ResidualShare.waiting) return;
+  try {
+    await measure(() => {
+      Atomics.add(state, 1, 1);
+      Atomics.notify(state, 0);
+      if (Atomics.load(state, 0) === ResidualShare.withdrawn) throw new Withdrawn();
+    });
+    Atomics.compareExchange(state, 0, ResidualShare.taken, ResidualShare.done);
+  } catch (error) {
+    if (!(error instanceof Withdrawn)) console.warn('a share of the crosstalk residuals failed:', error);
+    Atomics.compareExchange(state, 0, ResidualShare.taken, ResidualShare.failed);
+  }
+  Atomics.notify(state, 0);
+}
+
 const api: VadLaneApi = {
   async ready() {
     return true;
   },
-  async residualLevels(job, state) {
-    if (Atomics.compareExchange(state, 0, ResidualShare.waiting, ResidualShare.taken) !== ResidualShare.waiting) return;
-    try {
-      residualLevels(job, undefined, () => {
-        Atomics.add(state, 1, 1);
-        Atomics.notify(state, 0);
-        if (Atomics.load(state, 0) === ResidualShare.withdrawn) throw new Withdrawn();
-      });
-      Atomics.compareExchange(state, 0, ResidualShare.taken, ResidualShare.done);
-    } catch (error) {
-      if (!(error instanceof Withdrawn)) console.warn('a share of the crosstalk residuals failed:', error);
-      Atomics.compareExchange(state, 0, ResidualShare.taken, ResidualShare.failed);
-    }
-    Atomics.notify(state, 0);
+  residualLevels(job, state) {
+    return takeShare(state, (heartbeat) => void residualLevels(job, undefined, heartbeat));
+  },
+  residualLevelsFromFiles(job, files, state) {
+    return takeShare(state, async (heartbeat) => {
+      const root = await navigator.storage.getDirectory();
+      const folder = await root.getDirectoryHandle(files.folder);
+      const blobs = await Promise.all(files.names.map(async (name) => (await folder.getFileHandle(name)).getFile()));
+      const read = (from: number, to: number): Promise<Float32Array[]> =>
+        Promise.all(
+          blobs.map(
+            async (blob) =>
+              new Float32Array(await blob.slice((from - files.origin) * 4, (to - files.origin) * 4).arrayBuffer()),
+          ),
+        );
+      await residualLevelsRead(job, blobs.length, files.length, read, { progress: heartbeat });
+    });
   },
   async probabilities(model, channel, rate) {
     vad ??= startSilero('wasm', model.bytes, model.ortWasmPath).then((started) => started.model);

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { asReader, pieces, type SampleInput } from './sample-reader.ts';
 import { StreamingResampler } from './signal-resample.ts';
 
 /** Options of {@link gatedStretches}. */
@@ -36,16 +37,23 @@ export interface GatedStretches {
   keep: Array<{ start: number; end: number }>;
 }
 
+/** Frames read at once from a signal that is not in memory. */
+const READ_FRAMES = 2048;
+
 /** Level of each `frameSamples` frame in dBFS (a last partial frame counts what it has). */
-function frameLevelsDb(samples: Float32Array, frameSamples: number): Float32Array {
-  const frames = Math.ceil(samples.length / frameSamples);
+function frameLevelsDb(input: SampleInput, frameSamples: number): Float32Array {
+  const reader = asReader(input);
+  const frames = Math.ceil(reader.length / frameSamples);
   const out = new Float32Array(frames);
-  for (let f = 0; f < frames; f++) {
-    const from = f * frameSamples;
-    const to = Math.min(samples.length, from + frameSamples);
-    let acc = 0;
-    for (let i = from; i < to; i++) acc += samples[i]! * samples[i]!;
-    out[f] = 10 * Math.log10(acc / Math.max(1, to - from) + 1e-12);
+  for (const [at, samples] of pieces(reader, READ_FRAMES * frameSamples)) {
+    const first = at / frameSamples;
+    for (let f = 0; f * frameSamples < samples.length; f++) {
+      const from = f * frameSamples;
+      const to = Math.min(samples.length, from + frameSamples);
+      let acc = 0;
+      for (let i = from; i < to; i++) acc += samples[i]! * samples[i]!;
+      out[first + f] = 10 * Math.log10(acc / Math.max(1, to - from) + 1e-12);
+    }
   }
   return out;
 }
@@ -55,7 +63,7 @@ function frameLevelsDb(samples: Float32Array, frameSamples: number): Float32Arra
  * `marginDb`, widened by `padFrames`; quiet gaps shorter than `minSkipFrames` are kept.
  */
 export function gatedStretches(
-  samples: Float32Array,
+  samples: SampleInput,
   frameSamples: number,
   options: VadGateOptions = {},
 ): GatedStretches {
@@ -92,10 +100,11 @@ export function gatedStretches(
 /**
  * The kept frames' samples joined into one signal (the VAD's input). With `rates`, the joined
  * signal resampled (`resample(joinStretches(…), from, to)`, the same samples), made piece by
- * piece without the joined copy at the first rate.
+ * piece without the joined copy at the first rate. A signal not in memory is read a piece at
+ * a time.
  */
 export function joinStretches(
-  samples: Float32Array,
+  input: SampleInput,
   frameSamples: number,
   gated: GatedStretches,
   rates?: { from: number; to: number },
@@ -110,15 +119,18 @@ export function joinStretches(
     out.set(part, written);
     written += part.length;
   };
+  const reader = asReader(input);
   for (const s of gated.keep) {
-    const piece = samples.subarray(s.start * frameSamples, Math.min(samples.length, s.end * frameSamples));
+    const start = s.start * frameSamples;
     const size = (s.end - s.start) * frameSamples;
-    if (!resampler) out.set(piece, at);
-    else {
-      write(resampler.push(piece));
-      // A stretch cut short by the signal's end is joined with zeros, as above.
-      if (piece.length < size) write(resampler.push(new Float32Array(size - piece.length)));
+    let read = 0;
+    for (const [from, piece] of pieces(reader, READ_FRAMES * frameSamples, start, start + size)) {
+      if (!resampler) out.set(piece, at + from - start);
+      else write(resampler.push(piece));
+      read += piece.length;
     }
+    // A stretch cut short by the signal's end is joined with zeros, as above.
+    if (resampler && read < size) write(resampler.push(new Float32Array(size - read)));
     at += size;
   }
   if (resampler) write(resampler.flush());

@@ -15,6 +15,7 @@ import type {
   MediaProbe,
   MediaProgress,
   MediaWorkerApi,
+  ScratchFileRef,
 } from './protocol.ts';
 
 /** Options shared by the client's calls. */
@@ -30,7 +31,12 @@ export interface MediaClient {
   probe(blob: Blob, options: MediaCallOptions): Promise<MediaProbe & { ffmpeg?: FfmpegRunInfo }>;
   decodeAudio(
     blob: Blob,
-    options: MediaCallOptions & { sampleRate: number; range?: AudioRange; onProgress?: (p: MediaProgress) => void },
+    options: MediaCallOptions & {
+      sampleRate: number;
+      range?: AudioRange;
+      onProgress?: (p: MediaProgress) => void;
+      toFile?: ScratchFileRef;
+    },
   ): Promise<DecodedAudio>;
   /** Stops ffmpeg.wasm (if started) and terminates the worker. */
   dispose(): Promise<void>;
@@ -93,6 +99,7 @@ export function createMediaClient(
             sampleRate: o.sampleRate,
             requestId,
             ...(o.range ? { range: o.range } : {}),
+            ...(o.toFile ? { toFile: o.toFile } : {}),
             ...(o.engine ? { engine: o.engine } : {}),
             ...core,
           },

@@ -9,6 +9,7 @@
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
 import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-decoder.ts';
 import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-decoder.ts';
+import { createScratchFile, fileOutput } from './scratch.ts';
 import type {
   AudioRange,
   DecodeAudioOptions,
@@ -110,18 +111,39 @@ export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}
       if (range && !(range.startMs >= 0 && range.endMs > range.startMs))
         throw new RangeError(`decodeAudio: range must have 0 ≤ startMs < endMs (got ${range.startMs}‥${range.endMs})`);
       const req = begin(o.requestId);
+      // To a file where one can be written (else in memory, as usual).
+      const file = o.toFile ? await createScratchFile(o.toFile) : null;
       try {
-        return await withFallback(
+        const decoded = await withFallback(
           o.label,
           req.signal,
           o.engine,
-          () => decodeWithMediabunny(blob, o.sampleRate, o.label, req.signal, onProgress, range),
+          () => {
+            file?.truncate(0);
+            return decodeWithMediabunny(
+              blob,
+              o.sampleRate,
+              o.label,
+              req.signal,
+              onProgress,
+              range,
+              file ? fileOutput(file) : undefined,
+            );
+          },
           viaCore(ffmpegAt(o.ffmpegWasmBase), async (ff) => {
             const all = await ff.decodeAudio(blob, o.sampleRate, o.label, req.signal, onProgress);
-            return range ? { ...all, samples: sliceRange(all.samples, o.sampleRate, range) } : all;
+            const samples = range ? sliceRange(all.samples, o.sampleRate, range) : all.samples;
+            if (!file) return { ...all, samples };
+            // ffmpeg.wasm decodes the whole file in memory; then it goes to the file too.
+            file.truncate(0);
+            const output = fileOutput(file);
+            output.write(samples);
+            return { ...all, samples: output.finish() };
           }),
         );
+        return file && o.toFile ? { ...decoded, file: { ...o.toFile, length: file.length } } : decoded;
       } finally {
+        file?.close();
         req.end();
       }
     },

@@ -7,7 +7,7 @@
 import { ALL_FORMATS, AudioSampleSink, BlobSource, Input } from 'mediabunny';
 import { StreamingResampler } from '../analysis/signal-resample.ts';
 import { MediaAbortError, NoAudioTrackError } from './errors.ts';
-import { MonoWriter } from './mono-writer.ts';
+import { MonoWriter, type MonoOutput } from './mono-writer.ts';
 import type { AudioRange, DecodedAudio, MediaProbe, MediaProgress, StreamInfo } from './protocol.ts';
 
 /** Thrown (internally) when mediabunny cannot handle the input, so the caller may fall back. */
@@ -84,7 +84,8 @@ async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe
  * Decodes the primary audio track to mono at `sampleRate`, slice by slice: each decoded
  * AudioSample is downmixed and pushed through a streaming resampler, then closed, so memory
  * holds the output and a few slices, never the file. With `range`, only that stretch is read
- * (the demuxer seeks to it): `samples[0]` is at `range.startMs`.
+ * (the demuxer seeks to it): `samples[0]` is at `range.startMs`. With `output`, the samples go
+ * there (a file, say) instead of into memory.
  */
 export async function decodeWithMediabunny(
   blob: Blob,
@@ -93,10 +94,11 @@ export async function decodeWithMediabunny(
   signal: AbortSignal,
   onProgress?: (p: MediaProgress) => void,
   range?: AudioRange,
+  output?: MonoOutput,
 ): Promise<DecodedAudio> {
   const input = openInput(blob);
   try {
-    return await decodeInput(input, sampleRate, label, signal, onProgress, range);
+    return await decodeInput(input, sampleRate, label, signal, onProgress, range, output);
   } finally {
     input.dispose();
   }
@@ -109,6 +111,7 @@ async function decodeInput(
   signal: AbortSignal,
   onProgress?: (p: MediaProgress) => void,
   range?: AudioRange,
+  output?: MonoOutput,
 ): Promise<DecodedAudio> {
   try {
     await input.getFormat();
@@ -127,7 +130,7 @@ async function decodeInput(
   const durationSec = endSec - startSec;
   const inRate = await track.getSampleRate();
   const resampler = inRate === sampleRate ? null : new StreamingResampler(inRate, sampleRate);
-  const out = new MonoWriter(Math.ceil(durationSec * sampleRate) + sampleRate);
+  const out = output ?? new MonoWriter(Math.ceil(durationSec * sampleRate) + sampleRate);
   const sink = new AudioSampleSink(track);
   let scratch = new Float32Array(0);
   let mix = new Float32Array(0);

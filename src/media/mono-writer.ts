@@ -4,8 +4,16 @@
  *
  * @module
  */
+/** Where a decoder writes its mono output: memory ({@link MonoWriter}) or a file. */
+export interface MonoOutput {
+  /** Appends a slice (copied: the caller may reuse it). */
+  write(x: Float32Array): void;
+  /** The samples written, at most `limit` (empty when they went to a file). */
+  finish(limit?: number): Float32Array;
+}
+
 /** Appends Float32 slices into one buffer that grows by half when full. */
-export class MonoWriter {
+export class MonoWriter implements MonoOutput {
   private buf: Float32Array;
   private length = 0;
 

@@ -77,6 +77,18 @@ export interface DecodeAudioOptions {
   requestId?: string;
   /** {@link FfmpegCoreOption}: the optional ffmpeg core; without it the fallback is off. */
   ffmpegWasmBase?: string;
+  /**
+   * Write the samples to this file of the origin's private file system (created, 32-bit floats)
+   * instead of returning them: an hour of a mic at 16 kHz is 0.23 GB. Where the file cannot be
+   * written, they are returned as usual; {@link DecodedAudio.file} says which.
+   */
+  toFile?: ScratchFileRef;
+}
+
+/** A file in a scratch folder of the origin's private file system (src/media/scratch.ts). */
+export interface ScratchFileRef {
+  folder: string;
+  name: string;
 }
 
 /** Options of {@link MediaWorkerApi.probe}. */
@@ -99,8 +111,11 @@ export type FfmpegCoreOption = string;
 /** Mono audio, sample 0 at the source's media time 0. */
 export interface DecodedAudio {
   engine: MediaEngine;
+  /** The samples; empty when they went to {@link file}. */
   samples: Float32Array;
   sampleRate: number;
+  /** Where the samples went, and how many, when the call asked for a file and it was written. */
+  file?: ScratchFileRef & { length: number };
   /** Diagnostics of the ffmpeg.wasm path: the core used and how the input was mounted. */
   ffmpeg?: FfmpegRunInfo;
 }

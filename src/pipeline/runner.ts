@@ -346,7 +346,11 @@ async function recordOutcome(
   // Removed before reporting: a retry the reporter queues must not be merged into these records.
   await deleteWork(open, keys);
   if (result.ok) {
-    await reporter.stageSucceeded(work.jobId, work.stage, result.output);
+    try {
+      await reporter.stageSucceeded(work.jobId, work.stage, result.output);
+    } finally {
+      await result.afterReport?.().catch(() => undefined);
+    }
     history.push({
       jobId: work.jobId,
       stage: work.stage,

@@ -27,19 +27,22 @@ export function wavHeader(sampleRate: number, channels: number, dataBytes: numbe
   return header.buffer;
 }
 
+/** Mono samples (−1..1) as 16-bit PCM, the samples of {@link monoWavBlob}. */
+export function monoPcm16(samples: Float32Array): Int16Array {
+  const pcm = new Int16Array(samples.length);
+  for (let i = 0; i < samples.length; i++) {
+    const x = Math.max(-1, Math.min(1, samples[i]!));
+    pcm[i] = Math.round(x < 0 ? x * 0x8000 : x * 0x7fff);
+  }
+  return pcm;
+}
+
 /** Encodes mono samples (−1..1) as 16-bit PCM WAV, in slices so no second full copy is made at once. */
 export function monoWavBlob(samples: Float32Array, sampleRate: number): Blob {
   const parts: BlobPart[] = [wavHeader(sampleRate, 1, samples.length * 2)];
   const slice = 1 << 20;
-  for (let start = 0; start < samples.length; start += slice) {
-    const end = Math.min(samples.length, start + slice);
-    const pcm = new Int16Array(end - start);
-    for (let i = start; i < end; i++) {
-      const x = Math.max(-1, Math.min(1, samples[i]!));
-      pcm[i - start] = Math.round(x < 0 ? x * 0x8000 : x * 0x7fff);
-    }
-    parts.push(pcm.buffer);
-  }
+  for (let start = 0; start < samples.length; start += slice)
+    parts.push(monoPcm16(samples.subarray(start, Math.min(samples.length, start + slice))).buffer as ArrayBuffer);
   return new Blob(parts, { type: 'audio/wav' });
 }
 

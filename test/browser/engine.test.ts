@@ -54,6 +54,7 @@ type History = Array<{
   outcome: string;
   elapsedMs: number;
   failure?: { message: string };
+  metrics?: Record<string, number | string>;
 }>;
 
 async function buildEngineSite(fixtureDir: string, facesDir: string | null): Promise<void> {
@@ -99,6 +100,10 @@ function makeFormats(dir: string): void {
   ]);
   ff('cam3.mkv', ['-i', join(dir, 'cam3.mp4'), '-c', 'copy']);
   ff('mic.wav', ['-i', join(dir, truth.reference.file), '-c:a', 'pcm_s16le']);
+  // Close mics: each close-up's own audio (its person at 1, the others at 0.3).
+  ['cam1', 'cam2', 'cam5'].forEach((cam, i) =>
+    ff(`mic-spk${i + 1}.wav`, ['-i', join(dir, `${cam}.mp4`), '-vn', '-c:a', 'pcm_s16le']),
+  );
   // Starts 1.5 s into the reference: its offset is 1500 ms.
   ff('mic44.mp3', [
     '-ss',
@@ -516,6 +521,53 @@ test(
     for (const e of errors) expect(e).toBeLessThanOrEqual(FRAME_MS);
   },
   patient(120_000),
+);
+
+test(
+  'close mics: per-mic speaker detection keeps its signals in a scratch folder, and the folder goes once the audio is stored',
+  async () => {
+    const cams = truth.sources.filter((s) => ['cam1.mp4', 'cam2.mp4', 'cam4.mp4'].includes(s.file));
+    const mics = [1, 2, 3].map((i) => ({
+      url: `/formats/mic-spk${i}.wav`,
+      label: `mic ${i}`,
+      kind: 'audio' as const,
+      ext: 'wav',
+    }));
+    const { jobId, ids } = await createAndStart([
+      ...cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
+      ...mics,
+    ]);
+    // The mics are the close-ups' own audio (each person at 1, the others at 0.3).
+    const after = await waitForJob(jobId, (v) => !['syncing', 'diarizing'].includes(v.job.status), 150_000);
+    expect(after.job.status, after.job.error_message ?? '').toMatch(/^(mapping|ready)$/);
+    expect(ids).toHaveLength(6);
+    const diarized = (await call<History>('history')).find((h) => h.jobId === jobId && h.stage === 'diarizing');
+    expect(diarized?.metrics).toMatchObject({ channels: 3, signals: 'disk' });
+    expect(new Set(after.job.turns.map((t) => t.speaker)).size).toBe(3);
+    // The media worker decoded the mics into the folder, the analysis worker kept the channels
+    // and the mix's WAV there; the job's audio was stored from that file and the folder is gone.
+    const audio = await page.evaluate(async (u) => {
+      const r = await fetch(u);
+      const b = new Uint8Array(await r.arrayBuffer());
+      const root = await navigator.storage.getDirectory();
+      const scratch: string[] = [];
+      for await (const [name] of root as unknown as AsyncIterable<[string, FileSystemHandle]>)
+        if (name.startsWith('multicam-diarize-')) scratch.push(name);
+      return {
+        status: r.status,
+        head: String.fromCharCode(...b.subarray(0, 4), ...b.subarray(8, 12)),
+        bytes: b.length,
+        scratch,
+      };
+    }, after.audioUrl!);
+    expect(audio).toMatchObject({ status: 200, head: 'RIFFWAVE', scratch: [] });
+    // 16 kHz 16-bit mono over the reference timeline (the mics start and end with their cameras).
+    const all = truth.sources.filter((s) => ['cam1.mp4', 'cam2.mp4', 'cam4.mp4', 'cam5.mp4'].includes(s.file));
+    const first = Math.min(...all.map((c) => c.offsetMs));
+    const timelineMs = Math.max(...all.map((c) => c.offsetMs - first + c.durationMs));
+    expect(Math.abs((audio.bytes - 44) / 32 - timelineMs)).toBeLessThan(50);
+  },
+  patient(240_000),
 );
 
 test(

@@ -208,6 +208,7 @@ export interface MediaTestApi {
       headSec?: number;
       range?: { startMs: number; endMs: number };
       noCore?: boolean;
+      toFile?: boolean;
     },
   ): Promise<
     | {
@@ -216,6 +217,8 @@ export interface MediaTestApi {
         sampleRate: number;
         length: number;
         transferred: boolean;
+        /** Where the samples went, with toFile (null when they came back in memory). */
+        inFile: { folder: string; name: string; length: number } | null;
         rms: number;
         dominantHz: number;
         progress: number[];

@@ -124,6 +124,26 @@ describe('a stretch of a source (sync of long recordings reads only some minutes
   );
 });
 
+describe('decoded into a file of the private file system (speaker detection of long per-mic jobs)', () => {
+  test.each([
+    ['h264-aac.mp4', 'auto'],
+    ['h264-aac.mp4', 'ffmpeg.wasm'],
+  ] as const)('%s (%s): the file holds the samples the call returns in memory', async (file, engine) => {
+    const inMemory = ok(await decode(file, { headSec: 2, engine }));
+    const inFile = ok(await decode(file, { headSec: 2, engine, toFile: true }));
+    expect(inMemory.inFile).toBeNull();
+    expect(inFile.inFile).toMatchObject({ name: 'decoded.f32', length: inMemory.length });
+    expect(inFile.inFile!.folder).toMatch(/^multicam-diarize-/);
+    expect([inFile.engine, inFile.length, inFile.rms, inFile.progress.at(-1)]).toEqual([
+      inMemory.engine,
+      inMemory.length,
+      inMemory.rms,
+      1,
+    ]);
+    expect(inFile.head).toEqual(inMemory.head);
+  });
+});
+
 describe('ffmpeg.wasm fallback', () => {
   test('forced on an MP4: decoded through WORKERFS, same audio as native ffmpeg', async () => {
     const d = ok(await decode('h264-aac.mp4', { engine: 'ffmpeg.wasm', headSec: 2 }));

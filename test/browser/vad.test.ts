@@ -116,13 +116,22 @@ test(
   async () => {
     // 60 s of three readers, each on a mic that hears the others 16 dB down: the analysis worker as the diarizing stage calls it.
     const mics = withBleed(assembleConversation({ speakers: 3, seconds: 60, seed: 21 }).tracks);
-    const one = await chromium.diarize(mics, { vadLanes: 1 });
+    // One lane with the channels kept in memory; three with them on disk (the private file system).
+    const one = await chromium.diarize(mics, { vadLanes: 1, keepInMemory: true });
     const three = await chromium.diarize(mics, { vadLanes: 3 });
     if (!one.outcome.ok || !three.outcome.ok) throw new Error('diarize failed');
     console.log(
       `[vad] per-mic, 3 × 60 s on wasm: VAD ${(one.outcome.vadMs / 1000).toFixed(2)} s in one lane, ${(three.outcome.vadMs / 1000).toFixed(2)} s in three`,
     );
     expect([one.outcome.vadProvider, one.outcome.vadLanes, three.outcome.vadLanes]).toEqual(['wasm', 1, 3]);
+    // With three lanes the channels waited on disk while the VAD ran, and the lane read its share
+    // of the crosstalk residuals from files: the job's audio is the same WAV, byte for byte, as
+    // the mix made here, with the same quiet ranges; when the call returned only that WAV was
+    // left, and once dropped nothing. In memory: the same WAV, no folder.
+    expect(one.mix).toMatchObject({ sameWav: true, sameQuietRanges: true, scratch: null, entries: [] });
+    expect(three.mix).toMatchObject({ sameWav: true, sameQuietRanges: true, entriesAfterDrop: [] });
+    expect(three.mix?.scratch).toMatch(/^multicam-diarize-\d+-/);
+    expect(three.mix?.entries).toEqual([`${three.mix?.scratch}/`, `${three.mix?.scratch}/mix.wav`]);
     // With lanes, one more measured half of the crosstalk residuals in shared memory: the same turns.
     expect([one.outcome.residualThreads, three.outcome.residualThreads]).toEqual([1, 2]);
     // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
@@ -153,6 +162,8 @@ test(
   async () => {
     const mics = withBleed(assembleConversation({ speakers: 3, seconds: 60, seed: 21 }).tracks);
     await expect(chromium.diarize(mics, { vadLanes: 3, abortAfterMs: 1500 })).rejects.toThrow(/cancelled/);
+    // What it wrote to the private file system is gone with it.
+    expect(await chromium.scratchEntries()).toEqual([]);
   },
   patient(60_000),
 );

@@ -45,8 +45,10 @@ export interface VadBrowser {
    */
   diarize(
     channels: Float32Array[],
-    options?: { vadLanes?: number; vadGate?: boolean; abortAfterMs?: number },
+    options?: { vadLanes?: number; vadGate?: boolean; abortAfterMs?: number; keepInMemory?: boolean },
   ): Promise<PageDiarizeRun & { requests: string[] }>;
+  /** Speaker detection's scratch folders and files in the origin's private file system. */
+  scratchEntries(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -117,6 +119,15 @@ export async function openVadBrowser(options: { webgpu?: boolean } = {}): Promis
           [urls, diarizeOptions] as const,
         ),
       );
+    },
+    async scratchEntries() {
+      // onPage adds `requests` to what the page returns: an object, not the bare list.
+      const found = await onPage(async (page) => ({
+        entries: await page.evaluate(() =>
+          (window as unknown as { vad: { scratchEntries(): Promise<string[]> } }).vad.scratchEntries(),
+        ),
+      }));
+      return found.entries;
     },
     async close() {
       await browser.close();

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { crosstalkResiduals, type CrosstalkWeights } from './crosstalk.ts';
+import { crosstalkResiduals, type CrosstalkWeights, type ResidualSink } from './crosstalk.ts';
 import { FrameLevelMeter } from './edges.ts';
 
 /** Frame length of the fine grid (the edges'), ms. */
@@ -47,27 +47,74 @@ function frameSamples(sampleRate: number, frameMs: number): number {
  * `progress` hears each block measured (a helper thread's heartbeat).
  */
 export function residualLevels(job: ResidualLevelsJob, to?: number, progress?: () => void): ResidualLevels {
-  const { channels, sampleRate, frameMs, frames } = job;
-  const coarse = channels.map(() => new FrameLevelMeter(sampleRate, frameMs, frames));
-  const fine = channels.map(() => new FrameLevelMeter(sampleRate, FINE_FRAME_MS));
-  crosstalkResiduals(
-    channels,
-    job.weights,
-    (_, blocks) => {
+  const meters = shareMeters(job, job.channels.length, progress);
+  crosstalkResiduals(job.channels, job.weights, meters.sink, {
+    from: job.from,
+    origin: job.origin,
+    ...(to === undefined ? {} : { to }),
+  });
+  return meters.levels();
+}
+
+/** The two grids' meters of a share's `n` channels: the sink the residuals go to, and their levels at the end. */
+function shareMeters(
+  job: Omit<ResidualLevelsJob, 'channels' | 'origin'>,
+  n: number,
+  progress: (() => void) | undefined,
+): { sink: ResidualSink; levels(): ResidualLevels } {
+  const coarse = Array.from({ length: n }, () => new FrameLevelMeter(job.sampleRate, job.frameMs, job.frames));
+  const fine = Array.from({ length: n }, () => new FrameLevelMeter(job.sampleRate, FINE_FRAME_MS));
+  return {
+    sink: (_, blocks) => {
       blocks.forEach((block, i) => {
         coarse[i]!.push(block);
         fine[i]!.push(block);
       });
       progress?.();
     },
-    { from: job.from, origin: job.origin, ...(to === undefined ? {} : { to }) },
-  );
-  const levels = { coarse: coarse.map((m) => m.levels()), fine: fine.map((m) => m.levels()) };
-  if (job.out) {
-    levels.coarse.forEach((l, i) => job.out!.coarse[i]!.set(l));
-    levels.fine.forEach((l, i) => job.out!.fine[i]!.set(l));
+    levels() {
+      const levels = { coarse: coarse.map((m) => m.levels()), fine: fine.map((m) => m.levels()) };
+      if (job.out) {
+        levels.coarse.forEach((l, i) => job.out!.coarse[i]!.set(l));
+        levels.fine.forEach((l, i) => job.out!.fine[i]!.set(l));
+      }
+      return levels;
+    },
+  };
+}
+
+/** Reads every channel's samples `[from, to)` (absolute), one array per channel. */
+export type ShareReader = (from: number, to: number) => Float32Array[] | Promise<Float32Array[]>;
+
+/** Output samples of a share measured at once when its channels are read by range (about 1 min at 16 kHz). */
+export const RESIDUAL_READ_SAMPLES = 1 << 20;
+
+/**
+ * {@link residualLevels} of a share whose `n` channels (all `length` samples long) are read by
+ * range, from files say: a piece of the output at a time, each read with the 2 · hop samples
+ * before and after it that its frames reach, so that only a piece is ever held. The same
+ * levels to the bit (crosstalkResiduals of a range is the whole pass's there).
+ */
+export async function residualLevelsRead(
+  job: Omit<ResidualLevelsJob, 'channels' | 'origin'>,
+  n: number,
+  length: number,
+  read: ShareReader,
+  options: { progress?: () => void; pieceSamples?: number } = {},
+): Promise<ResidualLevels> {
+  const meters = shareMeters(job, n, options.progress);
+  const reach = 2 * job.weights.hop;
+  const piece = options.pieceSamples ?? RESIDUAL_READ_SAMPLES;
+  for (let a = job.from; a < length; a += piece) {
+    const b = Math.min(length, a + piece);
+    const origin = Math.max(0, a - reach);
+    crosstalkResiduals(await read(origin, Math.min(length, b + reach)), job.weights, meters.sink, {
+      from: a,
+      to: b,
+      origin,
+    });
   }
-  return levels;
+  return meters.levels();
 }
 
 /** How many fine frames a share from `from` to `length` measures. */

@@ -81,6 +81,8 @@ export type StageResult<S extends EngineStage> =
       ok: true;
       output: StageOutputs[S];
       /** Figures for logs (ms, counts). */ metrics?: Record<string, number | string>;
+      /** Runs once the output is reported (stored) or the report failed: frees what it read from. */
+      afterReport?: () => Promise<void>;
     }
   | { ok: false; failure: StageFailure };
 

@@ -12,6 +12,7 @@ import { transfer } from 'comlink';
 import type { FaceWitness } from '../../analysis/faces/face-evidence.ts';
 import { facesToReference, steadyFaces } from '../../analysis/faces/face-tracks.ts';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
+import { removeScratch, scratchName } from '../../media/scratch.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { StageFailure } from '../reporter.ts';
 import { mediaFailure, sourceName, twoAtATime, type StageRun, type StageRunner } from './context.ts';
@@ -53,10 +54,31 @@ function referenceLengthMs(job: JobRecord): number {
   return Math.max(...job.sources.map((s) => (s.offsetMs ?? 0) + (s.durationMs ?? 0) / (1 + (s.driftPpm ?? 0) * 1e-6)));
 }
 
-/** Decodes each diarize source at {@link DIARIZE_SAMPLE_RATE} in the media worker, two at a time, or says which failed. */
+/**
+ * A scratch folder for a per-mic job's decoded sources, channels and mix (an hour of three mics
+ * is 0.7 GB: on disk, not in memory), where the origin's storage has room for twice that (the
+ * sources and the channels that replace them); null for a single mix, or without room.
+ */
+async function scratchFolder(job: JobRecord, sources: SourceRecord[]): Promise<string | null> {
+  if (sources.length < 2) return null;
+  const bytes = 4 * sources.length * Math.ceil((referenceLengthMs(job) * DIARIZE_SAMPLE_RATE) / 1000);
+  try {
+    const { quota, usage } = await navigator.storage.estimate();
+    if (quota !== undefined && usage !== undefined && quota - usage < 2.4 * bytes) return null;
+  } catch {
+    return null;
+  }
+  return scratchName();
+}
+
+/**
+ * Decodes each diarize source at {@link DIARIZE_SAMPLE_RATE} in the media worker, two at a
+ * time, into files of `folder` when given, or says which failed.
+ */
 async function decodeDiarizeSources(
   { db, job, workers, signal, onProgress }: StageRun,
   sources: SourceRecord[],
+  folder: string | null,
 ): Promise<{ ok: true; decoded: DecodedSource[] } | { ok: false; failure: StageFailure }> {
   const media = workers.media();
   const decoded: DecodedSource[] = [];
@@ -71,9 +93,15 @@ async function decodeDiarizeSources(
     }
     try {
       const blob = await openFileBlob(db, source.fileId);
-      const audio = await media.decodeAudio(blob, { label: source.label, sampleRate: DIARIZE_SAMPLE_RATE, signal });
+      const audio = await media.decodeAudio(blob, {
+        label: source.label,
+        sampleRate: DIARIZE_SAMPLE_RATE,
+        signal,
+        ...(folder ? { toFile: { folder, name: `source-${index}.f32` } } : {}),
+      });
       decoded[index] = {
         samples: audio.samples,
+        ...(audio.file ? { file: audio.file } : {}),
         sampleRate: audio.sampleRate,
         offsetMs: source.offsetMs ?? 0,
         driftPpm: source.driftPpm ?? 0,
@@ -95,6 +123,7 @@ async function requestDiarize(
   { job, workers, assets, signal }: StageRun,
   decoded: DecodedSource[],
   faces: FaceWitness[],
+  folder: string | null,
 ): Promise<DiarizeSourcesOutcome> {
   const requestId = `diarize_${job.id}_${Date.now()}`;
   const analysis = workers.analysis();
@@ -113,6 +142,7 @@ async function requestDiarize(
           ...(assets.segmentationModelUrl ? { segmentationModelUrl: assets.segmentationModelUrl } : {}),
           ...(assets.embeddingModelUrl ? { embeddingModelUrl: assets.embeddingModelUrl } : {}),
           ...(faces.length > 0 ? { faces } : {}),
+          ...(folder ? { scratch: folder } : {}),
         },
         decoded.map((d) => d.samples.buffer as ArrayBuffer),
       ),
@@ -154,20 +184,39 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
   const { job } = run;
   const startedAt = performance.now();
   const sources = diarizeSources(job);
-  const decoding = await decodeDiarizeSources(run, sources);
-  if (!decoding.ok) return decoding;
-  const { decoded } = decoding;
-  const decodedAt = performance.now();
-
-  const faces = sources.length === 1 && run.assets.faceModelUrl ? await steadyFaceWitnesses(run) : [];
-  const response = await requestDiarize(run, decoded, faces);
+  const folder = await scratchFolder(job, sources);
+  let response: DiarizeSourcesOutcome;
+  let decodedAt: number;
+  let decoded: DecodedSource[];
+  let faces: FaceWitness[];
+  try {
+    const decoding = await decodeDiarizeSources(run, sources, folder);
+    if (!decoding.ok) {
+      if (folder) await removeScratch(folder);
+      return decoding;
+    }
+    decoded = decoding.decoded;
+    decodedAt = performance.now();
+    faces = sources.length === 1 && run.assets.faceModelUrl ? await steadyFaceWitnesses(run) : [];
+    response = await requestDiarize(run, decoded, faces, folder);
+  } catch (error) {
+    // Cancelled or crashed: what the media worker wrote goes (the analysis worker removes its own).
+    if (folder) await removeScratch(folder);
+    throw error;
+  }
   if (!response.ok) {
     // A model the host supplied and that cannot be used: say which, never fall back silently.
     const { message, permanent } = response.modelFailure;
     return { ok: false, failure: { message: `speaker detection: ${message}`, permanent } };
   }
   const names = sources.map((s) => sourceName(job, s)).join(', ');
+  // The mix's WAV may sit in the analysis worker's scratch folder: removed once stored, or now.
+  const scratch = response.scratch;
+  const dropScratch = async (): Promise<void> => {
+    if (scratch) await run.workers.analysis().dropScratch(scratch);
+  };
   if (response.result.kind === 'no-speech') {
+    await dropScratch();
     return {
       ok: false,
       failure: {
@@ -194,9 +243,12 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
       vadSkipped: Math.round(response.vadSkipped * 100) / 100,
       residualThreads: response.residualThreads,
       channels: decoded.length,
+      // Where the long signals were kept: a scratch folder of the private file system, or memory.
+      signals: scratch ? 'disk' : 'memory',
       ...(sources.length === 1 ? { faceCameras: new Set(faces.map((f) => f.cameraId)).size } : {}),
       ...(response.faceSplit ? { faceSplit: `${response.faceSplit.from}→${response.faceSplit.to}` } : {}),
       ...hostModelMetrics(response.hostModels),
     },
+    ...(scratch ? { afterReport: dropScratch } : {}),
   };
 };

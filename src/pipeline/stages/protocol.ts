@@ -13,6 +13,7 @@ import type { SileroRate } from '../../models/silero-vad.ts';
 import type { ResidualLevelsJob } from '../../analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import type { TimeRange } from '../../contract/types.ts';
+import type { ScratchFileRef } from '../../media/protocol.ts';
 import type { HostModelFailure, HostModelSlot, HostModelUse } from '../../models/host-models.ts';
 
 export type { HostModelFailure, HostModelSlot, HostModelUse };
@@ -60,8 +61,10 @@ export interface DiarizeRequest {
 
 /** One diarize source's decoded audio, with where it sits on the reference timeline. */
 export interface DecodedSource {
-  /** Mono samples in the source's own time. */
+  /** Mono samples in the source's own time; empty when they are in {@link file}. */
   samples: Float32Array;
+  /** The samples' file in the request's scratch folder (32-bit floats), when the media worker wrote them there. */
+  file?: ScratchFileRef & { length: number };
   sampleRate: number;
   offsetMs: number;
   driftPpm: number;
@@ -73,6 +76,16 @@ export interface DecodedSource {
  */
 export interface DiarizeSourcesRequest extends Omit<DiarizeRequest, 'channels'> {
   sources: DecodedSource[];
+  /**
+   * The scratch folder (src/media/scratch.ts) the sources' files are in; the worker keeps its
+   * channels and the WAV there too, and removes the sources' files once placed.
+   */
+  scratch?: string;
+  /**
+   * Sources in memory: keep the channels in memory too (a scratch folder is made otherwise,
+   * with several channels, where the origin's storage has room). For comparisons.
+   */
+  keepInMemory?: boolean;
   /** Where the reference timeline ends (the last source's end), ms: every channel is this long. */
   lengthMs: number;
 }
@@ -113,7 +126,17 @@ export type DiarizeOutcome = ({ ok: true } & DiarizeResponse) | { ok: false; mod
  * the sources on the reference timeline, mixing and writing it (ms).
  */
 export type DiarizeSourcesOutcome =
-  ({ ok: true; audio: Blob; prepareMs: number } & DiarizeResponse) | { ok: false; modelFailure: HostModelFailure };
+  | ({
+      ok: true;
+      audio: Blob;
+      prepareMs: number;
+      /**
+       * The worker's scratch folder in the private file system that holds `audio` (per-mic
+       * jobs): removed with {@link AnalysisWorkerApi.dropScratch} once the audio is stored.
+       */
+      scratch?: string;
+    } & DiarizeResponse)
+  | { ok: false; modelFailure: HostModelFailure };
 
 /** The analysis worker's API (used as comlink `Remote<AnalysisWorkerApi>`). */
 export interface AnalysisWorkerApi {
@@ -130,6 +153,8 @@ export interface AnalysisWorkerApi {
   diarizeSources(request: DiarizeSourcesRequest, requestId: string): Promise<DiarizeSourcesOutcome>;
   /** Aborts the diarizeSources call started with `requestId`. */
   abort(requestId: string): void;
+  /** Removes a scratch folder a diarizeSources outcome named (its WAV is no longer read). */
+  dropScratch(name: string): Promise<void>;
 }
 
 /**
@@ -147,6 +172,14 @@ export const ResidualShare = {
   withdrawn: 4,
 } as const;
 
+/** Where a share of the crosstalk residuals waits on disk: one file per channel, 32-bit floats from absolute sample `origin` to `length`. */
+export interface ResidualShareFiles {
+  folder: string;
+  names: string[];
+  origin: number;
+  length: number;
+}
+
 /** A VAD lane's API (workers/vad-lane.worker.ts), used by the analysis worker. */
 export interface VadLaneApi {
   /** Answers once the lane runs (before the analysis worker may wait on it without yielding). */
@@ -157,6 +190,16 @@ export interface VadLaneApi {
    * goes ({@link ResidualShare}). Takes it only while it is still waiting.
    */
   residualLevels(job: ResidualLevelsJob, state: Int32Array): Promise<void>;
+  /**
+   * {@link residualLevels} of a share the analysis worker wrote to files in its scratch folder
+   * (the private file system): read a piece at a time (residualLevelsRead), so the lane holds
+   * no copy of the share.
+   */
+  residualLevelsFromFiles(
+    job: Omit<ResidualLevelsJob, 'channels' | 'origin'>,
+    files: ResidualShareFiles,
+    state: Int32Array,
+  ): Promise<void>;
   /**
    * Silero's speech probabilities of `channel` (at `rate`, default 16 kHz) on wasm, the model loaded on the first
    * call. The channel is transferred in and back, with the probabilities.

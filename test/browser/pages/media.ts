@@ -7,6 +7,7 @@ import { createMediaClient } from '../../../src/media/client.ts';
 import type { EnginePreference } from '../../../src/media/protocol.ts';
 import { argmax, fft } from '../../../src/analysis/signal-fft.ts';
 import { alignSources } from '../../../src/analysis/sync.ts';
+import { removeScratch, scratchName } from '../../../src/media/scratch.ts';
 
 // The page opts in to the optional ffmpeg core at /wasm/ (as the demo does); `noCore` leaves it off.
 const media = createMediaClient(undefined, { ffmpegWasmBase: '/wasm/' });
@@ -60,6 +61,8 @@ const api = {
       range?: { startMs: number; endMs: number };
       /** Without the optional ffmpeg core. */
       noCore?: boolean;
+      /** Into a file of a scratch folder (read back here, then removed). */
+      toFile?: boolean;
     } = {},
   ) {
     const rate = options.sampleRate ?? 16000;
@@ -69,15 +72,26 @@ const api = {
       const blob = await blobOf(url);
       if (options.abortAfterMs !== undefined) setTimeout(() => controller.abort(), options.abortAfterMs);
       const t0 = performance.now();
+      const folder = scratchName();
       const out = await (options.noCore ? mediaNoCore : media).decodeAudio(blob, {
         label: blob.name,
         sampleRate: rate,
         engine: options.engine ?? 'auto',
         ...(options.range ? { range: options.range } : {}),
+        ...(options.toFile ? { toFile: { folder, name: 'decoded.f32' } } : {}),
         signal: controller.signal,
         onProgress: (p) => progress.push(p.fraction),
       });
       const ms = performance.now() - t0;
+      const inFile = out.file ?? null;
+      if (options.toFile) {
+        const root = await navigator.storage.getDirectory();
+        if (inFile) {
+          const handle = await (await root.getDirectoryHandle(folder)).getFileHandle('decoded.f32');
+          out.samples = new Float32Array(await (await handle.getFile()).arrayBuffer());
+        }
+        await removeScratch(folder);
+      }
       let acc = 0;
       for (const v of out.samples) acc += v * v;
       return {
@@ -86,6 +100,7 @@ const api = {
         sampleRate: out.sampleRate,
         length: out.samples.length,
         transferred: out.samples.buffer.byteLength === out.samples.length * 4,
+        inFile,
         rms: Math.sqrt(acc / Math.max(1, out.samples.length)),
         dominantHz: dominantHz(out.samples, out.sampleRate),
         progress,

@@ -5,7 +5,12 @@
  * Driven by tools/diarization/chromium-vad.ts (test/browser/vad.test.ts, bench/diarize/run.ts).
  */
 import { transfer, wrap } from 'comlink';
+import { envelopeDb, findQuietRanges } from '../../../src/analysis/energy.ts';
+import { toReferenceTimeline } from '../../../src/analysis/reference-timeline.ts';
+import { mixDown } from '../../../src/analysis/signal-mix.ts';
+import { SCRATCH_PREFIX } from '../../../src/media/scratch.ts';
 import type { AnalysisWorkerApi, DiarizeOutcome } from '../../../src/pipeline/stages/protocol.ts';
+import { monoWavBlob } from '../../../src/render/wav.ts';
 import type { VadPageOptions, VadPageRun, VadWorkerApi } from './vad.worker.ts';
 
 async function run(inputUrl: string, options: VadPageOptions): Promise<VadPageRun> {
@@ -22,6 +27,30 @@ async function run(inputUrl: string, options: VadPageOptions): Promise<VadPageRu
 export interface PageDiarizeRun {
   outcome: DiarizeOutcome;
   ms: number;
+  /** The job's audio against the mix made here from the same channels, and the scratch folder. */
+  mix?: {
+    sameWav: boolean;
+    sameQuietRanges: boolean;
+    /** The folder that held the WAV (per-mic), or null. */
+    scratch: string | null;
+    /** Diarize scratch entries in the private file system when the call returned, and after dropScratch. */
+    entries: string[];
+    entriesAfterDrop: string[];
+  };
+}
+
+/** The diarize scratch folders in the origin's private file system, with their files. */
+async function scratchEntries(): Promise<string[]> {
+  type Dir = FileSystemDirectoryHandle & { entries(): AsyncIterable<[string, FileSystemHandle]> };
+  const root = (await navigator.storage.getDirectory()) as Dir;
+  const out: string[] = [];
+  for await (const [name, handle] of root.entries()) {
+    if (!name.startsWith(SCRATCH_PREFIX)) continue;
+    out.push(`${name}/`);
+    if (handle.kind === 'directory')
+      for await (const [child] of (handle as Dir).entries()) out.push(`${name}/${child}`);
+  }
+  return out.sort();
 }
 
 /**
@@ -30,7 +59,7 @@ export interface PageDiarizeRun {
  */
 async function diarize(
   inputUrls: string[],
-  options: { vadLanes?: number; vadGate?: boolean; abortAfterMs?: number } = {},
+  options: { vadLanes?: number; vadGate?: boolean; abortAfterMs?: number; keepInMemory?: boolean } = {},
 ): Promise<PageDiarizeRun> {
   const channels = await Promise.all(
     inputUrls.map(async (url) => {
@@ -39,6 +68,8 @@ async function diarize(
       return new Float32Array(await response.arrayBuffer());
     }),
   );
+  // Kept to check the job's audio against (the channels themselves are transferred).
+  const copies = channels.map((c) => c.slice());
   const worker = new Worker(new URL('../../../workers/analysis.worker.ts', import.meta.url), {
     type: 'module',
   });
@@ -53,6 +84,7 @@ async function diarize(
       ortWasmPath: new URL('/wasm/ort/', location.origin).href,
       ...(options.vadLanes !== undefined ? { vadLanes: options.vadLanes } : {}),
       ...(options.vadGate !== undefined ? { vadGate: options.vadGate } : {}),
+      ...(options.keepInMemory ? { keepInMemory: true } : {}),
     };
     const t0 = performance.now();
     const call = analysis.diarizeSources(
@@ -65,11 +97,28 @@ async function diarize(
     if (options.abortAfterMs !== undefined) setTimeout(() => void analysis.abort('page'), options.abortAfterMs);
     const sourcesOutcome = await call;
     const ms = performance.now() - t0;
+    let mix: PageDiarizeRun['mix'];
+    if (sourcesOutcome.ok) {
+      const placed = copies.map((c) => toReferenceTimeline(c, 16000, 0, 0, request.lengthMs));
+      const mixed = placed.length > 1 ? mixDown(placed) : placed[0]!;
+      const expected = new Uint8Array(await monoWavBlob(mixed, 16000).arrayBuffer());
+      const got = new Uint8Array(await sourcesOutcome.audio.arrayBuffer());
+      const entries = await scratchEntries();
+      if (sourcesOutcome.scratch) await analysis.dropScratch(sourcesOutcome.scratch);
+      mix = {
+        sameWav: expected.length === got.length && expected.every((b, i) => b === got[i]),
+        sameQuietRanges:
+          JSON.stringify(findQuietRanges(envelopeDb(mixed, 16000))) === JSON.stringify(sourcesOutcome.quietRanges),
+        scratch: sourcesOutcome.scratch ?? null,
+        entries,
+        entriesAfterDrop: await scratchEntries(),
+      };
+    }
     // The WAV of the mix stays on the page (a Blob does not cross to the test).
     const outcome: DiarizeOutcome = sourcesOutcome.ok
-      ? (({ audio: _audio, prepareMs: _prepareMs, ...rest }) => rest)(sourcesOutcome)
+      ? (({ audio: _audio, prepareMs: _prepareMs, scratch: _scratch, ...rest }) => rest)(sourcesOutcome)
       : sourcesOutcome;
-    return { outcome, ms };
+    return { outcome, ms, ...(mix ? { mix } : {}) };
   } finally {
     worker.terminate();
   }
@@ -77,8 +126,8 @@ async function diarize(
 
 declare global {
   interface Window {
-    vad: { run: typeof run; diarize: typeof diarize };
+    vad: { run: typeof run; diarize: typeof diarize; scratchEntries: typeof scratchEntries };
   }
 }
-window.vad = { run, diarize };
+window.vad = { run, diarize, scratchEntries };
 document.body.dataset['ready'] = '1';

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diarizationErrorRate } from '../../../src/analysis/diarize/der.ts';
 import { diarizePerMic, type PerMicOptions } from '../../../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../../src/analysis/diarize/result.ts';
-import { residualLevels, type ResidualHelper } from '../../../src/analysis/diarize/residual-levels.ts';
+import {
+  residualLevels,
+  residualLevelsRead,
+  type ResidualHelper,
+  type ResidualLevelsJob,
+} from '../../../src/analysis/diarize/residual-levels.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
@@ -221,6 +226,28 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     expect(origin).toBe(from - 1024);
     // A helper that cannot take it: all measured here, the same result.
     expect(diarizePerMic(mics, 16000, probs, { residualHelper: () => null })).toEqual(helped);
+  });
+
+  test('a share read from files piece by piece (test double) measures the same levels, holding only a piece', async () => {
+    let share: ResidualLevelsJob | undefined;
+    const capture: ResidualHelper = (job) => {
+      share = { ...job, channels: job.channels.map((c) => c.slice()) };
+      return null;
+    };
+    diarizePerMic(mics, 16000, probs, { residualHelper: capture });
+    const job = share!;
+    const length = job.origin + job.channels[0]!.length;
+    let largest = 0;
+    const filesDouble = (from: number, to: number): Promise<Float32Array[]> => {
+      largest = Math.max(largest, to - from);
+      return Promise.resolve(job.channels.map((c) => c.slice(from - job.origin, to - job.origin)));
+    };
+    const { channels: _channels, origin: _origin, ...rest } = job;
+    const read = await residualLevelsRead(rest, job.channels.length, length, filesDouble, { pieceSamples: 40_000 });
+    expect(read).toEqual(residualLevels(job));
+    // Pieces of 40 000 samples with the 2 · hop (1024 samples) on each side that their frames reach.
+    expect(largest).toBe(40_000 + 2 * 1024);
+    expect(length - job.from).toBeGreaterThan(4 * 40_000);
   });
 
   test('10 ms edge refinement brings turns closer to the speech-level truth', async () => {

@@ -3,6 +3,7 @@
  * skips at the floor, and that probabilities land back on their own frames.
  */
 import { describe, expect, test } from 'vitest';
+import type { SampleReader } from '../../../src/analysis/sample-reader.ts';
 import { resample } from '../../../src/analysis/signal-resample.ts';
 import { gatedStretches, joinStretches, spreadProbabilities } from '../../../src/analysis/vad-gate.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
@@ -51,6 +52,31 @@ describe('the VAD energy gate', () => {
       resample(joinStretches(cut, FRAME, gated), 16000, 8000),
     );
     expect(joinStretches(cut, FRAME, gated, { from: 16000, to: 16000 })).toEqual(joinStretches(cut, FRAME, gated));
+  });
+
+  test('read from a file piece by piece (test double): the same stretches and joined samples, no read past a piece', () => {
+    // Stretches across the reader's pieces (2048 frames each), one running past the end.
+    const x = signal(5000, [
+      [2000, 2100],
+      [4090, 4200],
+      [4990, 5000],
+    ]).subarray(0, 4999 * FRAME + 100);
+    let largest = 0;
+    const fileDouble: SampleReader = {
+      length: x.length,
+      read(from, to) {
+        largest = Math.max(largest, to - from);
+        return x.slice(from, to); // a file gives copies
+      },
+    };
+    const gated = gatedStretches(fileDouble, FRAME);
+    expect(gated).toEqual(gatedStretches(x, FRAME));
+    expect(gated.keep.length).toBe(3);
+    expect(joinStretches(fileDouble, FRAME, gated)).toEqual(joinStretches(x, FRAME, gated));
+    expect(joinStretches(fileDouble, FRAME, gated, { from: 16000, to: 8000 })).toEqual(
+      joinStretches(x, FRAME, gated, { from: 16000, to: 8000 }),
+    );
+    expect(largest).toBeLessThanOrEqual(2048 * FRAME);
   });
 
   test('probabilities go back to their frames; skipped frames are 0', () => {
