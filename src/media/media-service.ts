@@ -9,7 +9,7 @@
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
 import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-decoder.ts';
 import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-decoder.ts';
-import { createScratchFile, fileOutput } from './scratch.ts';
+import { createScratchFile, fileOutput, type ScratchSamples } from './scratch.ts';
 import type {
   AudioRange,
   DecodeAudioOptions,
@@ -113,8 +113,8 @@ export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}
       const req = begin(o.requestId);
       // To a file where one can be written (else in memory, as usual).
       const file = o.toFile ? await createScratchFile(o.toFile) : null;
-      try {
-        const decoded = await withFallback(
+      const decode = (file: ScratchSamples | null): Promise<DecodedAudio> =>
+        withFallback(
           o.label,
           req.signal,
           o.engine,
@@ -141,7 +141,22 @@ export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}
             return { ...all, samples: output.finish() };
           }),
         );
-        return file && o.toFile ? { ...decoded, file: { ...o.toFile, length: file.length } } : decoded;
+      try {
+        try {
+          const decoded = await decode(file);
+          return file && o.toFile ? { ...decoded, file: { ...o.toFile, length: file.length } } : decoded;
+        } catch (error) {
+          // The disk or the quota filled up while writing: the samples come back in memory instead
+          // (a full disk is not an unreadable file).
+          if (!file?.writeFailed || req.signal.aborted) throw error;
+          try {
+            file.truncate(0);
+          } catch {
+            // what was written goes with the folder
+          }
+          file.close();
+          return await decode(null);
+        }
       } finally {
         file?.close();
         req.end();

@@ -32,6 +32,8 @@ function fullWrite(written: number, wanted: number, name: string): void {
 /** A mono signal written in order, then read by range ({@link SampleReader}); a file already there is read from. */
 export class ScratchSamples implements SampleReader {
   private samples: number;
+  /** A write fell short or failed (the disk or the origin's quota is full): the file is not to be used. */
+  writeFailed = false;
 
   constructor(
     private readonly access: FileSystemSyncAccessHandle,
@@ -46,7 +48,12 @@ export class ScratchSamples implements SampleReader {
 
   /** Appends samples at the end. */
   append(samples: Float32Array): void {
-    fullWrite(this.access.write(samples, { at: this.samples * 4 }), samples.byteLength, this.name);
+    try {
+      fullWrite(this.access.write(samples, { at: this.samples * 4 }), samples.byteLength, this.name);
+    } catch (error) {
+      this.writeFailed = true;
+      throw error;
+    }
     this.samples += samples.length;
   }
 
