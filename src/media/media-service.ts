@@ -118,9 +118,9 @@ export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}
           o.label,
           req.signal,
           o.engine,
-          () => {
-            file?.truncate(0);
-            return decodeWithMediabunny(
+          // createScratchFile gave the file empty.
+          () =>
+            decodeWithMediabunny(
               blob,
               o.sampleRate,
               o.label,
@@ -128,8 +128,7 @@ export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}
               onProgress,
               range,
               file ? fileOutput(file) : undefined,
-            );
-          },
+            ),
           viaCore(ffmpegAt(o.ffmpegWasmBase), async (ff) => {
             const all = await ff.decodeAudio(blob, o.sampleRate, o.label, req.signal, onProgress);
             const samples = range ? sliceRange(all.samples, o.sampleRate, range) : all.samples;

@@ -64,9 +64,9 @@ export class ScratchSamples implements SampleReader {
     return out;
   }
 
-  /** The whole signal, into `into` when given (at least {@link length} long; shared memory, say). */
-  readAll(into?: Float32Array): Float32Array {
-    const out = into ? into.subarray(0, this.samples) : new Float32Array(this.samples);
+  /** The whole signal. */
+  readAll(): Float32Array {
+    const out = new Float32Array(this.samples);
     this.access.read(out, { at: 0 });
     return out;
   }
