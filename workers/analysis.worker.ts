@@ -8,8 +8,8 @@
 import { expose, transfer, wrap, type Remote } from 'comlink';
 import { diarizeMix, type MixOptions } from '../src/analysis/diarize/mix.ts';
 import { faceSplitHint } from '../src/analysis/faces/face-evidence.ts';
-import { diarizePerMic } from '../src/analysis/diarize/per-mic.ts';
-import { fineFrames, residualLevels, type ResidualHelper } from '../src/analysis/diarize/residual-levels.ts';
+import { diarizeFiltered, diarizePerMic, lowCutChannels } from '../src/analysis/diarize/per-mic.ts';
+import { fineFrames, residualLevelsRead, type ResidualHelper } from '../src/analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../src/analysis/diarize/result.ts';
 import { envelopeDb, findQuietRanges } from '../src/analysis/energy.ts';
 import { mixDown } from '../src/analysis/signal-mix.ts';
@@ -29,7 +29,7 @@ import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
 import { fetchServed } from '../src/models/served-asset.ts';
 import { monoPcm16, monoWavBlob } from '../src/render/wav.ts';
-import { ScratchSpace, removeScratch, type ScratchSamples } from '../src/media/scratch.ts';
+import { ScratchSamples, ScratchSpace, removeScratch } from '../src/media/scratch.ts';
 import type { SampleInput } from '../src/analysis/sample-reader.ts';
 import type { TimeRange } from '../src/contract/types.ts';
 import {
@@ -155,57 +155,36 @@ function awaitShare(state: Int32Array): boolean {
 function residualLane(
   request: HeldRequest,
   scratch: ScratchSpace | null,
-): { helper: Promise<ResidualHelper>; used(): boolean; close(): Promise<void> } | null {
+): { helper: Promise<ResidualHelper>; used(): 'files' | 'copies' | null; close(): void } | null {
   if (request.channels.length < 2 || lanesWanted(request) < 2) return null;
   if (!self.crossOriginIsolated || typeof SharedArrayBuffer === 'undefined') return null;
   const worker = new Worker(new URL('./vad-lane.worker.ts', import.meta.url), { type: 'module' });
   const remote = wrap<VadLaneApi>(worker);
-  let used = false;
-  // With a scratch folder, the share goes to files there and the lane reads it a piece at a
-  // time (an hour's share of three mics is 0.35 GB); else the lane gets copies.
-  let files: ScratchSamples[] | null = null;
-  const made = scratch
-    ? Promise.all(request.channels.map((_, i) => scratch.samples(`share-${i}.f32`))).then(
-        (made) => void (files = made),
-        () => undefined,
-      )
-    : Promise.resolve();
-  /** The share written to its files (and closed, for the lane to read), or false when that failed. */
-  const written = (channels: readonly Float32Array[]): boolean => {
-    if (!files) return false;
-    try {
-      channels.forEach((c, i) => {
-        files![i]!.append(c);
-        files![i]!.close();
-      });
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  let used: 'files' | 'copies' | null = null;
   const helper: ResidualHelper = (job) => {
     const n = job.channels.length;
-    const length = job.origin + Math.max(...job.channels.map((c) => c.length));
-    const fine = fineFrames(job.sampleRate, job.from, length);
+    const fine = fineFrames(job.sampleRate, job.from, job.length);
     const shared = new SharedArrayBuffer(8 * n * (job.frames + fine));
     const out = {
       coarse: job.channels.map((_, i) => new Float64Array(shared, 8 * i * job.frames, job.frames)),
       fine: job.channels.map((_, i) => new Float64Array(shared, 8 * (n * job.frames + i * fine), fine)),
     };
     const state = new Int32Array(new SharedArrayBuffer(8));
-    if (written(job.channels)) {
-      const { channels: _channels, origin, ...rest } = job;
-      const names = files!.map((f) => f.name);
-      remote
-        .residualLevelsFromFiles({ ...rest, out }, { folder: scratch!.name, names, origin, length }, state)
-        .catch(() => undefined);
+    const { channels, ...rest } = job;
+    // Channels in files this worker opened read-only: the lane opens them too and reads its
+    // share a piece at a time (an hour's share of three mics is 0.35 GB). Else it gets copies.
+    const files = scratch && channels.every((c) => c instanceof ScratchSamples && c.readOnly);
+    if (files) {
+      const names = channels.map((c) => (c as ScratchSamples).name);
+      remote.residualLevelsFromFiles({ ...rest, out }, { folder: scratch.name, names }, state).catch(() => undefined);
     } else {
       // The lane's own copies of its share, transferred (a view would clone the whole channel).
-      const copies = job.channels.map((c) => c.slice());
+      const origin = Math.max(0, job.from - 2 * job.weights.hop);
+      const copies = channels.map((c) => c.read(origin, job.length).slice());
       remote
         .residualLevels(
           transfer(
-            { ...job, channels: copies, out },
+            { ...rest, channels: copies, origin, out },
             copies.map((c) => c.buffer),
           ),
           state,
@@ -213,24 +192,21 @@ function residualLane(
         .catch(() => undefined);
     }
     return () => {
-      used = awaitShare(state);
-      return used ? out : residualLevels(job);
+      const measured = awaitShare(state);
+      used = measured ? (files ? 'files' : 'copies') : null;
+      return measured ? out : residualLevelsRead(job);
     };
   };
   // A lane that never answers gives no helper: this worker then measures it all.
   const helper$ = Promise.race([
-    Promise.all([remote.ready(), made]).then(() => helper),
+    remote.ready().then(() => helper),
     new Promise<ResidualHelper>((resolve) => setTimeout(() => resolve(() => null), SHARE_START_MS)),
   ]);
   worker.addEventListener('error', () => undefined);
   return {
     helper: helper$,
     used: () => used,
-    async close() {
-      worker.terminate();
-      await made;
-      for (const file of files ?? []) await scratch!.drop(file);
-    },
+    close: () => worker.terminate(),
   };
 }
 
@@ -401,6 +377,35 @@ async function detectSpeakers(
   return { result, hostModels: host.uses };
 }
 
+/** The channels as scratch files, or null where any is not one. */
+function filesOf(channels: readonly SampleInput[]): ScratchSamples[] | null {
+  return channels.every((c) => c instanceof ScratchSamples) ? (channels as ScratchSamples[]) : null;
+}
+
+/**
+ * Per-mic detection of channels on disk: each goes through the low cut back into its own file
+ * (its levels measured as it goes), then is read a piece at a time, the files opened again
+ * read-only so that the residual lane reads them too. An hour of three mics (0.7 GB) is never
+ * in memory; the files go once it is done.
+ */
+async function perMicOnDisk(
+  stored: readonly ScratchSamples[],
+  scratch: ScratchSpace,
+  sampleRate: number,
+  probs: readonly Float32Array[],
+  helper: ResidualHelper | undefined,
+): Promise<DiarizationResult> {
+  const levels = lowCutChannels(stored, sampleRate, probs, (i, at, block) => stored[i]!.write(at, block));
+  const files: ScratchSamples[] = [];
+  try {
+    for (const file of stored) files.push(await scratch.readOnly(file));
+    const channels = files.map((samples, i) => ({ samples, levels: levels[i]! }));
+    return diarizeFiltered(channels, sampleRate, probs, helper ? { residualHelper: helper } : {});
+  } finally {
+    for (const file of files) await scratch.drop(file);
+  }
+}
+
 /** Runs a diarize call abortable with {@link AnalysisWorkerApi.abort} and `requestId`. */
 async function tracked<T>(requestId: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
@@ -414,9 +419,9 @@ async function tracked<T>(requestId: string, run: (signal: AbortSignal) => Promi
 
 /**
  * VAD and speaker detection of channels already on the reference timeline; `quietRanges` are
- * the mix's, found by the caller (who then lets the mix go). Channels on disk are read into
- * memory after the VAD (`inMemory`). Per-mic detection overwrites the channels (their low-cut
- * copies, in place).
+ * the mix's, found by the caller (who then lets the mix go). Per-mic detection overwrites the
+ * channels (their low-cut copies, in place): on disk, where they are ({@link perMicOnDisk});
+ * else in memory (`inMemory`, which reads a single channel on disk back).
  */
 async function diarizeChannels(
   request: HeldRequest,
@@ -437,12 +442,18 @@ async function diarizeChannels(
     signal.throwIfAborted();
     ran = { loaded, loadMs, lanes, skipped, vadMs: performance.now() - t0 };
     const helper = lane ? await lane.helper : undefined;
-    detected = await detectSpeakers(loaded.runtime, { ...request, channels: await inMemory() }, probs, signal, helper);
+    const onDisk = request.channels.length > 1 && scratch ? filesOf(request.channels) : null;
+    detected = onDisk
+      ? {
+          result: await perMicOnDisk(onDisk, scratch!, request.sampleRate, probs, helper),
+          hostModels: HostModelSlots.skippedPerMic(request),
+        }
+      : await detectSpeakers(loaded.runtime, { ...request, channels: await inMemory() }, probs, signal, helper);
   } catch (error) {
     if (error instanceof HostModelError) return { ok: false, modelFailure: error.failure };
     throw error;
   } finally {
-    await lane?.close();
+    lane?.close();
   }
   const { loaded, loadMs, lanes, skipped, vadMs } = ran;
   const model = loaded.model;
@@ -455,6 +466,7 @@ async function diarizeChannels(
     vadLanes: lanes,
     vadSkipped: skipped,
     residualThreads: lane?.used() ? 2 : 1,
+    ...(lane?.used() ? { residualShare: lane.used()! } : {}),
     vadLoadMs: loadMs,
     vadMs,
     elapsedMs: performance.now() - t0,
@@ -572,7 +584,8 @@ const api: AnalysisWorkerApi = {
           : mixOf(inMemory, request.sampleRate);
         const prepareMs = performance.now() - t0;
         signal.throwIfAborted();
-        // After the VAD, per-mic detection reads the channels back, and their files go.
+        // After the VAD, a single channel on disk is read back, and its file goes (per-mic
+        // detection reads the channels where they are).
         const readBack = async (): Promise<Float32Array[]> => {
           if (!stored) return inMemory;
           for (const file of stored) {

@@ -12,6 +12,7 @@ import { expose, transfer } from 'comlink';
 import type { SileroVad } from '../src/models/silero-vad.ts';
 import { ResidualShare, type VadLaneApi } from '../src/pipeline/stages/protocol.ts';
 import { residualLevels, residualLevelsRead } from '../src/analysis/diarize/residual-levels.ts';
+import { openScratchReader, type ScratchSamples } from '../src/media/scratch.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
 
 let vad: Promise<SileroVad> | undefined;
@@ -48,17 +49,13 @@ const api: VadLaneApi = {
   },
   residualLevelsFromFiles(job, files, state) {
     return takeShare(state, async (heartbeat) => {
-      const root = await navigator.storage.getDirectory();
-      const folder = await root.getDirectoryHandle(files.folder);
-      const blobs = await Promise.all(files.names.map(async (name) => (await folder.getFileHandle(name)).getFile()));
-      const read = (from: number, to: number): Promise<Float32Array[]> =>
-        Promise.all(
-          blobs.map(
-            async (blob) =>
-              new Float32Array(await blob.slice((from - files.origin) * 4, (to - files.origin) * 4).arrayBuffer()),
-          ),
-        );
-      await residualLevelsRead(job, blobs.length, files.length, read, { progress: heartbeat });
+      const channels: ScratchSamples[] = [];
+      try {
+        for (const name of files.names) channels.push(await openScratchReader({ folder: files.folder, name }));
+        residualLevelsRead({ ...job, channels }, undefined, { progress: heartbeat });
+      } finally {
+        for (const channel of channels) channel.close();
+      }
     });
   },
   async probabilities(model, channel, rate) {

@@ -27,21 +27,49 @@ export function lowCut(
 ): Float32Array {
   if (out.length !== samples.length)
     throw new RangeError(`lowCut: out holds ${out.length} samples for ${samples.length}`);
-  const { norm, a1, a2 } = lowCutCoefficients(sampleRate, cutHz);
-  let x1 = 0;
-  let x2 = 0;
-  let y1 = 0;
-  let y2 = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const x = samples[i]!;
-    const y = norm * (x - 2 * x1 + x2) - a1 * y1 - a2 * y2;
-    out[i] = y;
-    x2 = x1;
-    x1 = x;
-    y2 = y1;
-    y1 = y;
+  return new LowCutFilter(sampleRate, cutHz).push(samples, out);
+}
+
+/**
+ * {@link lowCut} of a signal handed over in consecutive blocks: the same samples, to the bit,
+ * as on the joined signal (the filter's state carries from block to block).
+ *
+ * @example
+ * const filter = new LowCutFilter(16000);
+ * for (const block of blocks) write(filter.push(block, scratch.subarray(0, block.length)));
+ */
+export class LowCutFilter {
+  private readonly norm: number;
+  private readonly a1: number;
+  private readonly a2: number;
+  private x1 = 0;
+  private x2 = 0;
+  private y1 = 0;
+  private y2 = 0;
+
+  constructor(sampleRate: number, cutHz = LOW_CUT_HZ) {
+    ({ norm: this.norm, a1: this.a1, a2: this.a2 } = lowCutCoefficients(sampleRate, cutHz));
   }
-  return out;
+
+  /** The next samples filtered into `out` (at least as long; it may be `samples` itself), which it returns. */
+  push(samples: ArrayLike<number>, out: Float32Array): Float32Array {
+    const { norm, a1, a2 } = this;
+    let { x1, x2, y1, y2 } = this;
+    for (let i = 0; i < samples.length; i++) {
+      const x = samples[i]!;
+      const y = norm * (x - 2 * x1 + x2) - a1 * y1 - a2 * y2;
+      out[i] = y;
+      x2 = x1;
+      x1 = x;
+      y2 = y1;
+      y1 = y;
+    }
+    this.x1 = x1;
+    this.x2 = x2;
+    this.y1 = y1;
+    this.y2 = y2;
+    return out;
+  }
 }
 
 /**

@@ -38,6 +38,8 @@ export class ScratchSamples implements SampleReader {
   constructor(
     private readonly access: FileSystemSyncAccessHandle,
     readonly name: string,
+    /** Opened read-only ({@link openReadOnly}): other workers may read the file at the same time. */
+    readonly readOnly = false,
   ) {
     this.samples = Math.floor(access.getSize() / 4);
   }
@@ -48,13 +50,18 @@ export class ScratchSamples implements SampleReader {
 
   /** Appends samples at the end. */
   append(samples: Float32Array): void {
+    this.write(this.samples, samples);
+  }
+
+  /** Writes `samples` from sample `at` on (over what is there). */
+  write(at: number, samples: Float32Array): void {
     try {
-      fullWrite(this.access.write(samples, { at: this.samples * 4 }), samples.byteLength, this.name);
+      fullWrite(this.access.write(samples, { at: at * 4 }), samples.byteLength, this.name);
     } catch (error) {
       this.writeFailed = true;
       throw error;
     }
-    this.samples += samples.length;
+    this.samples = Math.max(this.samples, at + samples.length);
   }
 
   read(from: number, to: number): Float32Array {
@@ -135,6 +142,27 @@ export async function createScratchFile(ref: ScratchFileRef): Promise<ScratchSam
   }
 }
 
+type ReadOnlyOpener = {
+  createSyncAccessHandle(options: { mode: 'read-only' }): Promise<FileSystemSyncAccessHandle>;
+};
+
+/**
+ * `handle`'s samples opened read-only: several workers may hold such handles on one file at
+ * once (a browser without the mode opens it exclusively, and a second worker's open fails).
+ */
+async function openReadOnly(handle: FileSystemFileHandle): Promise<ScratchSamples> {
+  const access = await (handle as unknown as ReadOnlyOpener).createSyncAccessHandle({ mode: 'read-only' });
+  return new ScratchSamples(access, handle.name, true);
+}
+
+/** A file of a scratch folder opened read-only (a second worker reading what another wrote). */
+export async function openScratchReader(ref: ScratchFileRef): Promise<ScratchSamples> {
+  if (!ref.folder.startsWith(SCRATCH_PREFIX)) throw new RangeError(`${ref.folder} is not a scratch folder`);
+  const root = await navigator.storage.getDirectory();
+  const folder = await root.getDirectoryHandle(ref.folder);
+  return openReadOnly(await folder.getFileHandle(ref.name));
+}
+
 /** A new scratch folder's name (a page names it; the workers create and fill it). */
 export function scratchName(now = Date.now()): string {
   return `${SCRATCH_PREFIX}${now}-${crypto.randomUUID()}`;
@@ -207,6 +235,21 @@ export class ScratchSpace {
     const samples = new ScratchSamples(access, name);
     this.open.add(samples);
     return samples;
+  }
+
+  /**
+   * `samples` closed and opened again read-only, for other workers to read beside this one;
+   * where the browser cannot, opened as before (its `readOnly` false).
+   */
+  async readOnly(samples: ScratchSamples): Promise<ScratchSamples> {
+    samples.close();
+    this.open.delete(samples);
+    const handle = await this.dir.getFileHandle(samples.name);
+    const reopened = await openReadOnly(handle).catch(
+      async () => new ScratchSamples(await handle.createSyncAccessHandle(), samples.name),
+    );
+    this.open.add(reopened);
+    return reopened;
   }
 
   async wav(name: string, sampleRate: number): Promise<ScratchWav> {

@@ -134,15 +134,21 @@ test(
     expect(three.mix?.entries).toEqual([`${three.mix?.scratch}/`, `${three.mix?.scratch}/mix.wav`]);
     // With lanes, one more measured half of the crosstalk residuals in shared memory: the same turns.
     expect([one.outcome.residualThreads, three.outcome.residualThreads]).toEqual([1, 2]);
+    // Per-mic detection read the channels where they were, in files, through the low cut written
+    // back; the lane read its half from the same files (both opened read-only).
+    expect(three.outcome.residualShare).toBe('files');
+    expect(one.outcome.residualShare).toBeUndefined();
     // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
     expect(three.outcome.result).toEqual(one.outcome.result);
     // Close mics go through the energy gate: the VAD skips each mic's floor (little here: in these
     // conversations someone is always heard through the bleed), and the turns barely move.
     expect(one.outcome.vadSkipped).toBeGreaterThan(0);
-    const ungated = await chromium.diarize(mics, { vadLanes: 3, vadGate: false });
+    // (In memory with lanes: the residual lane gets copies of its half.)
+    const ungated = await chromium.diarize(mics, { vadLanes: 3, vadGate: false, keepInMemory: true });
     if (!ungated.outcome.ok || ungated.outcome.result.kind !== 'speakers' || one.outcome.result.kind !== 'speakers')
       throw new Error('diarize failed');
     expect(ungated.outcome.vadSkipped).toBe(0);
+    expect(ungated.outcome.residualShare).toBe('copies');
     const between = diarizationErrorRate(ungated.outcome.result.turns, one.outcome.result.turns, { collarMs: 250 });
     console.log(
       `[vad] gate: ${(one.outcome.vadSkipped * 100).toFixed(0)} % of frames skipped; turns vs ungated: DER ${(between.der * 100).toFixed(2)} % (0.25 s collar)`,

@@ -2,11 +2,12 @@
  * Crosstalk cancellation between mics: each channel less what the other channels predict of
  * it, the prediction learnt where the channel carries only its neighbours' bleed. What is
  * left is the channel's own voice (and its own noise), even when a louder neighbour talks
- * over it. Pure: arrays in, arrays out.
+ * over it. Pure: arrays in (the fit also reads channels by range), arrays out.
  *
  * @module
  */
 import { fft } from '../signal-fft.ts';
+import { asReader, type SampleInput, type SampleReader } from '../sample-reader.ts';
 
 /** Solves `a x = b` in place for a complex `d × d` system (row-major re/im), with partial pivoting. */
 function solveComplex(ar: Float64Array, ai: Float64Array, br: Float64Array, bi: Float64Array, d: number): void {
@@ -130,6 +131,44 @@ function* spectra(
       }
     }
     yield { m, re, im };
+  }
+}
+
+/** Needed frames further apart than this are read separately by {@link spectraRead}. */
+const READ_GAP_FRAMES = 8;
+/** The most frames {@link spectraRead} reads at once (about a minute at 16 kHz). */
+const READ_RUN_FRAMES = 2048;
+
+/**
+ * {@link spectra} of the `needed` frames of channels read by range: each run of needed frames
+ * (closer than READ_GAP_FRAMES) read with the samples its windows reach, so that only a run
+ * is held. The same spectra, to the bit, as on the whole channels.
+ */
+function* spectraRead(
+  channels: readonly SampleReader[],
+  hop: number,
+  frames: number,
+  needed: (m: number) => boolean,
+): Generator<{ m: number; re: Float64Array[]; im: Float64Array[] }> {
+  for (let m = -1; m < frames;) {
+    if (!needed(m)) {
+      m++;
+      continue;
+    }
+    let last = m;
+    for (let k = m + 1; k < frames && k - m < READ_RUN_FRAMES && k - last <= READ_GAP_FRAMES; k++)
+      if (needed(k)) last = k;
+    const origin = Math.max(0, m * hop - hop / 2);
+    const end = last * hop - hop / 2 + 2 * hop;
+    yield* spectra(
+      channels.map((c) => c.read(origin, end)),
+      hop,
+      last + 1,
+      needed,
+      origin,
+      m,
+    );
+    m = last + 1;
   }
 }
 
@@ -258,11 +297,12 @@ export interface CrosstalkWeights {
  * normal-equation arrays with the solve after it.
  */
 export function learnCrosstalk(
-  channels: readonly Float32Array[],
+  inputs: readonly SampleInput[],
   hop: number,
   learn: readonly Uint8Array[],
   options: CrosstalkOptions = {},
 ): CrosstalkWeights {
+  const channels = inputs.map(asReader);
   const n = channels.length;
   const maxLearnFrames = checkLearnArgs(n, hop, learn, options);
   const bins = hop + 1;
@@ -283,7 +323,7 @@ export function learnCrosstalk(
   const Pi = channels.map(() => new Float64Array(bins * d));
   const used = thin(learn, maxLearnFrames);
   const learnt = (m: number): boolean => used.some((l) => m < l.length && l[m] === 1);
-  for (const { m, re, im } of spectra(channels, hop, frames, learnt)) {
+  for (const { m, re, im } of spectraRead(channels, hop, frames, learnt)) {
     for (let i = 0; i < n; i++) {
       if (m >= used[i]!.length || !used[i]![m]) continue;
       const rr = Rr[i]!;

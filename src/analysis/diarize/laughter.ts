@@ -15,6 +15,7 @@
  */
 import { kaldiFbank, mfccFromFbank } from '../fbank.ts';
 import { frameLevelsDb } from './edges.ts';
+import { asReader, type SampleInput } from '../sample-reader.ts';
 
 /** What {@link laughterDescriptor} measures on a segment. */
 export interface LaughterDescriptor {
@@ -145,7 +146,7 @@ export function isLaughter(samples: Float32Array, sampleRate: number, options: L
  * const kept = segments.filter((g) => !isLaughterSegment(mic, 16000, g));
  */
 export function isLaughterSegment(
-  samples: Float32Array,
+  samples: SampleInput,
   sampleRate: number,
   segment: { startMs: number; endMs: number },
   options: LaughterOptions = {},
@@ -153,5 +154,5 @@ export function isLaughterSegment(
   if (segment.endMs - segment.startMs > LAUGHTER_MAX_MS) return false;
   const from = Math.max(0, Math.round((segment.startMs * sampleRate) / 1000));
   const to = Math.min(samples.length, Math.round((segment.endMs * sampleRate) / 1000));
-  return to > from && isLaughter(samples.subarray(from, to), sampleRate, options);
+  return to > from && isLaughter(asReader(samples).read(from, to), sampleRate, options);
 }

@@ -6,11 +6,12 @@
  * @module
  */
 import { VAD_FRAME_MS, type SpeechSegment } from '../vad.ts';
-import { LOW_CUT_HZ, lowCut } from '../signal-filter.ts';
-import { frameLevelsDb, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
+import { LowCutFilter } from '../signal-filter.ts';
+import { arrayReader, type SampleReader } from '../sample-reader.ts';
+import { FrameLevelMeter, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { learnCrosstalk } from './crosstalk.ts';
-import { residualLevelsSplit, type ResidualHelper } from './residual-levels.ts';
+import { FINE_FRAME_MS, residualLevelsSplit, type ResidualHelper } from './residual-levels.ts';
 import { isLaughterSegment } from './laughter.ts';
 
 /** Options of {@link diarizePerMic}. */
@@ -208,7 +209,7 @@ interface Crosstalk {
  * @param helper another thread for half the residual pass (PerMicOptions.residualHelper)
  */
 function crosstalkResidual(
-  filtered: readonly Float32Array[],
+  filtered: readonly SampleReader[],
   sampleRate: number,
   frameMs: number,
   grid: Grid,
@@ -293,16 +294,95 @@ export function diarizePerMic(
   vad: readonly Float32Array[],
   options: PerMicOptions = {},
 ): DiarizationResult {
-  if (channels.length === 0) throw new RangeError('channels must hold at least one signal');
-  if (vad.length !== channels.length)
-    throw new RangeError(`vad has ${vad.length} arrays for ${channels.length} channels`);
+  checkChannels(channels.length, vad.length);
+  // Above 80 Hz, filtered once: in place (overwriteChannels) or into copies.
+  const filtered = channels.map((c) => (options.overwriteChannels ? c : new Float32Array(c.length)));
+  const levels = lowCutChannels(
+    channels.map(arrayReader),
+    sampleRate,
+    vad,
+    (i, at, block) => filtered[i]!.set(block, at),
+    options,
+  );
+  return diarizeFiltered(
+    filtered.map((c, i) => ({ samples: arrayReader(c), levels: levels[i]! })),
+    sampleRate,
+    vad,
+    options,
+  );
+}
+
+function checkChannels(channels: number, vads: number): void {
+  if (channels === 0) throw new RangeError('channels must hold at least one signal');
+  if (vads !== channels) throw new RangeError(`vad has ${vads} arrays for ${channels} channels`);
+}
+
+/** A channel's levels above 80 Hz, dB: on the VAD's grid and at 10 ms (the edges'). */
+export interface ChannelLevels {
+  coarse: Float64Array;
+  fine: Float64Array;
+}
+
+/** A channel through the low cut, read by range (in memory, or a file), with its levels ({@link lowCutChannels}). */
+export interface FilteredChannel {
+  samples: SampleReader;
+  levels: ChannelLevels;
+}
+
+/** Samples {@link lowCutChannels} filters and measures at once (about a minute at 16 kHz). */
+const FILTER_BLOCK = 1 << 20;
+
+/**
+ * Each channel through the 80 Hz low cut (lowCut's samples, to the bit) in one ordered pass,
+ * a block at a time, each block handed to `write` (which keeps it: in memory, or back in the
+ * channel's file) and measured on the VAD's grid and at 10 ms as it goes: only a block is held.
+ *
+ * @example
+ * const levels = lowCutChannels(files, 16000, probs, (i, at, block) => files[i].write(at, block));
+ * diarizeFiltered(files.map((samples, i) => ({ samples, levels: levels[i] })), 16000, probs);
+ */
+export function lowCutChannels(
+  channels: readonly SampleReader[],
+  sampleRate: number,
+  vad: readonly Float32Array[],
+  write: (channel: number, at: number, block: Float32Array) => void,
+  options: Pick<PerMicOptions, 'vadFrameMs'> = {},
+): ChannelLevels[] {
+  const frameMs = options.vadFrameMs ?? VAD_FRAME_MS;
+  const frames = Math.min(...vad.map((v) => v.length));
+  const out = new Float32Array(FILTER_BLOCK);
+  return channels.map((channel, i) => {
+    const filter = new LowCutFilter(sampleRate);
+    const coarse = new FrameLevelMeter(sampleRate, frameMs, frames);
+    const fine = new FrameLevelMeter(sampleRate, FINE_FRAME_MS);
+    for (let at = 0; at < channel.length; at += FILTER_BLOCK) {
+      const input = channel.read(at, at + FILTER_BLOCK);
+      const block = filter.push(input, out.subarray(0, input.length));
+      coarse.push(block);
+      fine.push(block);
+      write(i, at, block);
+    }
+    return { coarse: coarse.levels(), fine: fine.levels() };
+  });
+}
+
+/**
+ * {@link diarizePerMic} of channels already through the low cut ({@link lowCutChannels}), read
+ * by range: an hour of them can stay in files, only a piece read at a time. The same result.
+ */
+export function diarizeFiltered(
+  channels: readonly FilteredChannel[],
+  sampleRate: number,
+  vad: readonly Float32Array[],
+  options: Omit<PerMicOptions, 'overwriteChannels'> = {},
+): DiarizationResult {
+  checkChannels(channels.length, vad.length);
   const frameMs = options.vadFrameMs ?? VAD_FRAME_MS;
   const thr = options.vadThreshold ?? 0.5;
   const frames = Math.min(...vad.map((v) => v.length));
   const n = channels.length;
-  // Levels above 80 Hz, on the VAD grid here and at 10 ms for the edges: filtered once.
-  const filtered = channels.map((c) => lowCut(c, sampleRate, LOW_CUT_HZ, options.overwriteChannels ? c : undefined));
-  const level = filtered.map((c) => frameLevelsDb(c, sampleRate, frameMs, frames, 0));
+  const filtered = channels.map((c) => c.samples);
+  const level = channels.map((c) => c.levels.coarse);
   const voiced = vad.map((v) => Uint8Array.from({ length: frames }, (_, t) => (v[t]! >= thr ? 1 : 0)));
   const live = level.map(recordingSpan);
   const bleed = learnBleed(level, voiced, live, frames);
@@ -348,7 +428,13 @@ export function diarizePerMic(
     frameMs,
     smoothing,
     channels.map((_, i) => i),
-    edgeRefiner(filtered, sampleRate, decay, test, options, notLaughter),
+    edgeRefiner(
+      channels.map((c) => c.levels.fine),
+      decay,
+      test,
+      options,
+      notLaughter,
+    ),
   );
 }
 
@@ -581,14 +667,12 @@ function smoothOwnership(
  * per-channel segment refinement resultFromActivity applies.
  */
 function edgeRefiner(
-  filtered: readonly Float32Array[],
-  sampleRate: number,
+  fine: Float64Array[],
   decay: number,
   test: OwnershipTest,
   options: PerMicOptions,
   notLaughter: (i: number, g: SpeechSegment) => boolean,
 ): (i: number, segments: SpeechSegment[]) => SpeechSegment[] {
-  const fine = filtered.map((c) => frameLevelsDb(c, sampleRate, 10, undefined, 0));
   const T10 = Math.min(...fine.map((l) => l.length));
   const fineLive = fine.map(recordingSpan);
   const fineGrid: Grid = {

@@ -1,12 +1,14 @@
 /**
  * The levels of what crosstalk cancellation leaves of each channel, measured as the residuals
  * come (an hour of them is never held), for a range of the output: the whole, or a share that
- * another thread measures while this one does the rest. Pure: arrays in, arrays out.
+ * another thread measures while this one does the rest. Pure: samples in (arrays, or readers
+ * of files), arrays out.
  *
  * @module
  */
 import { crosstalkResiduals, type CrosstalkWeights, type ResidualSink } from './crosstalk.ts';
 import { FrameLevelMeter } from './edges.ts';
+import type { SampleReader } from '../sample-reader.ts';
 
 /** Frame length of the fine grid (the edges'), ms. */
 export const FINE_FRAME_MS = 10;
@@ -83,36 +85,39 @@ function shareMeters(
   };
 }
 
-/** Reads every channel's samples `[from, to)` (absolute), one array per channel. */
-export type ShareReader = (from: number, to: number) => Float32Array[] | Promise<Float32Array[]>;
-
 /** Output samples of a share measured at once when its channels are read by range (about 1 min at 16 kHz). */
 export const RESIDUAL_READ_SAMPLES = 1 << 20;
 
 /**
- * {@link residualLevels} of a share whose `n` channels (all `length` samples long) are read by
- * range, from files say: a piece of the output at a time, each read with the 2 · hop samples
- * before and after it that its frames reach, so that only a piece is ever held. The same
- * levels to the bit (crosstalkResiduals of a range is the whole pass's there).
+ * A share of the residual pass over channels read by range (in memory, or files): the output
+ * samples from `from` to `length` (every channel's length).
  */
-export async function residualLevelsRead(
-  job: Omit<ResidualLevelsJob, 'channels' | 'origin'>,
-  n: number,
-  length: number,
-  read: ShareReader,
+export interface ResidualShareJob extends Omit<ResidualLevelsJob, 'channels' | 'origin'> {
+  /** The channels above 80 Hz, whole (the share reads from 2 · hop before `from`). */
+  channels: readonly SampleReader[];
+  length: number;
+}
+
+/**
+ * {@link residualLevels} of the output samples [`job.from`, `to`) of channels read by range:
+ * a piece at a time, each read with the 2 · hop samples before and after it that its frames
+ * reach, so that only a piece is ever held. The same levels to the bit (crosstalkResiduals of
+ * a range is the whole pass's there).
+ */
+export function residualLevelsRead(
+  job: ResidualShareJob,
+  to = job.length,
   options: { progress?: () => void; pieceSamples?: number } = {},
-): Promise<ResidualLevels> {
-  const meters = shareMeters(job, n, options.progress);
+): ResidualLevels {
+  const meters = shareMeters(job, job.channels.length, options.progress);
   const reach = 2 * job.weights.hop;
   const piece = options.pieceSamples ?? RESIDUAL_READ_SAMPLES;
-  for (let a = job.from; a < length; a += piece) {
-    const b = Math.min(length, a + piece);
+  const end = Math.min(to, job.length);
+  for (let a = job.from; a < end; a += piece) {
+    const b = Math.min(end, a + piece);
     const origin = Math.max(0, a - reach);
-    crosstalkResiduals(await read(origin, Math.min(length, b + reach)), job.weights, meters.sink, {
-      from: a,
-      to: b,
-      origin,
-    });
+    const read = job.channels.map((c) => c.read(origin, Math.min(job.length, b + reach)));
+    crosstalkResiduals(read, job.weights, meters.sink, { from: a, to: b, origin });
   }
   return meters.levels();
 }
@@ -140,37 +145,28 @@ export function residualSplit(sampleRate: number, frameMs: number, frames: numbe
  * Runs a share of the residual pass on another thread: started when called, its levels collected
  * by the function it returns (which waits for them), or `null` where that thread cannot take it.
  */
-export type ResidualHelper = (job: ResidualLevelsJob) => (() => ResidualLevels) | null;
+export type ResidualHelper = (job: ResidualShareJob) => (() => ResidualLevels) | null;
 
 /**
  * The residual levels of the whole output, with the second half measured by `helper` (when
- * given, and the output long enough to cut) while this thread measures the first.
+ * given, and the output long enough to cut) while this thread measures the first. The
+ * channels are read a piece at a time.
  */
 export function residualLevelsSplit(
-  channels: readonly Float32Array[],
+  channels: readonly SampleReader[],
   weights: CrosstalkWeights,
   grid: { sampleRate: number; frameMs: number; frames: number },
   helper?: ResidualHelper,
 ): ResidualLevels {
   const { sampleRate, frameMs, frames } = grid;
   const length = Math.max(...channels.map((c) => c.length));
-  const whole = { channels: [...channels], origin: 0, from: 0, weights, sampleRate, frameMs, frames };
+  const whole: ResidualShareJob = { channels, length, from: 0, weights, sampleRate, frameMs, frames };
   const cut = helper ? residualSplit(sampleRate, frameMs, frames, length) : length;
-  if (cut >= length) return residualLevels(whole);
-  const hop = weights.hop;
-  const origin = Math.max(0, cut - 2 * hop);
+  if (cut >= length) return residualLevelsRead(whole);
   const coarseBefore = cut / frameSamples(sampleRate, frameMs);
-  const collect = helper!({
-    channels: channels.map((c) => c.subarray(origin)),
-    origin,
-    from: cut,
-    weights,
-    sampleRate,
-    frameMs,
-    frames: frames - coarseBefore,
-  });
-  if (!collect) return residualLevels(whole);
-  const first = residualLevels({ ...whole, frames: coarseBefore }, cut);
+  const collect = helper!({ ...whole, from: cut, frames: frames - coarseBefore });
+  if (!collect) return residualLevelsRead(whole);
+  const first = residualLevelsRead({ ...whole, frames: coarseBefore }, cut);
   const second = collect();
   const join = (a: Float64Array, b: Float64Array): Float64Array => {
     const out = new Float64Array(a.length + b.length);

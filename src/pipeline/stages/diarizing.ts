@@ -242,6 +242,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
       vadLanes: response.vadLanes,
       vadSkipped: Math.round(response.vadSkipped * 100) / 100,
       residualThreads: response.residualThreads,
+      ...(response.residualShare ? { residualShare: response.residualShare } : {}),
       channels: decoded.length,
       // Where the long signals were kept: a scratch folder of the private file system, or memory.
       signals: scratch ? 'disk' : 'memory',

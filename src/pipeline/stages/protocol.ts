@@ -10,7 +10,7 @@ import type { FaceWitness } from '../../analysis/faces/face-evidence.ts';
 import type { SourceAlignment, SyncFailure, SyncSignal } from '../../analysis/sync.ts';
 import type { TailPair } from '../../analysis/sync-tails.ts';
 import type { SileroRate } from '../../models/silero-vad.ts';
-import type { ResidualLevelsJob } from '../../analysis/diarize/residual-levels.ts';
+import type { ResidualLevelsJob, ResidualShareJob } from '../../analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../../analysis/diarize/result.ts';
 import type { TimeRange } from '../../contract/types.ts';
 import type { ScratchFileRef } from '../../media/protocol.ts';
@@ -110,6 +110,8 @@ export interface DiarizeResponse {
   vadSkipped: number;
   /** Threads that measured the crosstalk residuals (2: a lane took the second half; per-mic). */
   residualThreads: number;
+  /** Where that lane read its half: the channels' own files (opened read-only by both), or copies it was sent. */
+  residualShare?: 'files' | 'copies';
   elapsedMs: number;
   /** What each optional model slot did. */
   hostModels: Record<HostModelSlot, HostModelUse>;
@@ -172,12 +174,10 @@ export const ResidualShare = {
   withdrawn: 4,
 } as const;
 
-/** Where a share of the crosstalk residuals waits on disk: one file per channel, 32-bit floats from absolute sample `origin` to `length`. */
+/** The channels a share of the crosstalk residuals reads on disk: one file per channel (32-bit floats, above 80 Hz), whole. */
 export interface ResidualShareFiles {
   folder: string;
   names: string[];
-  origin: number;
-  length: number;
 }
 
 /** A VAD lane's API (workers/vad-lane.worker.ts), used by the analysis worker. */
@@ -191,12 +191,12 @@ export interface VadLaneApi {
    */
   residualLevels(job: ResidualLevelsJob, state: Int32Array): Promise<void>;
   /**
-   * {@link residualLevels} of a share the analysis worker wrote to files in its scratch folder
-   * (the private file system): read a piece at a time (residualLevelsRead), so the lane holds
-   * no copy of the share.
+   * {@link residualLevels} of a share whose channels are the analysis worker's files in its
+   * scratch folder (the private file system), which both open read-only: read a piece at a
+   * time (residualLevelsRead), so the lane holds no copy of the share.
    */
   residualLevelsFromFiles(
-    job: Omit<ResidualLevelsJob, 'channels' | 'origin'>,
+    job: Omit<ResidualShareJob, 'channels'>,
     files: ResidualShareFiles,
     state: Int32Array,
   ): Promise<void>;

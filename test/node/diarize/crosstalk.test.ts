@@ -6,6 +6,7 @@ import {
   learnCrosstalk,
 } from '../../../src/analysis/diarize/crosstalk.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
+import { readerDouble } from '../../support/reader-double.ts';
 
 const RATE = 16000;
 const HOP = 512;
@@ -154,5 +155,26 @@ describe('cancelCrosstalkBlocks', () => {
     expect(() => crosstalkResiduals(mics, weights, () => undefined, { from: 5000, origin: 4500 })).toThrow(
       /start at 4500/,
     );
+  });
+
+  test('the fit learnt from channels read by range (files, test double) is the same, reading only the frames it uses', () => {
+    const seconds = 20;
+    const a = voice(seconds, 8, -20, (t) => t < 12);
+    const b = voice(seconds, 9, -26, (t) => t >= 8);
+    const c = voice(seconds, 10, -23, (t) => t >= 4 && t < 15);
+    const mics = [plusBleed(a, b, 0.3, 30), plusBleed(b, c, 0.3, 10), plusBleed(c, a, 0.2, 20)];
+    const learn = [
+      frameMask(seconds, (t) => t >= 12),
+      frameMask(seconds, (t) => t < 8),
+      frameMask(seconds, (t) => t >= 15),
+    ];
+    const files = mics.map((m) => readerDouble(m.slice()));
+    expect(learnCrosstalk(files, HOP, learn)).toEqual(learnCrosstalk(mics, HOP, learn));
+    // Thinned to every 20th frame or so: each frame read on its own, its 2 · hop window.
+    const sparse = mics.map((m) => readerDouble(m.slice()));
+    expect(learnCrosstalk(sparse, HOP, learn, { maxLearnFrames: 20 })).toEqual(
+      learnCrosstalk(mics, HOP, learn, { maxLearnFrames: 20 }),
+    );
+    expect(Math.max(...sparse.map((f) => f.largest))).toBe(2 * HOP);
   });
 });

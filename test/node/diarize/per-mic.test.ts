@@ -1,13 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { diarizationErrorRate } from '../../../src/analysis/diarize/der.ts';
-import { diarizePerMic, type PerMicOptions } from '../../../src/analysis/diarize/per-mic.ts';
+import {
+  diarizeFiltered,
+  diarizePerMic,
+  lowCutChannels,
+  type PerMicOptions,
+} from '../../../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../../src/analysis/diarize/result.ts';
 import {
   residualLevels,
   residualLevelsRead,
   type ResidualHelper,
-  type ResidualLevelsJob,
+  type ResidualShareJob,
 } from '../../../src/analysis/diarize/residual-levels.ts';
+import { arrayReader } from '../../../src/analysis/sample-reader.ts';
+import { lowCut } from '../../../src/analysis/signal-filter.ts';
+import { frameLevelsDb } from '../../../src/analysis/diarize/edges.ts';
+import { readerDouble } from '../../support/reader-double.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
@@ -210,44 +219,53 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
   test('half the crosstalk residuals measured by a helper gives the same result', () => {
     // Test double for the helper thread: it measures its share here, when collected, on copies
     // (as the real one gets them), and says what it was given.
-    const shares: { from: number; origin: number; frames: number }[] = [];
+    const shares: { from: number; frames: number; length: number }[] = [];
     const inThreadHelper: ResidualHelper = (job) => {
-      shares.push({ from: job.from, origin: job.origin, frames: job.frames });
-      const copies = { ...job, channels: job.channels.map((c) => c.slice()) };
-      return () => residualLevels(copies);
+      shares.push({ from: job.from, frames: job.frames, length: job.length });
+      const copies = { ...job, channels: job.channels.map((c) => arrayReader(c.read(0, job.length).slice())) };
+      return () => residualLevelsRead(copies);
     };
     const helped = diarizePerMic(mics, 16000, probs, { residualHelper: inThreadHelper });
     expect(helped).toEqual(diarizePerMic(mics, 16000, probs));
     expect(shares).toHaveLength(1);
-    // Cut on both grids (512 and 160 samples), near the middle, the arrays from two frames before.
-    const { from, origin } = shares[0]!;
+    // Cut on both grids (512 and 160 samples), near the middle.
+    const { from, length } = shares[0]!;
     expect(from % 2560).toBe(0);
     expect(Math.abs(from - mics[0]!.length / 2)).toBeLessThanOrEqual(2560);
-    expect(origin).toBe(from - 1024);
+    expect(length).toBe(mics[0]!.length);
     // A helper that cannot take it: all measured here, the same result.
     expect(diarizePerMic(mics, 16000, probs, { residualHelper: () => null })).toEqual(helped);
   });
 
-  test('a share read from files piece by piece (test double) measures the same levels, holding only a piece', async () => {
-    let share: ResidualLevelsJob | undefined;
+  test('a share read piece by piece measures the same levels as on whole arrays, holding only a piece', () => {
+    let share: ResidualShareJob | undefined;
     const capture: ResidualHelper = (job) => {
-      share = { ...job, channels: job.channels.map((c) => c.slice()) };
+      share = job;
       return null;
     };
     diarizePerMic(mics, 16000, probs, { residualHelper: capture });
     const job = share!;
-    const length = job.origin + job.channels[0]!.length;
-    let largest = 0;
-    const filesDouble = (from: number, to: number): Promise<Float32Array[]> => {
-      largest = Math.max(largest, to - from);
-      return Promise.resolve(job.channels.map((c) => c.slice(from - job.origin, to - job.origin)));
-    };
-    const { channels: _channels, origin: _origin, ...rest } = job;
-    const read = await residualLevelsRead(rest, job.channels.length, length, filesDouble, { pieceSamples: 40_000 });
-    expect(read).toEqual(residualLevels(job));
+    const origin = job.from - 2 * job.weights.hop;
+    const whole = residualLevels({ ...job, origin, channels: job.channels.map((c) => c.read(origin, job.length)) });
+    const files = job.channels.map((c) => readerDouble(c.read(0, job.length)));
+    const read = residualLevelsRead({ ...job, channels: files }, undefined, { pieceSamples: 40_000 });
+    expect(read).toEqual(whole);
     // Pieces of 40 000 samples with the 2 · hop (1024 samples) on each side that their frames reach.
-    expect(largest).toBe(40_000 + 2 * 1024);
-    expect(length - job.from).toBeGreaterThan(4 * 40_000);
+    expect(Math.max(...files.map((f) => f.largest))).toBe(40_000 + 2 * 1024);
+    expect(job.length - job.from).toBeGreaterThan(4 * 40_000);
+  });
+
+  test('channels read by range (files, test double) give the same result as channels in memory', () => {
+    const files = mics.map((m) => readerDouble(m.slice()));
+    const levels = lowCutChannels(files, 16000, probs, (i, at, block) => files[i]!.write(at, block));
+    const fromFiles = diarizeFiltered(
+      files.map((samples, i) => ({ samples, levels: levels[i]! })),
+      16000,
+      probs,
+    );
+    expect(fromFiles).toEqual(diarizePerMic(mics, 16000, probs));
+    // The files now hold the low cut of the channels, to the bit.
+    expect(files[1]!.read(0, mics[1]!.length)).toEqual(lowCut(mics[1]!, 16000));
   });
 
   test('10 ms edge refinement brings turns closer to the speech-level truth', async () => {
@@ -479,5 +497,30 @@ describe('diarizePerMic on mics with bleed (real Silero VAD)', () => {
     const r = diarizePerMic(quiet, 16000, qp);
     expect(r.kind).toBe('no-speech');
     if (r.kind === 'no-speech') expect(r.message).toContain('diarizeSourceIds');
+  });
+});
+
+describe('lowCutChannels', () => {
+  test('filters and measures a long channel a block at a time: the same samples and levels, to the bit', () => {
+    // 2.2 M samples (2 min 18 s at 16 kHz): three blocks, the last one short.
+    const rand = seededRandom(4);
+    const mic = Float32Array.from({ length: 2_200_000 }, (_, i) => 0.1 * (2 * rand() - 1) + 0.3 * Math.sin(i / 200));
+    const file = readerDouble(mic.slice());
+    const frames = Math.floor(mic.length / 512) - 3;
+    const written: number[] = [];
+    const [levels] = lowCutChannels([file], 16000, [new Float32Array(frames)], (_, at, block) => {
+      written.push(at);
+      file.write(at, block);
+    });
+    expect(written).toEqual([0, 1 << 20, 2 << 20]);
+    expect(file.largest).toBe(1 << 20);
+    const filtered = lowCut(mic, 16000);
+    const sameBits = (a: ArrayBufferView, b: ArrayBufferView): boolean =>
+      Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+    expect(sameBits(file.read(0, mic.length), filtered)).toBe(true);
+    expect(sameBits(levels!.coarse, frameLevelsDb(filtered, 16000, 32, frames, 0))).toBe(true);
+    expect(sameBits(levels!.fine, frameLevelsDb(filtered, 16000, 10, undefined, 0))).toBe(true);
+    expect(levels!.coarse).toHaveLength(frames);
+    expect(levels!.fine).toHaveLength(Math.floor(mic.length / 160));
   });
 });

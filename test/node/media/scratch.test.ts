@@ -74,6 +74,21 @@ describe('scratch files', () => {
     expect(samplesOn(access, 'channel-0.f32').length).toBe(1000);
   });
 
+  test('samples written over by range replace those there (the low cut written back), the length unchanged', () => {
+    const access = accessDouble();
+    const file = samplesOn(access, 'channel-1.f32');
+    const x = Float32Array.from({ length: 1000 }, (_, i) => i);
+    file.append(x);
+    const y = Float32Array.from({ length: 300 }, (_, i) => -i);
+    file.write(400, y);
+    expect(file.length).toBe(1000);
+    expect(file.read(390, 410)).toEqual(Float32Array.from([...x.slice(390, 400), ...y.slice(0, 10)]));
+    expect(file.read(690, 710)).toEqual(Float32Array.from([...y.slice(290), ...x.slice(700, 710)]));
+    // Past the end, it grows.
+    file.write(990, y.subarray(0, 20));
+    expect(file.length).toBe(1010);
+  });
+
   test("a decoder's output is gathered into writes of 2^18 samples; finish keeps at most the limit and closes", () => {
     const access = accessDouble();
     const file = samplesOn(access, 'source-0.f32');
