@@ -23,7 +23,7 @@ import {
   type OrtModule,
 } from '../src/models/ort-runtime.ts';
 import { SILERO_FRAME_SAMPLES, type SileroVad } from '../src/models/silero-vad.ts';
-import { gatedStretches, joinStretches, spreadProbabilities } from '../src/analysis/vad-gate.ts';
+import { gatedStretches, joinStretches, joinStretchesTo, spreadProbabilities } from '../src/analysis/vad-gate.ts';
 import { resample } from '../src/analysis/signal-resample.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
@@ -215,12 +215,15 @@ function residualLane(
  * (`request.vadLanes`): this worker is the first lane, each further lane a worker of its own
  * (vad-lane.worker.ts), and every lane takes the next channel when it finishes one. A channel
  * goes to a lane and comes back transferred, never copied. On WebGPU, one after the other.
+ * Close mics on disk: each one's VAD input (its gated stretches at 8 kHz) goes to a file in
+ * `scratch` as it is made, and the lane that takes it reads it a window at a time.
  */
 async function channelProbabilities(
   vad: LoadedVad,
   request: HeldRequest,
   signal: AbortSignal,
-): Promise<{ probs: Float32Array[]; lanes: number; skipped: number }> {
+  scratch: ScratchSpace | null,
+): Promise<{ probs: Float32Array[]; lanes: number; skipped: number; inputs: 'files' | 'memory' }> {
   // Close mics: the VAD runs on what is above each mic's floor, joined (see vad-gate.ts).
   const gated =
     request.channels.length > 1 && request.vadGate !== false
@@ -244,6 +247,15 @@ async function channelProbabilities(
     if (whole !== c) release(whole);
     return resampled;
   };
+  // An hour of a mic at 8 kHz is 0.12 GB: on disk, every lane's input at once would be 0.35 GB.
+  const inputsOnDisk = scratch && gated && filesOf(request.channels) ? scratch : null;
+  const inputs = inputsOnDisk ? 'files' : 'memory';
+  const inputFile = async (i: number): Promise<ScratchSamples> => {
+    const file = await inputsOnDisk!.samples(`vad-${i}.f32`);
+    const rates = { from: request.sampleRate, to: rate };
+    joinStretchesTo(request.channels[i]!, SILERO_FRAME_SAMPLES, gated![i]!, rates, (part) => file.append(part));
+    return file;
+  };
   const channels = request.channels;
   const total = request.channels.reduce((n, c) => n + c.length, 0);
   const kept = gated ? gated.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0) : 0;
@@ -257,6 +269,12 @@ async function channelProbabilities(
   let next = 0;
   const here = async (): Promise<void> => {
     for (let i = next++; i < channels.length; i = next++) {
+      if (inputsOnDisk) {
+        const file = await inputFile(i);
+        probs[i] = await vad.model.speechProbabilities(file, signal, rate);
+        await inputsOnDisk.drop(file);
+        continue;
+      }
       const input = vadInput(i);
       probs[i] = await vad.model.speechProbabilities(input, signal, rate);
       if (copies) release(input);
@@ -265,7 +283,7 @@ async function channelProbabilities(
   const spread = (): Float32Array[] => (gated ? probs.map((p, i) => spreadProbabilities(p, gated[i]!)) : probs);
   if (lanes === 1) {
     await here();
-    return { probs: spread(), lanes, skipped };
+    return { probs: spread(), lanes, skipped, inputs };
   }
   const workers = Array.from(
     { length: lanes - 1 },
@@ -295,6 +313,13 @@ async function channelProbabilities(
   const lane = async (remote: Remote<VadLaneApi>): Promise<void> => {
     const model = { bytes: vad.bytes, ortWasmPath: request.ortWasmPath };
     for (let i = next++; i < channels.length; i = next++) {
+      if (inputsOnDisk) {
+        const file = await inputFile(i);
+        const ref = inputsOnDisk.closeFile(file);
+        probs[i] = await remote.probabilitiesFromFile(model, ref, rate);
+        await inputsOnDisk.removeFile(ref.name);
+        continue;
+      }
       const channel = vadInput(i);
       const whole = channel.byteOffset === 0 && channel.byteLength === channel.buffer.byteLength;
       const back = await remote.probabilities(
@@ -313,7 +338,7 @@ async function channelProbabilities(
   } finally {
     for (const worker of workers) worker.terminate();
   }
-  return { probs: spread(), lanes, skipped };
+  return { probs: spread(), lanes, skipped, inputs };
 }
 
 let hostSlots: HostModelSlots | undefined;
@@ -438,9 +463,9 @@ async function diarizeChannels(
   try {
     const loaded = await loadVad(request);
     const loadMs = performance.now() - t0;
-    const { probs, lanes, skipped } = await channelProbabilities(loaded, request, signal);
+    const { probs, lanes, skipped, inputs } = await channelProbabilities(loaded, request, signal, scratch);
     signal.throwIfAborted();
-    ran = { loaded, loadMs, lanes, skipped, vadMs: performance.now() - t0 };
+    ran = { loaded, loadMs, lanes, skipped, inputs, vadMs: performance.now() - t0 };
     const helper = lane ? await lane.helper : undefined;
     const onDisk = request.channels.length > 1 && scratch ? filesOf(request.channels) : null;
     detected = onDisk
@@ -455,7 +480,7 @@ async function diarizeChannels(
   } finally {
     lane?.close();
   }
-  const { loaded, loadMs, lanes, skipped, vadMs } = ran;
+  const { loaded, loadMs, lanes, skipped, inputs, vadMs } = ran;
   const model = loaded.model;
   const { result, hostModels, faceSplit } = detected;
   return {
@@ -465,6 +490,7 @@ async function diarizeChannels(
     vadProvider: model.executionProvider,
     vadLanes: lanes,
     vadSkipped: skipped,
+    vadInputs: inputs,
     residualThreads: lane?.used() ? 2 : 1,
     ...(lane?.used() ? { residualShare: lane.used()! } : {}),
     vadLoadMs: loadMs,

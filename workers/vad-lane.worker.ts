@@ -17,6 +17,12 @@ import { startSilero } from '../src/models/silero-loader.ts';
 
 let vad: Promise<SileroVad> | undefined;
 
+/** The lane's Silero session, started on the first call. */
+function loaded(model: { bytes: Uint8Array; ortWasmPath: string }): Promise<SileroVad> {
+  vad ??= startSilero('wasm', model.bytes, model.ortWasmPath).then((started) => started.model);
+  return vad;
+}
+
 /** Thrown from the heartbeat when the analysis worker took the share back. */
 class Withdrawn extends Error {}
 
@@ -58,9 +64,17 @@ const api: VadLaneApi = {
       }
     });
   },
+  async probabilitiesFromFile(model, file, rate) {
+    const input = await openScratchReader(file);
+    try {
+      const probs = await (await loaded(model)).speechProbabilities(input, undefined, rate);
+      return transfer(probs, [probs.buffer as ArrayBuffer]);
+    } finally {
+      input.close();
+    }
+  },
   async probabilities(model, channel, rate) {
-    vad ??= startSilero('wasm', model.bytes, model.ortWasmPath).then((started) => started.model);
-    const probs = await (await vad).speechProbabilities(channel, undefined, rate);
+    const probs = await (await loaded(model)).speechProbabilities(channel, undefined, rate);
     return transfer({ channel, probs }, [channel.buffer as ArrayBuffer, probs.buffer as ArrayBuffer]);
   },
 };

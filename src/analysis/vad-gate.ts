@@ -109,32 +109,52 @@ export function joinStretches(
   gated: GatedStretches,
   rates?: { from: number; to: number },
 ): Float32Array {
-  let length = 0;
-  for (const s of gated.keep) length += (s.end - s.start) * frameSamples;
-  const resampler = rates && rates.from !== rates.to ? new StreamingResampler(rates.from, rates.to) : null;
-  const out = new Float32Array(resampler ? resampledLength(length, rates!.from / rates!.to) : length);
-  let at = 0;
+  const out = new Float32Array(joinedLength(frameSamples, gated, rates));
   let written = 0;
-  const write = (part: Float32Array): void => {
+  joinStretchesTo(input, frameSamples, gated, rates, (part) => {
     out.set(part, written);
     written += part.length;
-  };
+  });
+  return out;
+}
+
+/** How many samples {@link joinStretches} gives. */
+export function joinedLength(
+  frameSamples: number,
+  gated: GatedStretches,
+  rates?: { from: number; to: number },
+): number {
+  let length = 0;
+  for (const s of gated.keep) length += (s.end - s.start) * frameSamples;
+  return rates && rates.from !== rates.to ? resampledLength(length, rates.from / rates.to) : length;
+}
+
+/**
+ * {@link joinStretches} handed to `write` in order, a piece at a time (to a file, say): the
+ * joined signal is never held whole. `write` must copy a piece before it returns.
+ */
+export function joinStretchesTo(
+  input: SampleInput,
+  frameSamples: number,
+  gated: GatedStretches,
+  rates: { from: number; to: number } | undefined,
+  write: (part: Float32Array) => void,
+): void {
+  const resampler = rates && rates.from !== rates.to ? new StreamingResampler(rates.from, rates.to) : null;
+  const put = (part: Float32Array): void => write(resampler ? resampler.push(part) : part);
   const reader = asReader(input);
   for (const s of gated.keep) {
     const start = s.start * frameSamples;
     const size = (s.end - s.start) * frameSamples;
     let read = 0;
-    for (const [from, piece] of pieces(reader, READ_FRAMES * frameSamples, start, start + size)) {
-      if (!resampler) out.set(piece, at + from - start);
-      else write(resampler.push(piece));
+    for (const [, piece] of pieces(reader, READ_FRAMES * frameSamples, start, start + size)) {
+      put(piece);
       read += piece.length;
     }
-    // A stretch cut short by the signal's end is joined with zeros, as above.
-    if (resampler && read < size) write(resampler.push(new Float32Array(size - read)));
-    at += size;
+    // A stretch cut short by the signal's end is joined with zeros.
+    if (read < size) put(new Float32Array(size - read));
   }
   if (resampler) write(resampler.flush());
-  return out;
 }
 
 /** How many samples {@link StreamingResampler} gives for `length` input samples at `step` input samples per output one. */

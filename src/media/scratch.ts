@@ -260,9 +260,19 @@ export class ScratchSpace {
 
   /** Closes `samples` and deletes its file. */
   async drop(samples: ScratchSamples): Promise<void> {
+    await this.removeFile(this.closeFile(samples).name);
+  }
+
+  /** Closes `samples` (for another worker to open) and says where its file is. */
+  closeFile(samples: ScratchSamples): ScratchFileRef {
     samples.close();
     this.open.delete(samples);
-    await this.dir.removeEntry(samples.name).catch(() => undefined);
+    return { folder: this.name, name: samples.name };
+  }
+
+  /** Deletes a file of the folder (closed). */
+  async removeFile(name: string): Promise<void> {
+    await this.dir.removeEntry(name).catch(() => undefined);
   }
 
   /** Closes what is open and removes the folder with everything in it. */
@@ -279,13 +289,26 @@ export class ScratchSpace {
   }
 }
 
-/** Removes a diarize call's folder (after its WAV went to the job's store). */
+/** How often, and how far apart (ms), removing a folder is tried while a file in it is still locked. */
+const REMOVE_TRIES = 20;
+const REMOVE_RETRY_MS = 100;
+
+/**
+ * Removes a diarize call's folder (after its WAV went to the job's store). A file a worker
+ * just let go of (a lane terminated by an abort) stays locked for a moment: tried again for
+ * up to two seconds.
+ */
 export async function removeScratch(name: string, root?: FileSystemDirectoryHandle): Promise<void> {
   if (!name.startsWith(SCRATCH_PREFIX)) return;
-  try {
-    await (root ?? (await navigator.storage.getDirectory())).removeEntry(name, { recursive: true });
-  } catch {
-    // gone already
+  const dir = root ?? (await navigator.storage.getDirectory());
+  for (let tries = 1; ; tries++) {
+    try {
+      await dir.removeEntry(name, { recursive: true });
+      return;
+    } catch (error) {
+      if ((error as DOMException).name === 'NotFoundError' || tries >= REMOVE_TRIES) return;
+      await new Promise((resolve) => setTimeout(resolve, REMOVE_RETRY_MS));
+    }
   }
 }
 

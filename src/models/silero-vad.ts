@@ -6,6 +6,7 @@
  */
 import type * as Ort from 'onnxruntime-web';
 import type { ExecutionProviderName, OrtModule } from './ort-runtime.ts';
+import { asReader, type SampleInput, type SampleReader } from '../analysis/sample-reader.ts';
 
 /** Samples per VAD frame at 16 kHz (32 ms). */
 export const SILERO_FRAME_SAMPLES = 512;
@@ -14,6 +15,32 @@ const CONTEXT_SAMPLES = 64;
 /** The rates Silero takes: 16 kHz, or 8 kHz (frames of 256 samples, about half the work per frame). */
 export type SileroRate = 16000 | 8000;
 const STATE_SIZE = 2 * 128;
+/** Samples a lane reads at once from a signal read by range (8 s at 8 kHz). */
+const WINDOW_SAMPLES = 1 << 16;
+
+/**
+ * A lane's view of a signal read by range: the samples its frames need, read a window at a
+ * time as the lane moves on (a signal in memory is read as views, without copies).
+ */
+class LaneWindow {
+  private start = 0;
+  private data: Float32Array = new Float32Array(0);
+
+  constructor(private readonly reader: SampleReader) {}
+
+  /** `row` filled with the samples from `from` on, zero outside the signal. */
+  fill(row: Float32Array, from: number): void {
+    const length = this.reader.length;
+    const a = Math.max(0, from);
+    const b = Math.min(length, from + row.length);
+    if (a < this.start || b > this.start + this.data.length) {
+      this.start = a;
+      this.data = this.reader.read(a, Math.max(b, a + WINDOW_SAMPLES));
+    }
+    row.fill(0);
+    for (let k = a; k < b; k++) row[k - from] = this.data[k - this.start]!;
+  }
+}
 
 /** Options of {@link SileroVad.create}. */
 export interface SileroVadOptions {
@@ -62,9 +89,10 @@ export class SileroVad {
   /**
    * Speech probability per 32 ms frame of mono `samples` at `rate` (512 samples at 16 kHz,
    * 256 at 8 kHz; a last partial frame is zero-padded). Deterministic for a given signal and
-   * lane count.
+   * lane count. A signal read by range (a file) is read a window at a time per lane.
    */
-  async speechProbabilities(samples: Float32Array, signal?: AbortSignal, rate: SileroRate = 16000): Promise<Float32Array> {
+  async speechProbabilities(input: SampleInput, signal?: AbortSignal, rate: SileroRate = 16000): Promise<Float32Array> {
+    const samples = asReader(input);
     const frameSamples = rate === 8000 ? SILERO_FRAME_SAMPLES / 2 : SILERO_FRAME_SAMPLES;
     const contextSamples = rate === 8000 ? CONTEXT_SAMPLES / 2 : CONTEXT_SAMPLES;
     const frames = Math.ceil(samples.length / frameSamples);
@@ -77,7 +105,8 @@ export class SileroVad {
     const width = contextSamples + frameSamples;
     const sr = new this.ort.Tensor('int64', BigInt64Array.from([BigInt(rate)]), []);
     let state: Ort.Tensor = new this.ort.Tensor('float32', new Float32Array(STATE_SIZE * lanes), [2, lanes, 128]);
-    const input = new Float32Array(lanes * width);
+    const batch = new Float32Array(lanes * width);
+    const windows = Array.from({ length: lanes }, () => new LaneWindow(samples));
     try {
       for (let step = 0; step < steps; step++) {
         signal?.throwIfAborted();
@@ -85,16 +114,11 @@ export class SileroVad {
           // Lane b's first frame is warmup frames before its stretch (lane 0 has none).
           const start = b === 0 ? 0 : b * perLane - this.warmupFrames;
           const frame = b === 0 ? step - (lanes > 1 ? this.warmupFrames : 0) : start + step;
-          const row = input.subarray(b * width, (b + 1) * width);
-          row.fill(0);
-          if (frame < 0) continue;
-          const from = frame * frameSamples - contextSamples;
-          for (let i = 0; i < width; i++) {
-            const k = from + i;
-            if (k >= 0 && k < samples.length) row[i] = samples[k]!;
-          }
+          const row = batch.subarray(b * width, (b + 1) * width);
+          if (frame < 0) row.fill(0);
+          else windows[b]!.fill(row, frame * frameSamples - contextSamples);
         }
-        const result = await this.session.run({ input: new this.ort.Tensor('float32', input.slice(), [lanes, width]), state, sr });
+        const result = await this.session.run({ input: new this.ort.Tensor('float32', batch.slice(), [lanes, width]), state, sr });
         const probs = result['output'];
         const next = result['stateN'];
         if (!probs || !next) throw new Error('silero_vad_v6.onnx: outputs "output" and "stateN" expected');

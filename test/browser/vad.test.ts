@@ -137,6 +137,8 @@ test(
     // Per-mic detection read the channels where they were, in files, through the low cut written
     // back; the lane read its half from the same files (both opened read-only).
     expect(three.outcome.residualShare).toBe('files');
+    // The VAD read each mic's input (its gated stretches at 8 kHz) from a file there too.
+    expect([one.outcome.vadInputs, three.outcome.vadInputs]).toEqual(['memory', 'files']);
     expect(one.outcome.residualShare).toBeUndefined();
     // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
     expect(three.outcome.result).toEqual(one.outcome.result);

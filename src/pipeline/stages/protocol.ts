@@ -108,6 +108,8 @@ export interface DiarizeResponse {
   vadLanes: number;
   /** Share of the frames the energy gate spared the VAD (0 without the gate). */
   vadSkipped: number;
+  /** Where the VAD read each channel's input: files in the scratch folder (close mics on disk), or memory. */
+  vadInputs: 'files' | 'memory';
   /** Threads that measured the crosstalk residuals (2: a lane took the second half; per-mic). */
   residualThreads: number;
   /** Where that lane read its half: the channels' own files (opened read-only by both), or copies it was sent. */
@@ -200,6 +202,15 @@ export interface VadLaneApi {
     files: ResidualShareFiles,
     state: Int32Array,
   ): Promise<void>;
+  /**
+   * {@link probabilities} of a signal the analysis worker wrote to a file in its scratch folder
+   * (a close mic's VAD input), read a window at a time: the probabilities, transferred.
+   */
+  probabilitiesFromFile(
+    model: { bytes: Uint8Array; ortWasmPath: string },
+    file: ScratchFileRef,
+    rate?: SileroRate,
+  ): Promise<Float32Array>;
   /**
    * Silero's speech probabilities of `channel` (at `rate`, default 16 kHz) on wasm, the model loaded on the first
    * call. The channel is transferred in and back, with the probabilities.

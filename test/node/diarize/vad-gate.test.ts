@@ -5,7 +5,13 @@
 import { describe, expect, test } from 'vitest';
 import type { SampleReader } from '../../../src/analysis/sample-reader.ts';
 import { resample } from '../../../src/analysis/signal-resample.ts';
-import { gatedStretches, joinStretches, spreadProbabilities } from '../../../src/analysis/vad-gate.ts';
+import {
+  gatedStretches,
+  joinedLength,
+  joinStretches,
+  joinStretchesTo,
+  spreadProbabilities,
+} from '../../../src/analysis/vad-gate.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 
 const FRAME = 512;
@@ -77,6 +83,23 @@ describe('the VAD energy gate', () => {
       joinStretches(x, FRAME, gated, { from: 16000, to: 8000 }),
     );
     expect(largest).toBeLessThanOrEqual(2048 * FRAME);
+  });
+
+  test('joined to a writer piece by piece: the same samples as the joined array', () => {
+    const x = signal(5000, [
+      [2000, 2100],
+      [4090, 4200],
+      [4990, 5000],
+    ]).subarray(0, 4999 * FRAME + 100);
+    const gated = gatedStretches(x, FRAME);
+    for (const rates of [undefined, { from: 16000, to: 8000 }]) {
+      const parts: Float32Array[] = [];
+      joinStretchesTo(x, FRAME, gated, rates, (part) => parts.push(part.slice()));
+      const joined = joinStretches(x, FRAME, gated, rates);
+      expect(joinedLength(FRAME, gated, rates)).toBe(joined.length);
+      expect(Float32Array.from(parts.flatMap((p) => [...p]))).toEqual(joined);
+      expect(Math.max(...parts.map((p) => p.length))).toBeLessThanOrEqual(2048 * FRAME);
+    }
   });
 
   test('probabilities go back to their frames; skipped frames are 0', () => {

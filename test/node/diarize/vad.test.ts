@@ -4,6 +4,7 @@ import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { createNodeVad } from '../../../tools/diarization/vad-node.ts';
 import { sharedPath } from '../../../tools/shared-data.ts';
+import { readerDouble } from '../../support/reader-double.ts';
 
 const SPEECH = sharedPath('data', 'librispeech', '1688-142285-0002.flac');
 
@@ -60,4 +61,17 @@ describe('Silero VAD (onnxruntime-web wasm in Node)', () => {
       await batched.dispose();
     }
   });
+
+  test('a signal read by range (a file, test double) gives the same probabilities, each lane reading a window at a time', async () => {
+    // Long enough for several 2^16-sample windows per lane, at 8 kHz too.
+    const long = new Float32Array(4 * signal.length);
+    for (let k = 0; k < 4; k++) long.set(signal, k * signal.length);
+    const file = readerDouble(long.slice());
+    expect(await vad.speechProbabilities(file)).toEqual(await vad.speechProbabilities(long));
+    expect(file.largest).toBeLessThanOrEqual(1 << 16);
+    const atEight = readerDouble(long.slice());
+    expect(await vad.speechProbabilities(atEight, undefined, 8000)).toEqual(
+      await vad.speechProbabilities(long, undefined, 8000),
+    );
+  }, 60_000);
 });
