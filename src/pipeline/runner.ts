@@ -24,6 +24,7 @@ import { BLAZEFACE_MODEL_FILE } from '../models/blazeface.ts';
 import type { CameraMotion, VisionWorkerApi } from '../vision/protocol.ts';
 import { announceEvents } from '../webhooks/events-channel.ts';
 import type { EngineStage, EngineWork } from '../contract/engine.ts';
+import { CameraLanes } from './camera-lanes.ts';
 import { ENGINE_CHANNEL, ENGINE_LOCK, type EngineMessage } from './queue-engine.ts';
 import type { StageFailure, StageReporter } from './reporter.ts';
 import { isAbort, type StageAssets, type StageResult, type StageRun, type StageWorkers } from './stages/context.ts';
@@ -108,6 +109,12 @@ function leftBehind(jobs: readonly JobRecord[]): EngineWork[] {
   return out;
 }
 
+/** A job's camera sampling: its queue, and each source's result. */
+interface CameraQueue {
+  lanes: CameraLanes;
+  bySource: Map<string, Promise<CameraMotion>>;
+}
+
 /** A worker failed outside any call (its script did not load, or an error escaped): comlink calls into it would never settle. */
 export class WorkerCrashError extends Error {
   override readonly name = 'WorkerCrashError';
@@ -123,19 +130,29 @@ function lazyWorkers(
 ): StageWorkers & { dispose(): Promise<void> } {
   let media: MediaClient | undefined;
   let analysis: { worker: Worker; remote: Remote<AnalysisWorkerApi> } | undefined;
-  let vision: { worker: Worker; remote: Remote<VisionWorkerApi> } | undefined;
+  /** The vision workers: [0] for everything, [1] a second camera lane the mapping stage may open. */
+  const visions: Array<{ worker: Worker; remote: Remote<VisionWorkerApi> } | undefined> = [];
   let render: RenderClient | undefined;
-  const motions = new Map<string, { chain: Promise<unknown>; bySource: Map<string, Promise<CameraMotion>> }>();
-  const visionRemote = (): Remote<VisionWorkerApi> => {
+  const motions = new Map<string, CameraQueue>();
+  const visionRemote = (lane = 0): Remote<VisionWorkerApi> => {
+    let vision = visions[lane];
     if (!vision) {
       const worker = watch(
         new Worker(new URL('../../workers/vision.worker.ts', import.meta.url), { type: 'module' }),
         'vision',
-        () => (vision = undefined),
+        () => {
+          if (visions[lane]?.worker === worker) visions[lane] = undefined;
+        },
       );
-      vision = { worker, remote: wrap<VisionWorkerApi>(worker) };
+      vision = visions[lane] = { worker, remote: wrap<VisionWorkerApi>(worker) };
     }
     return vision.remote;
+  };
+  /** The second camera lane goes once no job has work for it. */
+  const closeSecondLane = (): void => {
+    if ([...motions.values()].some((q) => q.lanes.lanes > 1)) return;
+    visions[1]?.worker.terminate();
+    visions[1] = undefined;
   };
   const watch = (worker: Worker, name: string, drop: () => void): Worker => {
     worker.addEventListener('error', (event) => {
@@ -168,27 +185,42 @@ function lazyWorkers(
     },
     vision: visionRemote,
     cameraMotion(jobId, sourceId, blob) {
-      let entry = motions.get(jobId);
-      if (!entry) motions.set(jobId, (entry = { chain: Promise.resolve(), bySource: new Map() }));
-      const known = entry.bySource.get(sourceId);
+      let queue = motions.get(jobId);
+      if (!queue) motions.set(jobId, (queue = { lanes: new CameraLanes(), bySource: new Map() }));
+      const known = queue.bySource.get(sourceId);
       if (known) return known;
-      const job = entry;
-      const started = job.chain.then(async () =>
-        visionRemote().cameraMotion(await blob(), {
-          jobKey: `motion_${jobId}`,
-          ...(assets.faceModelUrl ? { faces: { modelUrl: assets.faceModelUrl, ortWasmPath: assets.ortWasmPath } } : {}),
-        }),
-      );
-      job.chain = started.catch(() => undefined);
+      const job = queue;
+      const started = new Promise<CameraMotion>((resolve, reject) => {
+        job.lanes.add(async (lane) => {
+          try {
+            resolve(
+              await visionRemote(lane).cameraMotion(await blob(), {
+                jobKey: `motion_${jobId}`,
+                ...(assets.faceModelUrl
+                  ? { faces: { modelUrl: assets.faceModelUrl, ortWasmPath: assets.ortWasmPath } }
+                  : {}),
+              }),
+            );
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
       job.bySource.set(sourceId, started);
       started.catch(() => {
         if (job.bySource.get(sourceId) === started) job.bySource.delete(sourceId);
       });
       return started;
     },
+    hurryCameraMotion(jobId) {
+      const queue = motions.get(jobId)?.lanes;
+      if (queue && queue.waiting > 0 && (navigator.hardwareConcurrency || 1) >= 2) queue.widen(2);
+      return queue?.lanes ?? 1;
+    },
     dropCameraMotion(jobId) {
       if (!motions.delete(jobId)) return;
-      void vision?.remote.cancel(`motion_${jobId}`);
+      for (const vision of visions) void vision?.remote.cancel(`motion_${jobId}`);
+      closeSecondLane();
     },
     render: () =>
       (render ??= createRenderClient(
@@ -201,9 +233,10 @@ function lazyWorkers(
     async dispose() {
       await media?.dispose();
       analysis?.worker.terminate();
-      vision?.worker.terminate();
+      for (const vision of visions) vision?.worker.terminate();
+      visions.length = 0;
       render?.dispose();
-      media = analysis = vision = render = undefined;
+      media = analysis = render = undefined;
       motions.clear();
     },
   };

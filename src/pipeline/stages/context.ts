@@ -24,9 +24,16 @@ export interface StageWorkers {
    * A camera's motion features, computed once per job and source in the vision worker: the
    * syncing stage starts them, so frames are sampled while the audio is decoded and aligned
    * (both cores busy), and the mapping stage awaits them. A job's cameras are sampled one after
-   * another; a failed one is forgotten, so the next call samples it again.
+   * another (two at a time once {@link hurryCameraMotion} asks); a failed one is forgotten, so
+   * the next call samples it again.
    */
   cameraMotion(jobId: string, sourceId: string, blob: () => Promise<Blob>): Promise<CameraMotion>;
+  /**
+   * Lets a job's cameras not yet started run on a second vision worker beside the first: the
+   * mapping stage waits on them, and the analysis has let the other core go. On one core,
+   * nothing changes. Says how many vision workers the job's cameras now use.
+   */
+  hurryCameraMotion(jobId: string): number;
   /** Stops and forgets a job's camera motion work (the job was deleted, failed, or is mapped). */
   dropCameraMotion(jobId: string): void;
 }

@@ -16,19 +16,29 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
   const cameras: Array<{ sourceId: string; samples: MotionSamples | null; faces: CameraFaces | null }> = [];
   let faceCameras = 0;
   let facesError: string | undefined;
+  let cameraLanes: number;
   const onAbort = (): void => workers.dropCameraMotion(job.id);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     const videos = job.sources.filter((s) => s.kind === 'video');
-    for (const source of videos) {
+    // Started by the syncing stage, usually done by now (see StageWorkers.cameraMotion); asked
+    // for all at once (after a reload, none was started), and the analysis being done, those
+    // still waiting may take the core it used.
+    const motions = videos.map((source) => {
+      const fileId = source.fileId;
+      if (fileId === null) return null;
+      const motion = workers.cameraMotion(job.id, source.id, () => openFileBlob(db, fileId));
+      motion.catch(() => undefined); // awaited below
+      return motion;
+    });
+    cameraLanes = workers.hurryCameraMotion(job.id);
+    for (const [k, source] of videos.entries()) {
       signal.throwIfAborted();
       let samples: MotionSamples | null = null;
       let faces: CameraFaces | null = null;
-      const fileId = source.fileId;
-      if (fileId !== null) {
+      if (motions[k]) {
         try {
-          // Started by the syncing stage, usually done by now (see StageWorkers.cameraMotion).
-          const motion = await workers.cameraMotion(job.id, source.id, () => openFileBlob(db, fileId));
+          const motion = await motions[k];
           const offsetMs = source.offsetMs ?? 0;
           const driftPpm = source.driftPpm ?? 0;
           samples = samplesToReference(motion.samples, offsetMs, driftPpm);
@@ -52,6 +62,6 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
     ok: true,
     output: { cameraMap: await workers.vision().cameraMap({ cameras, turns: job.turns }) },
     // A face model that could not be loaded leaves motion to judge: the metrics say why.
-    metrics: { cameras: cameras.length, faceCameras, ...(facesError ? { facesError } : {}) },
+    metrics: { cameras: cameras.length, faceCameras, cameraLanes, ...(facesError ? { facesError } : {}) },
   };
 };
