@@ -167,6 +167,9 @@ class LumaReducer {
   path: 'y-plane' | 'canvas' | 'none' = 'none';
   /** The last frame's full-resolution luma (Y-plane path only; valid until the next frame). */
   plane: LumaPlane | null = null;
+  /** Column blocks of the box average for a source width: [x0, x1) of each output column. */
+  private columns: { srcW: number; x0: Int32Array; x1: Int32Array } | undefined;
+  private sums = new Uint32Array(0);
   constructor(
     private readonly width: number,
     private readonly height: number,
@@ -190,22 +193,44 @@ class LumaReducer {
     const srcW = sample.visibleRect.width;
     const srcH = sample.visibleRect.height;
     this.plane = { data: this.buffer, offset, stride, width: srcW, height: srcH };
-    const { width, height } = this;
+    return this.boxAverage(offset, stride, srcW, srcH);
+  }
+
+  /**
+   * Box average of the Y plane in the buffer: each output pixel is the mean of its source block
+   * (area scaling). Swept row by row over the source (each output row's block rows added into
+   * one sum per column block, in memory order), which sums the same integers as block by block.
+   */
+  private boxAverage(offset: number, stride: number, srcW: number, srcH: number): Uint8Array {
+    const { width, height, buffer } = this;
+    if (this.columns?.srcW !== srcW) {
+      const x0 = new Int32Array(width);
+      const x1 = new Int32Array(width);
+      for (let ox = 0; ox < width; ox++) {
+        x0[ox] = Math.floor((ox * srcW) / width);
+        x1[ox] = Math.max(x0[ox]! + 1, Math.floor(((ox + 1) * srcW) / width));
+      }
+      this.columns = { srcW, x0, x1 };
+      this.sums = new Uint32Array(width);
+    }
+    const { x0, x1 } = this.columns;
+    const sums = this.sums;
     const out = new Uint8Array(width * height);
-    // Box average: each output pixel is the mean of its source block (area scaling).
     for (let oy = 0; oy < height; oy++) {
       const y0 = Math.floor((oy * srcH) / height);
       const y1 = Math.max(y0 + 1, Math.floor(((oy + 1) * srcH) / height));
-      for (let ox = 0; ox < width; ox++) {
-        const x0 = Math.floor((ox * srcW) / width);
-        const x1 = Math.max(x0 + 1, Math.floor(((ox + 1) * srcW) / width));
-        let sum = 0;
-        for (let y = y0; y < y1; y++) {
-          const row = offset + y * stride;
-          for (let x = x0; x < x1; x++) sum += this.buffer[row + x]!;
+      sums.fill(0);
+      for (let y = y0; y < y1; y++) {
+        const row = offset + y * stride;
+        for (let ox = 0; ox < width; ox++) {
+          let s = 0;
+          for (let x = row + x0[ox]!, end = row + x1[ox]!; x < end; x++) s += buffer[x]!;
+          sums[ox] = sums[ox]! + s;
         }
-        out[oy * width + ox] = EXPAND[Math.round(sum / ((y1 - y0) * (x1 - x0)))]!;
       }
+      const rows = y1 - y0;
+      for (let ox = 0; ox < width; ox++)
+        out[oy * width + ox] = EXPAND[Math.round(sums[ox]! / (rows * (x1[ox]! - x0[ox]!)))]!;
     }
     return out;
   }
