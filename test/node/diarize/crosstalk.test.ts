@@ -36,6 +36,21 @@ function frameMask(seconds: number, on: (t: number) => boolean): Uint8Array {
   );
 }
 
+/**
+ * 20 s of three talkers (seeded from `seed`), each mic hearing the next one's voice late: A
+ * talks to 12 s, B from 8 s, C from 4 to 15 s; each mic learns where its own talker is silent.
+ */
+function threeTalkers(seed: number): { mics: Float32Array[]; learn: Uint8Array[] } {
+  const seconds = 20;
+  const a = voice(seconds, seed, -20, (t) => t < 12);
+  const b = voice(seconds, seed + 1, -26, (t) => t >= 8);
+  const c = voice(seconds, seed + 2, -23, (t) => t >= 4 && t < 15);
+  return {
+    mics: [plusBleed(a, b, 0.3, 30), plusBleed(b, c, 0.3, 10), plusBleed(c, a, 0.2, 20)],
+    learn: [frameMask(seconds, (t) => t >= 12), frameMask(seconds, (t) => t < 8), frameMask(seconds, (t) => t >= 15)],
+  };
+}
+
 describe('cancelCrosstalk', () => {
   // A talks 0–6 s; B talks 4–8 s (over A from 4 to 6 s). Each mic hears the other 10 dB
   // down, 2.5 ms late on A's mic (the path from B) and 1.25 ms late on B's.
@@ -119,16 +134,7 @@ describe('cancelCrosstalkBlocks', () => {
   });
 
   test('in ranges, on arrays that start late, joins into the whole pass to the bit', () => {
-    const seconds = 20;
-    const a = voice(seconds, 5, -20, (t) => t < 12);
-    const b = voice(seconds, 6, -26, (t) => t >= 8);
-    const c = voice(seconds, 7, -23, (t) => t >= 4 && t < 15);
-    const mics = [plusBleed(a, b, 0.3, 30), plusBleed(b, c, 0.3, 10), plusBleed(c, a, 0.2, 20)];
-    const learn = [
-      frameMask(seconds, (t) => t >= 12),
-      frameMask(seconds, (t) => t < 8),
-      frameMask(seconds, (t) => t >= 15),
-    ];
+    const { mics, learn } = threeTalkers(5);
     const whole = cancelCrosstalk(mics, HOP, learn);
     const weights = learnCrosstalk(mics, HOP, learn);
     const joined = mics.map((m) => new Float32Array(m.length));
@@ -158,16 +164,7 @@ describe('cancelCrosstalkBlocks', () => {
   });
 
   test('the fit learnt from channels read by range (files, test double) is the same, reading only the frames it uses', () => {
-    const seconds = 20;
-    const a = voice(seconds, 8, -20, (t) => t < 12);
-    const b = voice(seconds, 9, -26, (t) => t >= 8);
-    const c = voice(seconds, 10, -23, (t) => t >= 4 && t < 15);
-    const mics = [plusBleed(a, b, 0.3, 30), plusBleed(b, c, 0.3, 10), plusBleed(c, a, 0.2, 20)];
-    const learn = [
-      frameMask(seconds, (t) => t >= 12),
-      frameMask(seconds, (t) => t < 8),
-      frameMask(seconds, (t) => t >= 15),
-    ];
+    const { mics, learn } = threeTalkers(8);
     const files = mics.map((m) => readerDouble(m.slice()));
     expect(learnCrosstalk(files, HOP, learn)).toEqual(learnCrosstalk(mics, HOP, learn));
     // Thinned to every 20th frame or so: each frame read on its own, its 2 · hop window.

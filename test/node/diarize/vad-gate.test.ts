@@ -25,6 +25,15 @@ function signal(frames: number, loud: Array<[number, number]>): Float32Array {
   return x;
 }
 
+/** Stretches across a reader's pieces (2048 frames each), one running past the signal's end. */
+function acrossPieces(): Float32Array {
+  return signal(5000, [
+    [2000, 2100],
+    [4090, 4200],
+    [4990, 5000],
+  ]).subarray(0, 4999 * FRAME + 100);
+}
+
 describe('the VAD energy gate', () => {
   test('keeps the loud frames with 16 frames either side, joins close stretches, skips the floor', () => {
     const x = signal(1000, [
@@ -61,12 +70,7 @@ describe('the VAD energy gate', () => {
   });
 
   test('read from a file piece by piece (test double): the same stretches and joined samples, no read past a piece', () => {
-    // Stretches across the reader's pieces (2048 frames each), one running past the end.
-    const x = signal(5000, [
-      [2000, 2100],
-      [4090, 4200],
-      [4990, 5000],
-    ]).subarray(0, 4999 * FRAME + 100);
+    const x = acrossPieces();
     let largest = 0;
     const fileDouble: SampleReader = {
       length: x.length,
@@ -86,11 +90,7 @@ describe('the VAD energy gate', () => {
   });
 
   test('joined to a writer piece by piece: the same samples as the joined array', () => {
-    const x = signal(5000, [
-      [2000, 2100],
-      [4090, 4200],
-      [4990, 5000],
-    ]).subarray(0, 4999 * FRAME + 100);
+    const x = acrossPieces();
     const gated = gatedStretches(x, FRAME);
     for (const rates of [undefined, { from: 16000, to: 8000 }]) {
       const parts: Float32Array[] = [];
