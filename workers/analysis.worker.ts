@@ -23,7 +23,7 @@ import {
   type OrtModule,
 } from '../src/models/ort-runtime.ts';
 import { SILERO_FRAME_SAMPLES, type SileroVad } from '../src/models/silero-vad.ts';
-import { gatedStretches, joinStretches, joinStretchesTo, spreadProbabilities } from '../src/analysis/vad-gate.ts';
+import { closeMicStretches, joinStretches, joinStretchesTo, spreadProbabilities } from '../src/analysis/vad-gate.ts';
 import { resample } from '../src/analysis/signal-resample.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
@@ -227,7 +227,11 @@ async function channelProbabilities(
   // Close mics: the VAD runs on what is above each mic's floor, joined (see vad-gate.ts).
   const gated =
     request.channels.length > 1 && request.vadGate !== false
-      ? request.channels.map((c) => gatedStretches(c, SILERO_FRAME_SAMPLES))
+      ? closeMicStretches(
+          request.channels,
+          SILERO_FRAME_SAMPLES,
+          request.vadBleedGate === false ? { bleedMarginDb: null } : {},
+        )
       : null;
   // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones).
   const rate = request.vadRate ?? (request.channels.length > 1 ? 8000 : 16000);

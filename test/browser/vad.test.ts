@@ -142,9 +142,10 @@ test(
     expect(one.outcome.residualShare).toBeUndefined();
     // The lanes' probabilities are the analysis worker's own, so the turns are the same to the millisecond.
     expect(three.outcome.result).toEqual(one.outcome.result);
-    // Close mics go through the energy gate: the VAD skips each mic's floor (little here: in these
-    // conversations someone is always heard through the bleed), and the turns barely move.
-    expect(one.outcome.vadSkipped).toBeGreaterThan(0);
+    // Close mics go through the energy gate: the VAD skips each mic's floor and the frames where
+    // it carries only the others' bleed (64 % of them here, where someone always talks), and the
+    // turns barely move.
+    expect(one.outcome.vadSkipped).toBeGreaterThan(0.4);
     // (In memory with lanes: the residual lane gets copies of its half.)
     const ungated = await chromium.diarize(mics, { vadLanes: 3, vadGate: false, keepInMemory: true });
     if (!ungated.outcome.ok || ungated.outcome.result.kind !== 'speakers' || one.outcome.result.kind !== 'speakers')

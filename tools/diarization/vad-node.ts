@@ -16,7 +16,7 @@ import {
   type SileroRate,
   type SileroVadOptions,
 } from '../../src/models/silero-vad.ts';
-import { gatedStretches, joinStretches, spreadProbabilities } from '../../src/analysis/vad-gate.ts';
+import { closeMicStretches, joinStretches, spreadProbabilities } from '../../src/analysis/vad-gate.ts';
 import { resample } from '../../src/analysis/signal-resample.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -33,7 +33,8 @@ export async function createNodeVad(threads = 1, options: SileroVadOptions = {})
 
 /**
  * Speech probabilities of each channel, one after another (what per-mic takes); with several
- * channels, behind the energy gate as in the engine (`MULTICAM_VAD_GATE=0` turns it off).
+ * channels, behind the energy gate as in the engine (`MULTICAM_VAD_GATE=0` turns it off;
+ * `MULTICAM_VAD_BLEED_MARGIN=off` keeps the frames that are only bleed, a number sets the margin).
  */
 export async function channelProbabilities(
   vad: SileroVad,
@@ -45,14 +46,25 @@ export async function channelProbabilities(
   const run = (x: Float32Array): Promise<Float32Array> =>
     rate === 8000 ? vad.speechProbabilities(resample(x, 16000, 8000), undefined, 8000) : vad.speechProbabilities(x);
   const probs: Float32Array[] = [];
-  for (const c of channels) {
-    if (!gate) {
-      probs.push(await run(c));
-      continue;
-    }
-    // Behind the energy gate, as the analysis worker does for close mics (src/analysis/vad-gate.ts).
-    const gated = gatedStretches(c, SILERO_FRAME_SAMPLES);
-    probs.push(spreadProbabilities(await run(joinStretches(c, SILERO_FRAME_SAMPLES, gated)), gated));
+  // Behind the energy gate, as the analysis worker does for close mics (src/analysis/vad-gate.ts).
+  const bleedMargin = process.env['MULTICAM_VAD_BLEED_MARGIN'];
+  const bleedQ = process.env['MULTICAM_VAD_BLEED_Q'];
+  const gates = gate
+    ? closeMicStretches(channels, SILERO_FRAME_SAMPLES, {
+        ...(bleedMargin ? { bleedMarginDb: bleedMargin === 'off' ? null : Number(bleedMargin) } : {}),
+        ...(bleedQ ? { bleedQuantile: Number(bleedQ) } : {}),
+      })
+    : null;
+  for (const [i, c] of channels.entries()) {
+    const gated = gates?.[i];
+    probs.push(
+      gated ? spreadProbabilities(await run(joinStretches(c, SILERO_FRAME_SAMPLES, gated)), gated) : await run(c),
+    );
+  }
+  if (gates && process.env['MULTICAM_VAD_GATE_LOG']) {
+    const kept = gates.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0);
+    const total = gates.reduce((n, g) => n + g.frames, 0);
+    console.log(`[vad-gate] kept ${((100 * kept) / total).toFixed(1)} % of frames`);
   }
   return probs;
 }

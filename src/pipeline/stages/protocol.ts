@@ -46,6 +46,11 @@ export interface DiarizeRequest {
    */
   vadGate?: boolean;
   /**
+   * With the gate: skip too the frames where a mic carries only its neighbours' bleed
+   * (closeMicStretches). Default true; false keeps them.
+   */
+  vadBleedGate?: boolean;
+  /**
    * The rate the VAD runs at: 8000 takes about half the time per frame. Default 8000 with
    * several channels (close mics: the levels decide who speaks, the VAD only whether someone
    * does), 16000 for a single mix.

@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import type { SampleReader } from '../../../src/analysis/sample-reader.ts';
 import { resample } from '../../../src/analysis/signal-resample.ts';
 import {
+  closeMicStretches,
   gatedStretches,
   joinedLength,
   joinStretches,
@@ -120,5 +121,38 @@ describe('the VAD energy gate', () => {
     expect(gatedStretches(busy, FRAME).keep).toEqual([{ start: 0, end: 200 }]);
     expect(gatedStretches(new Float32Array(100 * FRAME), FRAME).keep).toEqual([]);
     expect(gatedStretches(new Float32Array(0), FRAME)).toEqual({ frames: 0, keep: [] });
+  });
+
+  test('close mics: a mic carrying only its neighbour’s bleed is skipped there, both kept where both talk', () => {
+    // 300 frames (9.6 s): A talks in frames 20–80, B in 120–180, both in 220–260; each mic hears
+    // the other 16 dB down over its own hiss (−60 dBFS).
+    const r = seededRandom(9);
+    const voiceOf = (ranges: Array<[number, number]>): Float32Array => {
+      const x = new Float32Array(300 * FRAME);
+      for (const [a, b] of ranges) for (let i = a * FRAME; i < b * FRAME; i++) x[i] = (r() * 2 - 1) * 0.17;
+      return x;
+    };
+    const a = voiceOf([
+      [20, 80],
+      [220, 260],
+    ]);
+    const b = voiceOf([
+      [120, 180],
+      [220, 260],
+    ]);
+    const mic = (own: Float32Array, other: Float32Array): Float32Array =>
+      own.map((v, i) => v + 0.16 * other[i]! + (r() * 2 - 1) * 1.7e-3);
+    const mics = [mic(a, b), mic(b, a)];
+    const [gateA, gateB] = closeMicStretches(mics, FRAME);
+    // Each mic's own talk, widened by 16 frames; the other's talk skipped; the overlap kept.
+    expect(gateA!.keep).toEqual([
+      { start: 4, end: 96 },
+      { start: 204, end: 276 },
+    ]);
+    expect(gateB!.keep).toEqual([{ start: 104, end: 276 }]);
+    // Without the bleed gate the bleed is loud enough to be kept (it is 44 dB over the hiss).
+    const plain = closeMicStretches(mics, FRAME, { bleedMarginDb: null });
+    expect(plain[0]).toEqual(gatedStretches(mics[0]!, FRAME));
+    expect(plain[0]!.keep).toEqual([{ start: 4, end: 276 }]);
   });
 });
