@@ -23,7 +23,13 @@ import {
   type OrtModule,
 } from '../src/models/ort-runtime.ts';
 import { SILERO_FRAME_SAMPLES, type SileroVad } from '../src/models/silero-vad.ts';
-import { closeMicStretches, joinStretches, joinStretchesTo, spreadProbabilities } from '../src/analysis/vad-gate.ts';
+import {
+  BLEED_GATE_MARGIN_DB,
+  closeMicStretches,
+  joinStretches,
+  joinStretchesTo,
+  spreadProbabilities,
+} from '../src/analysis/vad-gate.ts';
 import { resample } from '../src/analysis/signal-resample.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
@@ -230,7 +236,7 @@ async function channelProbabilities(
       ? closeMicStretches(
           request.channels,
           SILERO_FRAME_SAMPLES,
-          request.vadBleedGate === false ? { bleedMarginDb: null } : {},
+          request.vadBleedGate === true ? { bleedMarginDb: BLEED_GATE_MARGIN_DB } : {},
         )
       : null;
   // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones).

@@ -45,7 +45,13 @@ export interface VadBrowser {
    */
   diarize(
     channels: Float32Array[],
-    options?: { vadLanes?: number; vadGate?: boolean; abortAfterMs?: number; keepInMemory?: boolean },
+    options?: {
+      vadLanes?: number;
+      vadGate?: boolean;
+      vadBleedGate?: boolean;
+      abortAfterMs?: number;
+      keepInMemory?: boolean;
+    },
   ): Promise<PageDiarizeRun & { requests: string[] }>;
   /** Speaker detection's scratch folders and files in the origin's private file system. */
   scratchEntries(): Promise<string[]>;

@@ -34,7 +34,7 @@ export async function createNodeVad(threads = 1, options: SileroVadOptions = {})
 /**
  * Speech probabilities of each channel, one after another (what per-mic takes); with several
  * channels, behind the energy gate as in the engine (`MULTICAM_VAD_GATE=0` turns it off;
- * `MULTICAM_VAD_BLEED_MARGIN=off` keeps the frames that are only bleed, a number sets the margin).
+ * `MULTICAM_VAD_BLEED_MARGIN=3` skips the frames that are only bleed, 3 dB over it; off by default).
  */
 export async function channelProbabilities(
   vad: SileroVad,

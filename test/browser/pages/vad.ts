@@ -59,7 +59,13 @@ async function scratchEntries(): Promise<string[]> {
  */
 async function diarize(
   inputUrls: string[],
-  options: { vadLanes?: number; vadGate?: boolean; abortAfterMs?: number; keepInMemory?: boolean } = {},
+  options: {
+    vadLanes?: number;
+    vadGate?: boolean;
+    vadBleedGate?: boolean;
+    abortAfterMs?: number;
+    keepInMemory?: boolean;
+  } = {},
 ): Promise<PageDiarizeRun> {
   const channels = await Promise.all(
     inputUrls.map(async (url) => {
@@ -84,6 +90,7 @@ async function diarize(
       ortWasmPath: new URL('/wasm/ort/', location.origin).href,
       ...(options.vadLanes !== undefined ? { vadLanes: options.vadLanes } : {}),
       ...(options.vadGate !== undefined ? { vadGate: options.vadGate } : {}),
+      ...(options.vadBleedGate !== undefined ? { vadBleedGate: options.vadBleedGate } : {}),
       ...(options.keepInMemory ? { keepInMemory: true } : {}),
     };
     const t0 = performance.now();

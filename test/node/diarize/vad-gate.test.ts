@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import type { SampleReader } from '../../../src/analysis/sample-reader.ts';
 import { resample } from '../../../src/analysis/signal-resample.ts';
 import {
+  BLEED_GATE_MARGIN_DB,
   closeMicStretches,
   gatedStretches,
   joinedLength,
@@ -143,7 +144,7 @@ describe('the VAD energy gate', () => {
     const mic = (own: Float32Array, other: Float32Array): Float32Array =>
       own.map((v, i) => v + 0.16 * other[i]! + (r() * 2 - 1) * 1.7e-3);
     const mics = [mic(a, b), mic(b, a)];
-    const [gateA, gateB] = closeMicStretches(mics, FRAME);
+    const [gateA, gateB] = closeMicStretches(mics, FRAME, { bleedMarginDb: BLEED_GATE_MARGIN_DB });
     // Each mic's own talk, widened by 16 frames; the other's talk skipped; the overlap kept.
     expect(gateA!.keep).toEqual([
       { start: 4, end: 96 },
@@ -151,7 +152,7 @@ describe('the VAD energy gate', () => {
     ]);
     expect(gateB!.keep).toEqual([{ start: 104, end: 276 }]);
     // Without the bleed gate the bleed is loud enough to be kept (it is 44 dB over the hiss).
-    const plain = closeMicStretches(mics, FRAME, { bleedMarginDb: null });
+    const plain = closeMicStretches(mics, FRAME);
     expect(plain[0]).toEqual(gatedStretches(mics[0]!, FRAME));
     expect(plain[0]!.keep).toEqual([{ start: 4, end: 276 }]);
   });
