@@ -26,6 +26,7 @@ import { SILERO_FRAME_SAMPLES, type SileroVad } from '../src/models/silero-vad.t
 import {
   BLEED_GATE_MARGIN_DB,
   closeMicStretches,
+  creditBleedFrames,
   joinStretches,
   joinStretchesTo,
   spreadProbabilities,
@@ -236,7 +237,7 @@ async function channelProbabilities(
       ? closeMicStretches(
           request.channels,
           SILERO_FRAME_SAMPLES,
-          request.vadBleedGate === true ? { bleedMarginDb: BLEED_GATE_MARGIN_DB } : {},
+          request.vadBleedGate === false ? {} : { bleedMarginDb: BLEED_GATE_MARGIN_DB },
         )
       : null;
   // Close mics: Silero at 8 kHz (its 32 ms frames line up with the 16 kHz ones).
@@ -290,7 +291,13 @@ async function channelProbabilities(
       if (copies) release(input);
     }
   };
-  const spread = (): Float32Array[] => (gated ? probs.map((p, i) => spreadProbabilities(p, gated[i]!)) : probs);
+  const spread = (): Float32Array[] => {
+    if (!gated) return probs;
+    const out = probs.map((p, i) => spreadProbabilities(p, gated[i]!));
+    // Frames skipped as a neighbour's bleed: the neighbour's probability (vad-gate.ts).
+    creditBleedFrames(out, gated);
+    return out;
+  };
   if (lanes === 1) {
     await here();
     return { probs: spread(), lanes, skipped, inputs };

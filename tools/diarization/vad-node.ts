@@ -16,7 +16,13 @@ import {
   type SileroRate,
   type SileroVadOptions,
 } from '../../src/models/silero-vad.ts';
-import { closeMicStretches, joinStretches, spreadProbabilities } from '../../src/analysis/vad-gate.ts';
+import {
+  BLEED_GATE_MARGIN_DB,
+  closeMicStretches,
+  creditBleedFrames,
+  joinStretches,
+  spreadProbabilities,
+} from '../../src/analysis/vad-gate.ts';
 import { resample } from '../../src/analysis/signal-resample.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -33,8 +39,9 @@ export async function createNodeVad(threads = 1, options: SileroVadOptions = {})
 
 /**
  * Speech probabilities of each channel, one after another (what per-mic takes); with several
- * channels, behind the energy gate as in the engine (`MULTICAM_VAD_GATE=0` turns it off;
- * `MULTICAM_VAD_BLEED_MARGIN=3` skips the frames that are only bleed, 3 dB over it; off by default).
+ * channels, behind the energy gate and its bleed gate as in the engine (`MULTICAM_VAD_GATE=0`
+ * turns both off; `MULTICAM_VAD_BLEED_MARGIN=off` the bleed gate alone, `=6` sets its margin in
+ * dB; `MULTICAM_VAD_JOINT_GAP` the frames of silence between joined stretches).
  */
 export async function channelProbabilities(
   vad: SileroVad,
@@ -46,13 +53,16 @@ export async function channelProbabilities(
   const run = (x: Float32Array): Promise<Float32Array> =>
     rate === 8000 ? vad.speechProbabilities(resample(x, 16000, 8000), undefined, 8000) : vad.speechProbabilities(x);
   const probs: Float32Array[] = [];
-  // Behind the energy gate, as the analysis worker does for close mics (src/analysis/vad-gate.ts).
+  // Behind the energy and bleed gates, as the analysis worker does for close mics (src/analysis/vad-gate.ts).
   const bleedMargin = process.env['MULTICAM_VAD_BLEED_MARGIN'];
   const bleedQ = process.env['MULTICAM_VAD_BLEED_Q'];
   const gates = gate
     ? closeMicStretches(channels, SILERO_FRAME_SAMPLES, {
-        ...(bleedMargin ? { bleedMarginDb: bleedMargin === 'off' ? null : Number(bleedMargin) } : {}),
+        bleedMarginDb: bleedMargin === 'off' ? null : bleedMargin ? Number(bleedMargin) : BLEED_GATE_MARGIN_DB,
         ...(bleedQ ? { bleedQuantile: Number(bleedQ) } : {}),
+        ...(process.env['MULTICAM_VAD_JOINT_GAP']
+          ? { jointGapFrames: Number(process.env['MULTICAM_VAD_JOINT_GAP']) }
+          : {}),
       })
     : null;
   for (const [i, c] of channels.entries()) {
@@ -61,10 +71,15 @@ export async function channelProbabilities(
       gated ? spreadProbabilities(await run(joinStretches(c, SILERO_FRAME_SAMPLES, gated)), gated) : await run(c),
     );
   }
+  // Frames skipped as a neighbour's bleed take its probability (`MULTICAM_VAD_CREDIT=0` leaves them at 0).
+  if (gates && process.env['MULTICAM_VAD_CREDIT'] !== '0') creditBleedFrames(probs, gates);
   if (gates && process.env['MULTICAM_VAD_GATE_LOG']) {
     const kept = gates.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0);
     const total = gates.reduce((n, g) => n + g.frames, 0);
-    console.log(`[vad-gate] kept ${((100 * kept) / total).toFixed(1)} % of frames`);
+    const gaps = gates.reduce((n, g) => n + Math.max(0, g.keep.length - 1) * (g.gap ?? 0), 0);
+    console.log(
+      `[vad-gate] kept ${((100 * kept) / total).toFixed(1)} % of frames, joint gaps ${((100 * gaps) / total).toFixed(1)} %`,
+    );
   }
   return probs;
 }

@@ -47,8 +47,10 @@ export interface DiarizeRequest {
   vadGate?: boolean;
   /**
    * With the gate: skip too the frames where a mic carries only its neighbours' bleed
-   * (closeMicStretches, BLEED_GATE_MARGIN_DB). Default false: it saves about half the VAD but
-   * lifted one eval set over the 5 % DER target.
+   * (closeMicStretches, BLEED_GATE_MARGIN_DB; those frames then take the neighbour's
+   * probability, creditBleedFrames). Default true: the VAD runs on about half the frames, and
+   * per-mic DER over the eval's 42 sets moved by −1.7 … +0.8 points a set, none over 5 %.
+   * False runs the VAD on every frame above the floor.
    */
   vadBleedGate?: boolean;
   /**

@@ -8,7 +8,10 @@ import { resample } from '../../../src/analysis/signal-resample.ts';
 import {
   BLEED_GATE_MARGIN_DB,
   closeMicStretches,
+  creditBleedFrames,
   gatedStretches,
+  JOINT_GAP_FRAMES,
+  type GatedStretches,
   joinedLength,
   joinStretches,
   joinStretchesTo,
@@ -50,10 +53,17 @@ describe('the VAD energy gate', () => {
       { start: 584, end: 626 },
     ]);
     const joined = joinStretches(x, FRAME, gated);
-    expect(joined.length).toBe((132 + 42) * FRAME);
-    // The joined signal is the kept frames, in order.
+    expect(gated.gap).toBe(JOINT_GAP_FRAMES);
+    expect(joined.length).toBe((132 + JOINT_GAP_FRAMES + 42) * FRAME);
+    // The joined signal is the kept frames, in order, with silence between stretches.
     expect(joined.subarray(0, FRAME)).toEqual(x.subarray(84 * FRAME, 85 * FRAME));
-    expect(joined.subarray(132 * FRAME, 133 * FRAME)).toEqual(x.subarray(584 * FRAME, 585 * FRAME));
+    expect(joined.subarray(132 * FRAME, (132 + JOINT_GAP_FRAMES) * FRAME).every((v) => v === 0)).toBe(true);
+    const second = (132 + JOINT_GAP_FRAMES) * FRAME;
+    expect(joined.subarray(second, second + FRAME)).toEqual(x.subarray(584 * FRAME, 585 * FRAME));
+    // Asked for no gap: back to back.
+    const tight = gatedStretches(x, FRAME, { jointGapFrames: 0 });
+    expect(tight.keep).toEqual(gated.keep);
+    expect(joinStretches(x, FRAME, tight).length).toBe((132 + 42) * FRAME);
   });
 
   test('joined at another rate: the same samples as resampling the joined signal, without that copy', () => {
@@ -104,6 +114,25 @@ describe('the VAD energy gate', () => {
     }
   });
 
+  test('probabilities of stretches joined with a gap go back to their frames; the gap’s are dropped', () => {
+    const x = signal(300, [
+      [50, 60],
+      [200, 210],
+    ]);
+    const gated = gatedStretches(x, FRAME);
+    expect(gated.keep).toEqual([
+      { start: 34, end: 76 },
+      { start: 184, end: 226 },
+    ]);
+    // One probability per joined frame: 42 kept, the gap, 42 kept.
+    const probs = Float32Array.from({ length: 42 + JOINT_GAP_FRAMES + 42 }, (_, i) => (i + 1) / 1000);
+    const spread = spreadProbabilities(probs, gated);
+    expect(spread[75]).toBeCloseTo(42 / 1000, 6);
+    expect(spread[184]).toBeCloseTo((43 + JOINT_GAP_FRAMES) / 1000, 6);
+    expect(spread[225]).toBeCloseTo((84 + JOINT_GAP_FRAMES) / 1000, 6);
+    expect(spread[100]).toBe(0);
+  });
+
   test('probabilities go back to their frames; skipped frames are 0', () => {
     const x = signal(300, [[50, 60]]);
     const gated = gatedStretches(x, FRAME);
@@ -121,7 +150,7 @@ describe('the VAD energy gate', () => {
     const busy = signal(200, [[0, 200]]);
     expect(gatedStretches(busy, FRAME).keep).toEqual([{ start: 0, end: 200 }]);
     expect(gatedStretches(new Float32Array(100 * FRAME), FRAME).keep).toEqual([]);
-    expect(gatedStretches(new Float32Array(0), FRAME)).toEqual({ frames: 0, keep: [] });
+    expect(gatedStretches(new Float32Array(0), FRAME)).toEqual({ frames: 0, keep: [], gap: JOINT_GAP_FRAMES });
   });
 
   test('close mics: a mic carrying only its neighbour’s bleed is skipped there, both kept where both talk', () => {
@@ -155,5 +184,38 @@ describe('the VAD energy gate', () => {
     const plain = closeMicStretches(mics, FRAME);
     expect(plain[0]).toEqual(gatedStretches(mics[0]!, FRAME));
     expect(plain[0]!.keep).toEqual([{ start: 4, end: 276 }]);
+    expect(plain[0]!.bleedOf).toBeUndefined();
+    // Each skipped frame says whose bleed it is: B's talk on A, A's on B; the pad around the
+    // bleed (floor frames the floor gate alone kept) points at the same neighbour.
+    expect(gateA!.bleedOf![150]).toBe(1);
+    expect(gateA!.bleedOf![100]).toBe(1);
+    expect(gateA!.bleedOf![50]).toBe(-1);
+    expect(gateB!.bleedOf![50]).toBe(0);
+    expect(gateB!.bleedOf![150]).toBe(-1);
+  });
+
+  test('frames skipped as a neighbour’s bleed take its probability; floor frames stay 0', () => {
+    // Three mics over 10 frames: C is loudest in 2–5 and kept; B is C's bleed there, A is B's
+    // bleed in 3 (a chain) and C's in 4; frame 8 is under every floor.
+    const none = -1;
+    const gate = (keep: Array<[number, number]>, bleedOf?: number[]): GatedStretches => ({
+      frames: 10,
+      keep: keep.map(([start, end]) => ({ start, end })),
+      ...(bleedOf ? { bleedOf: Int8Array.from(bleedOf) } : {}),
+    });
+    const gates = [
+      gate([[0, 2]], [none, none, none, 1, 2, none, none, none, none, none]),
+      gate([[0, 2]], [none, none, 2, 2, 2, 2, none, none, none, none]),
+      gate([[0, 6]]),
+    ];
+    const probs = [
+      Float32Array.of(0.1, 0.1, 0, 0, 0, 0, 0, 0, 0, 0),
+      Float32Array.of(0.2, 0.2, 0, 0, 0, 0, 0, 0, 0, 0),
+      Float32Array.of(0.3, 0.3, 0.9, 0.8, 0.7, 0.6, 0, 0, 0, 0),
+    ];
+    creditBleedFrames(probs, gates);
+    expect([...probs[0]!].map((p) => +p.toFixed(2))).toEqual([0.1, 0.1, 0, 0.8, 0.7, 0, 0, 0, 0, 0]);
+    expect([...probs[1]!].map((p) => +p.toFixed(2))).toEqual([0.2, 0.2, 0.9, 0.8, 0.7, 0.6, 0, 0, 0, 0]);
+    expect([...probs[2]!].map((p) => +p.toFixed(2))).toEqual([0.3, 0.3, 0.9, 0.8, 0.7, 0.6, 0, 0, 0, 0]);
   });
 });
