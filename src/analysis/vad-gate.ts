@@ -235,9 +235,11 @@ function spreadBleedOf(bleedOf: Int8Array, floorGated: GatedStretches, gated: Ga
 /**
  * Gives each frame the bleed gate skipped as a neighbour's bleed that neighbour's speech
  * probability (in place; `probs` spread over every frame, {@link spreadProbabilities}): the
- * VAD would have heard the neighbour's voice there too. Per-mic detection learns the bleed
- * between mics on such frames and rejects them as bleed, as it does without the gate; left at
- * 0 they moved what it learns (one 4-speaker eval set gained 1.3 points of false alarm).
+ * VAD would have heard the neighbour's voice there too (run on such frames of three eval sets,
+ * it agreed with the neighbour's on 97 % of them). Per-mic detection learns the bleed between
+ * mics on such frames and rejects them as bleed, as it does without the gate; left at 0 they
+ * moved what it learns: over 24 close-mic sets of the eval's settings (with the joint gap),
+ * mean per-mic DER 2.46 % with the credit against 2.52 % without.
  */
 export function creditBleedFrames(probs: readonly Float32Array[], gated: readonly GatedStretches[]): void {
   const kept = gated.map((g) => {
