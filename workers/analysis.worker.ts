@@ -26,10 +26,9 @@ import { SILERO_FRAME_SAMPLES, type SileroVad } from '../src/models/silero-vad.t
 import {
   BLEED_GATE_MARGIN_DB,
   closeMicStretches,
-  creditBleedFrames,
   joinStretches,
   joinStretchesTo,
-  spreadProbabilities,
+  spreadGated,
 } from '../src/analysis/vad-gate.ts';
 import { resample } from '../src/analysis/signal-resample.ts';
 import { HostModelError, HostModelSlots } from '../src/models/host-models.ts';
@@ -291,13 +290,7 @@ async function channelProbabilities(
       if (copies) release(input);
     }
   };
-  const spread = (): Float32Array[] => {
-    if (!gated) return probs;
-    const out = probs.map((p, i) => spreadProbabilities(p, gated[i]!));
-    // Frames skipped as a neighbour's bleed: the neighbour's probability (vad-gate.ts).
-    creditBleedFrames(out, gated);
-    return out;
-  };
+  const spread = (): Float32Array[] => (gated ? spreadGated(probs, gated) : probs);
   if (lanes === 1) {
     await here();
     return { probs: spread(), lanes, skipped, inputs };

@@ -16,13 +16,7 @@ import {
   type SileroRate,
   type SileroVadOptions,
 } from '../../src/models/silero-vad.ts';
-import {
-  BLEED_GATE_MARGIN_DB,
-  closeMicStretches,
-  creditBleedFrames,
-  joinStretches,
-  spreadProbabilities,
-} from '../../src/analysis/vad-gate.ts';
+import { BLEED_GATE_MARGIN_DB, closeMicStretches, joinStretches, spreadGated } from '../../src/analysis/vad-gate.ts';
 import { resample } from '../../src/analysis/signal-resample.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -67,12 +61,8 @@ export async function channelProbabilities(
     : null;
   for (const [i, c] of channels.entries()) {
     const gated = gates?.[i];
-    probs.push(
-      gated ? spreadProbabilities(await run(joinStretches(c, SILERO_FRAME_SAMPLES, gated)), gated) : await run(c),
-    );
+    probs.push(await run(gated ? joinStretches(c, SILERO_FRAME_SAMPLES, gated) : c));
   }
-  // Frames skipped as a neighbour's bleed take its probability (`MULTICAM_VAD_CREDIT=0` leaves them at 0).
-  if (gates && process.env['MULTICAM_VAD_CREDIT'] !== '0') creditBleedFrames(probs, gates);
   if (gates && process.env['MULTICAM_VAD_GATE_LOG']) {
     const kept = gates.reduce((n, g) => n + g.keep.reduce((k, s) => k + s.end - s.start, 0), 0);
     const total = gates.reduce((n, g) => n + g.frames, 0);
@@ -81,7 +71,8 @@ export async function channelProbabilities(
       `[vad-gate] kept ${((100 * kept) / total).toFixed(1)} % of frames, joint gaps ${((100 * gaps) / total).toFixed(1)} %`,
     );
   }
-  return probs;
+  // Frames skipped as a neighbour's bleed take its probability (`MULTICAM_VAD_CREDIT=0` leaves them at 0).
+  return gates ? spreadGated(probs, gates, process.env['MULTICAM_VAD_CREDIT'] !== '0') : probs;
 }
 
 /** Where tests and tools look for the optional segmentation model (never copied into the repo). */
