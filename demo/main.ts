@@ -11,8 +11,11 @@
  */
 import { MulticamClient } from '../src/client/client.ts';
 import { downloadUrl } from '../src/client/download.ts';
-import type { GetJobResponse, JobListItem, JobSummary, PresetId, Track } from '../src/contract/types.ts';
+import { MEDIA_SNIFF_BYTES, sniffMedia } from '../src/contract/media-sniff.ts';
+import type { GetJobResponse, JobListItem, JobSummary, JobWarning, PresetId, Track } from '../src/contract/types.ts';
+import { probeWithMediabunny } from '../src/media/mediabunny-decoder.ts';
 import type { StageRunRecord } from '../src/pipeline/runner.ts';
+import { MIN_SYNC_SOURCE_MS } from '../src/pipeline/stages/syncing.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { readAllEvents, type OutboxEvent } from '../src/webhooks/outbox.ts';
 import { subscribeToEvents } from '../src/webhooks/subscribe.ts';
@@ -26,6 +29,12 @@ const status = $<HTMLParagraphElement>('status');
 const log = $<HTMLPreElement>('log');
 
 let chosen: ChosenFile[] = [];
+/** The checks of the files picked last (see addFiles); start waits for them. */
+let checking: Promise<void> = Promise.resolve();
+/** The job being created by Start: a second click (or call) while it is under way gets the same job. */
+let starting: Promise<string> | null = null;
+/** Warnings about this browser (storage it may delete), shown above every job's own. */
+const pageWarnings: string[] = [];
 let currentJobId: string | null = null;
 let lastSummary: JobSummary | null = null;
 let lastStatus = '';
@@ -64,7 +73,52 @@ function showChosen(files: ChosenFile[]): void {
     }),
   );
   table.hidden = files.length === 0;
-  $<HTMLButtonElement>('start').disabled = files.filter((f) => f.kind === 'video').length < 2;
+  $<HTMLButtonElement>('start').disabled = starting !== null || !enoughVideos();
+}
+
+const enoughVideos = (): boolean => chosen.filter((f) => f.kind === 'video').length >= 2;
+
+/** The page's warnings and the job's, in plain words; hidden when there are none. */
+function showWarnings(jobWarnings: readonly JobWarning[]): void {
+  const list = $<HTMLUListElement>('warnings');
+  const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+  list.replaceChildren(
+    ...pageWarnings.map((text) => el('li', text, { 'data-code': 'storage_not_persisted' })),
+    ...jobWarnings.map((w) => el('li', `${capital(w.message)}.`, { 'data-code': w.code })),
+  );
+  list.hidden = list.childElementCount === 0;
+}
+
+/**
+ * Why a picked file cannot be a source, in plain words naming it; null when it can. Caught here,
+ * at pick time, instead of as a decoder's error at the line-up step.
+ */
+async function problemOf(f: ChosenFile): Promise<string | null> {
+  if (f.file.size === 0)
+    return `“${f.name}” is empty (0 bytes): it holds no recording. Pick the camera or mic file itself.`;
+  const sniff = sniffMedia(new Uint8Array(await f.file.slice(0, MEDIA_SNIFF_BYTES).arrayBuffer()));
+  if (sniff.kind !== 'media')
+    return `“${f.name}” is not a video or audio file (it starts with “${sniff.kind === 'not-media' ? sniff.start : ''}”). Pick the recording itself.`;
+  let durationMs: number;
+  try {
+    durationMs = (await probeWithMediabunny(f.file, new AbortController().signal)).durationMs;
+  } catch {
+    // The browser's reader cannot tell (an unusual codec): the engine's ffmpeg.wasm may still
+    // read it, and it says so by the file's name if it cannot.
+    return null;
+  }
+  if (durationMs < MIN_SYNC_SOURCE_MS)
+    return (
+      `“${f.name}” is only ${(durationMs / 1000).toFixed(1)} s long: lining up the recordings needs at least ` +
+      `${MIN_SYNC_SOURCE_MS / 1000} s of sound from every file. Pick a longer recording.`
+    );
+  return null;
+}
+
+function showProblems(problems: readonly string[]): void {
+  const list = $<HTMLUListElement>('file-problems');
+  list.replaceChildren(...problems.map((text) => el('li', text)));
+  list.hidden = problems.length === 0;
 }
 
 /** Files from an input, a drop or the file picker (with their handles); kinds from the MIME type or extension. */
@@ -88,13 +142,25 @@ async function pickWithHandles(): Promise<void> {
   const picker = openFilePicker();
   if (!picker) return;
   const handles = await picker({ multiple: true });
-  addFiles(fromFileList(await Promise.all(handles.map((h) => h.getFile())), undefined, handles));
+  await addFiles(fromFileList(await Promise.all(handles.map((h) => h.getFile())), undefined, handles));
 }
 
-function addFiles(files: ChosenFile[]): void {
-  // Videos first: the contract keeps the request's order and the page shows it that way.
-  const all = [...chosen, ...files];
-  showChosen([...all.filter((f) => f.kind === 'video'), ...all.filter((f) => f.kind === 'audio')]);
+/** Checks the files (empty, not media, too short), lists the refused ones with why, and adds the others. */
+function addFiles(files: ChosenFile[], replace = false): Promise<void> {
+  checking = checking.then(async () => {
+    const problems: string[] = [];
+    const good: ChosenFile[] = [];
+    for (const f of files) {
+      const problem = await problemOf(f);
+      if (problem === null) good.push(f);
+      else problems.push(problem);
+    }
+    showProblems(problems);
+    // Videos first: the contract keeps the request's order and the page shows it that way.
+    const all = [...(replace ? [] : chosen), ...good];
+    showChosen([...all.filter((f) => f.kind === 'video'), ...all.filter((f) => f.kind === 'audio')]);
+  });
+  return checking;
 }
 
 /** Fetches a manifest's files as a person's dropped files would arrive (Blob-backed Files). */
@@ -160,6 +226,7 @@ function showSummary(summary: JobSummary): void {
   lastSummary = summary;
   $('job').hidden = false;
   steps?.update(summary, askedToMap.has(summary.id));
+  showWarnings(summary.warnings ?? []);
   $('job-plain').textContent = plainStatus(summary, {
     asked: askedToMap.has(summary.id),
     proposal: proposals.get(summary.id) === true,
@@ -231,8 +298,8 @@ async function listJobs(session: DemoSession): Promise<void> {
 
 /** What `window.multicamDemo` offers the command line and the tests. */
 export interface DemoApi {
-  /** Chooses files already set on the page's file inputs (the CLI sets them from disk). */
-  useInputs(): number;
+  /** Chooses files already set on the page's file inputs (the CLI sets them from disk); refused files are listed with why. */
+  useInputs(): Promise<number>;
   useSample(): Promise<number>;
   start(options?: Partial<JobOptions>): Promise<string>;
   /**
@@ -261,6 +328,12 @@ try {
   const client = new MulticamClient({ baseUrl: session.instance.baseUrl, apiKey: session.apiKey });
   status.textContent =
     'Ready. Everything runs in this browser: your files never leave this computer (used where they are, or stored in this browser).';
+  if (session.instance.storagePersisted === false)
+    pageWarnings.push(
+      'This browser may delete your jobs and files when space runs low: it did not agree to keep this site’s data. ' +
+        'Download finished edits soon; bookmarking or installing the site can make the browser keep it.',
+    );
+  showWarnings([]);
   $('dev-session').textContent =
     `The service worker answers ${session.instance.baseUrl} (account ${session.accountId}).`;
   const db = await openDatabase();
@@ -292,46 +365,60 @@ try {
     showSummary(summary);
     await refreshEvents();
   };
+  /** Creates the job from the chosen files and starts it (see DemoApi.start). */
+  const startJob = async (options: Partial<JobOptions>): Promise<string> => {
+    await checking;
+    const opts = { ...readOptions(), ...options };
+    $('stages').replaceChildren();
+    lastStatus = '';
+    $('job').hidden = false;
+    const inPlace = opts.inPlace && chosen.some((f) => f.picked);
+    $('job-plain').textContent = inPlace
+      ? 'Using your files where they are (nothing is copied)…'
+      : 'Uploading your files into this browser’s storage…';
+    steps = new StepTracker($<HTMLOListElement>('steps'));
+    const up = $('upload-progress');
+    currentJobId = await createAndStartJob(
+      client,
+      chosen,
+      opts,
+      (sent, total, label) => {
+        up.textContent = inPlace
+          ? `Using ${formatBytes(sent)} of ${formatBytes(total)} where it is, nothing copied (${label})`
+          : `Uploaded ${formatBytes(sent)} of ${formatBytes(total)} (${label})`;
+        steps?.upload(sent, total);
+      },
+      (jobId, sourceId, picked) => session.instance.service.attachLocalFile(jobId, sourceId, picked),
+    );
+    await poll();
+    return currentJobId;
+  };
   const api: DemoApi = {
-    useInputs() {
-      chosen = [];
-      addFiles([
-        ...fromFileList($<HTMLInputElement>('video-files').files ?? [], 'video'),
-        ...fromFileList($<HTMLInputElement>('audio-files').files ?? [], 'audio'),
-      ]);
+    async useInputs() {
+      await addFiles(
+        [
+          ...fromFileList($<HTMLInputElement>('video-files').files ?? [], 'video'),
+          ...fromFileList($<HTMLInputElement>('audio-files').files ?? [], 'audio'),
+        ],
+        true,
+      );
       return chosen.length;
     },
     async useSample() {
-      showChosen(await loadManifest('/sample'));
+      await addFiles(await loadManifest('/sample'), true);
       return chosen.length;
     },
-    async start(options = {}) {
-      const opts = { ...readOptions(), ...options };
-      $('stages').replaceChildren();
-      lastStatus = '';
-      $('job').hidden = false;
-      const inPlace = opts.inPlace && chosen.some((f) => f.picked);
-      $('job-plain').textContent = inPlace
-        ? 'Using your files where they are (nothing is copied)…'
-        : 'Uploading your files into this browser’s storage…';
-      steps = new StepTracker($<HTMLOListElement>('steps'));
-      const up = $('upload-progress');
-      currentJobId = await createAndStartJob(
-        client,
-        chosen,
-        opts,
-        (sent, total, label) => {
-          up.textContent = inPlace
-            ? `Using ${formatBytes(sent)} of ${formatBytes(total)} where it is, nothing copied (${label})`
-            : `Uploaded ${formatBytes(sent)} of ${formatBytes(total)} (${label})`;
-          steps?.upload(sent, total);
-        },
-        (jobId, sourceId, picked) => session.instance.service.attachLocalFile(jobId, sourceId, picked),
-      );
-      await poll();
-      return currentJobId;
+    start(options = {}) {
+      // One job per Start: a second click or call while the first is under way gets the same job.
+      if (starting) return starting;
+      $<HTMLButtonElement>('start').disabled = true;
+      starting = startJob(options).finally(() => {
+        starting = null;
+      });
+      return starting;
     },
     async useAgain(jobId) {
+      await checking; // files picked a moment ago are listed once checked
       const { job } = await client.getJob(jobId);
       let given = 0;
       for (const source of job.sources.filter((s) => s.local === true)) {
@@ -406,13 +493,13 @@ try {
   drop.addEventListener('drop', (e) => {
     e.preventDefault();
     drop.classList.remove('over');
-    addFiles(fromFileList(e.dataTransfer?.files ?? []));
+    void addFiles(fromFileList(e.dataTransfer?.files ?? [])).catch(report);
   });
   const pickButton = $<HTMLButtonElement>('pick-files');
   pickButton.hidden = openFilePicker() === undefined;
   pickButton.addEventListener('click', () => void pickWithHandles().catch(report));
-  $('video-files').addEventListener('change', () => api.useInputs());
-  $('audio-files').addEventListener('change', () => api.useInputs());
+  $('video-files').addEventListener('change', () => void api.useInputs().catch(report));
+  $('audio-files').addEventListener('change', () => void api.useInputs().catch(report));
   const useSample = $<HTMLButtonElement>('use-sample');
   const sampleTitle = await manifestTitle('/sample');
   useSample.disabled = sampleTitle === null;
@@ -422,9 +509,22 @@ try {
   if (givenTitle !== null) {
     $('given-row').hidden = false;
     $('given-title').textContent = givenTitle;
-    $('use-given').addEventListener('click', () => void loadManifest('/sample/given').then(showChosen).catch(report));
+    $('use-given').addEventListener(
+      'click',
+      () =>
+        void loadManifest('/sample/given')
+          .then((files) => addFiles(files, true))
+          .catch(report),
+    );
   }
-  $('start').addEventListener('click', () => void api.start().catch(report));
+  $('start').addEventListener('click', () => {
+    // Disabled at once, so a double click makes one job; enabled again only if it failed.
+    $<HTMLButtonElement>('start').disabled = true;
+    void api.start().catch((error: unknown) => {
+      report(error);
+      $<HTMLButtonElement>('start').disabled = !enoughVideos();
+    });
+  });
   $('accept-proposal').addEventListener('click', () => void api.acceptProposal().catch(report));
   $('render').addEventListener('click', () => void api.render().catch(report));
   $('recut').addEventListener(

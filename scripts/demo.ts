@@ -6,6 +6,11 @@
  * whole service (service worker, IndexedDB, workers) with no backend. Files given on the
  * command line are served under /sample/given/ and the page offers them as "files given on
  * the command line". PORT picks the port (default 5173).
+ *
+ * The page may connect only to itself and to loopback (a webhook receiver on this machine);
+ * `--connect-src https://hooks.example.com` (repeatable) lets it reach another origin, e.g. to
+ * deliver webhooks there. The server answers only to 127.0.0.1/localhost on its own port: an
+ * SSH tunnel must keep the port (`ssh -L 5173:127.0.0.1:5173`).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -18,7 +23,11 @@ import { makeSample } from './make-sample.ts';
 const ROOT = resolve(import.meta.dirname, '..');
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { audio: { type: 'string', multiple: true }, 'no-build': { type: 'boolean' } },
+  options: {
+    audio: { type: 'string', multiple: true },
+    'no-build': { type: 'boolean' },
+    'connect-src': { type: 'string', multiple: true },
+  },
 });
 const given = [
   ...positionals.map((p) => ({ path: p, kind: 'video' as const })),
@@ -59,7 +68,12 @@ if (given.length > 0) {
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
 }
 const port = Number(process.env['PORT'] ?? 5173);
-const server = await serveStatic(dist, port);
+// The given files are links out of dist-app/: the server follows those and no others.
+const server = await serveStatic(dist, {
+  port,
+  allow: given.map((g) => resolve(g.path)),
+  connectSrc: values['connect-src'] ?? [],
+});
 console.log(`multicam demo: ${server.origin}/  settings: ${server.origin}/demo/settings.html  (Ctrl-C to stop)`);
 console.log(
   'No browser here? Open that URL from your own machine, e.g. after `ssh -L ' +

@@ -8,7 +8,7 @@ import { URL_SIGNING_KEY, createSigner, newUrlSigningKey } from './auth/signer.t
 import type { Engine } from './contract/engine.ts';
 import { createStageReporter, type StageReporter } from './pipeline/reporter.ts';
 import type { ServiceContext } from './jobs/context.ts';
-import { DEFAULT_BASE_PATH, isUnderBase, normaliseBasePath } from './contract/base-path.ts';
+import { DEFAULT_BASE_PATH, isContractPath, normaliseBasePath } from './contract/base-path.ts';
 import { createHandler } from './routes/handler.ts';
 import { attachLocalSource, type LocalAttachResult } from './routes/uploads.ts';
 import {
@@ -23,6 +23,7 @@ import {
 } from './store/accounts.ts';
 import { DB_NAME, openDatabase, type AccountRecord, type Database } from './store/db.ts';
 import { openFileBlob } from './store/files.ts';
+import { getJobRecord } from './store/jobs.ts';
 import { getOrCreateMeta } from './store/meta.ts';
 import { announceEvents } from './webhooks/events-channel.ts';
 
@@ -33,6 +34,14 @@ export interface ServiceOptions {
   engine: Engine;
   /** Clock in ms since epoch; injectable for tests. */
   now?: () => number;
+  /**
+   * The origin of the page the service answers for, e.g. `http://127.0.0.1:5173`: review links,
+   * download URLs and upload URLs in responses and events are built on it, even when the request
+   * came to a foreign base URL (`https://api.example.com/api`), so a link a person clicks never
+   * carries its token to that host. The service worker passes its own origin, `startMulticam`
+   * the page's. Default none: links follow the request's origin (Node, msw).
+   */
+  pageOrigin?: string;
   /** IndexedDB database name; default `multicam`. */
   dbName?: string;
   /** IndexedDB factory; default the global `indexedDB` (tests pass a fresh fake-indexeddb factory). */
@@ -72,7 +81,12 @@ function storageEstimateOf(options: ServiceOptions): Pick<ServiceContext, 'stora
 export interface MulticamService {
   /** The pure route handler: every operation + signed upload/download URLs. */
   handle(request: Request): Promise<Response>;
-  /** True for URLs this service answers (any origin: a foreign base URL like https://api.example.com works). */
+  /**
+   * True for the paths the contract owns (`{basePath}/jobs…`, `{basePath}/uploads/…`,
+   * `{basePath}/signed/…`), on any origin; false for a host app's own `{basePath}/other`. Which
+   * origins reach the service is the caller's choice (the service worker: the page's own and the
+   * configured `apiOrigins`).
+   */
   owns(url: URL): boolean;
   accounts: AccountsApi;
   /** What engines call to report stage results (applies the transition table, records events). */
@@ -94,7 +108,10 @@ export interface MulticamService {
    * await client.startProcessing(created.jobId);
    */
   attachLocalFile(jobId: string, sourceId: string, picked: File | FileSystemFileHandle): Promise<LocalAttachResult>;
-  /** The job a review token (from a `reviewUrl`) grants, or why it does not. */
+  /**
+   * The job a review token (from a `reviewUrl`) grants, or why it does not (`invalid` also for a
+   * revoked token, or one of a deleted job).
+   */
   verifyReviewToken(token: string): Promise<{ jobId: string } | { problem: 'missing' | 'expired' | 'invalid' }>;
   /** Closes the database connection. */
   close(): void;
@@ -202,6 +219,7 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
     signer: await createSigner(String(await getOrCreateMeta(db, URL_SIGNING_KEY, newUrlSigningKey))),
     basePath: normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH),
     now,
+    ...(options.pageOrigin === undefined ? {} : { pageOrigin: new URL(options.pageOrigin).origin }),
     ...storageEstimateOf(options),
   };
   const handle = createHandler(ctx);
@@ -210,12 +228,19 @@ export async function createService(options: ServiceOptions): Promise<MulticamSe
 
   return {
     handle,
-    owns: (url) => isUnderBase(ctx.basePath, url),
+    owns: (url) => isContractPath(ctx.basePath, url),
     accounts,
     reporter: createStageReporter(ctx),
     openFileBlob: (fileId) => openFileBlob(db, fileId),
     attachLocalFile: (jobId, sourceId, picked) => attachLocalSource(ctx, jobId, sourceId, picked),
-    verifyReviewToken: (token) => ctx.signer.verifyReviewToken(token, now()),
+    async verifyReviewToken(token) {
+      const verified = await ctx.signer.verifyReviewToken(token, now());
+      if ('problem' in verified) return verified;
+      const job = await getJobRecord(db, verified.jobId);
+      return job && (job.reviewTokenVersion ?? 0) === verified.version
+        ? { jobId: verified.jobId }
+        : { problem: 'invalid' };
+    },
     close: () => db.close(),
   };
 }

@@ -10,7 +10,7 @@ import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import type { Page } from 'playwright-core';
 import type { CameraMotionArrays, VisionSamplingOptions } from '../../src/vision/protocol.ts';
 import type { CameraMap, Turn } from '../../src/contract/types.ts';
-import { buildSite, ROOT } from '../../test/support/build-site.ts';
+import { buildSite, ROOT, siteLinks } from '../../test/support/build-site.ts';
 
 /** Sampling options of the page: the worker's, with `withFaces` for the page's own face model. */
 export type PageSampling = VisionSamplingOptions & { withFaces?: boolean | 'wasm' | 'webgpu-fallback' };
@@ -60,7 +60,7 @@ export async function openCameraPage(options: { extraArgs?: readonly string[] } 
   let server: StaticServer | undefined;
   let chromium: LaunchedChromium | undefined;
   try {
-    server = await serveStatic(CAMERA_PAGE_DIR, 0, PAGE_PATH);
+    server = await serveStatic(CAMERA_PAGE_DIR, { index: PAGE_PATH, allow: siteLinks(CAMERA_PAGE_DIR) });
     chromium = await launchChromium(options.extraArgs ? { extraArgs: options.extraArgs } : {});
     const page = await chromium.context.newPage();
     await page.goto(`${server.origin}/${PAGE_PATH}`);

@@ -20,6 +20,7 @@ import { planRender } from '../../src/render/plan.ts';
 import { ensureFixture, type Truth } from '../../test/support/fixtures.ts';
 import { launchChromium } from '../../src/cli/chromium.ts';
 import { serveStatic } from '../../src/cli/serve.ts';
+import { siteLinks } from '../../test/support/build-site.ts';
 import { chromiumTree, treeMemory } from '../upload/proc-memory.ts';
 import { buildRenderSite, RENDER_PAGE, ROOT, type PageRenderOptions } from './render-site.ts';
 
@@ -60,7 +61,7 @@ console.log(
 
 // 1. In the browser.
 const site = await buildRenderSite(dir, join(ROOT, '.cache/render-bench-site'));
-const server = await serveStatic(site, 0, RENDER_PAGE.slice(1));
+const server = await serveStatic(site, { index: RENDER_PAGE.slice(1), allow: siteLinks(site) });
 const chromium = await launchChromium();
 let browser: {
   encoder: string;

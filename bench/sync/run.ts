@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { launchChromium } from '../../src/cli/chromium.ts';
 import { serveStatic } from '../../src/cli/serve.ts';
+import { siteLinks } from '../../test/support/build-site.ts';
 import { buildMediaPage, MEDIA_PAGE, MEDIA_SITE } from '../../test/browser/media-page.ts';
 import { ensureFixture } from '../../test/support/fixtures.ts';
 
@@ -41,7 +42,7 @@ for (const s of sources) {
 const nativeMs = performance.now() - n0;
 
 await buildMediaPage(MEDIA_SITE, { fixture: dir });
-const server = await serveStatic(MEDIA_SITE);
+const server = await serveStatic(MEDIA_SITE, { allow: siteLinks(MEDIA_SITE) });
 const chromium = await launchChromium();
 try {
   const page = await chromium.context.newPage();

@@ -18,10 +18,20 @@ export interface Signer {
   signQuery(method: string, path: string, expiresAt: number): Promise<string>;
   /** Checks `exp` and `sig` of a URL for `method`; null when valid. */
   verifyUrl(method: string, url: URL, now: number): Promise<SignatureProblem | null>;
-  /** A review token for the hosted editor. */
-  reviewToken(jobId: string, expiresAt: number): Promise<string>;
-  /** The job id of a valid review token, else the problem. */
-  verifyReviewToken(token: string, now: number): Promise<{ jobId: string } | { problem: SignatureProblem }>;
+  /**
+   * A review token for the hosted editor: `jobId.exp.version.sig`, the job's review-token
+   * `version` signed in, so bumping the job's version revokes every earlier token.
+   */
+  reviewToken(jobId: string, expiresAt: number, version: number): Promise<string>;
+  /**
+   * The job id and signed version of a valid review token, else the problem. A token in the
+   * format before versions (`jobId.exp.sig`) is version 0. The caller compares the version
+   * with the job's.
+   */
+  verifyReviewToken(
+    token: string,
+    now: number,
+  ): Promise<{ jobId: string; version: number } | { problem: SignatureProblem }>;
 }
 
 const canonical = (method: string, path: string, exp: string): string => `${method.toUpperCase()}\n${path}\n${exp}`;
@@ -63,15 +73,27 @@ export async function createSigner(secret: string): Promise<Signer> {
       const signedMethod = method.toUpperCase() === 'HEAD' ? 'GET' : method;
       return check(canonical(signedMethod, url.pathname, exp ?? ''), url.searchParams.get('sig'), exp, now);
     },
-    async reviewToken(jobId, expiresAt) {
+    async reviewToken(jobId, expiresAt, version) {
       const exp = String(Math.floor(expiresAt));
-      return `${jobId}.${exp}.${await hmacBase64Url(key, `review\n${jobId}\n${exp}`)}`;
+      const v = String(Math.floor(version));
+      return `${jobId}.${exp}.${v}.${await hmacBase64Url(key, `review\n${jobId}\n${exp}\n${v}`)}`;
     },
     async verifyReviewToken(token, now) {
-      const [jobId, exp, sig, ...rest] = token.split('.');
-      if (jobId === undefined || rest.length > 0) return { problem: 'invalid' };
-      const problem = await check(`review\n${jobId}\n${exp ?? ''}`, sig ?? null, exp ?? null, now);
-      return problem === null ? { jobId } : { problem };
+      const parts = token.split('.');
+      // jobId.exp.sig (before versions: version 0) or jobId.exp.version.sig. The two signed texts
+      // cannot be confused: exp and version must be digits and the job id holds no whitespace.
+      if (/\s/.test(parts[0] ?? '')) return { problem: 'invalid' };
+      if (parts.length === 3) {
+        const [jobId, exp, sig] = parts as [string, string, string];
+        const problem = await check(`review\n${jobId}\n${exp}`, sig, exp, now);
+        return problem === null ? { jobId, version: 0 } : { problem };
+      }
+      if (parts.length < 3) return { problem: 'missing' };
+      if (parts.length > 4) return { problem: 'invalid' };
+      const [jobId, exp, version, sig] = parts as [string, string, string, string];
+      if (!/^\d+$/.test(version)) return { problem: 'invalid' };
+      const problem = await check(`review\n${jobId}\n${exp}\n${version}`, sig, exp, now);
+      return problem === null ? { jobId, version: Number(version) } : { problem };
     },
   };
 }

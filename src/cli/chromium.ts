@@ -15,10 +15,10 @@ export const CHROMIUM_PATH = process.env['MULTICAM_CHROMIUM'] ?? '/usr/bin/chrom
 /**
  * Flags measured on these machines: without the host-resolver rules and the background
  * networking switches Chromium keeps calling Google hosts. Nothing may leave the machine.
+ * The sandbox is not switched off here: see {@link chromiumFlags}.
  */
 export const CHROMIUM_FLAGS: readonly string[] = [
   '--headless',
-  '--no-sandbox',
   '--disable-gpu',
   '--no-first-run',
   '--disable-background-networking',
@@ -29,9 +29,32 @@ export const CHROMIUM_FLAGS: readonly string[] = [
   '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
 ];
 
+/** What {@link chromiumFlags} decides on: the user, the environment, the caller's wish. */
+export interface SandboxContext {
+  /** `process.getuid?.()`: undefined where there are no uids (Windows). */
+  uid: number | undefined;
+  /** The environment; `MULTICAM_CHROMIUM_NO_SANDBOX=1` switches the sandbox off. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The caller asks for no sandbox ({@link LaunchOptions.noSandbox}). */
+  noSandbox?: boolean | undefined;
+}
+
+/**
+ * The launch flags. Chromium decodes untrusted media (the user's files, whatever a page
+ * fetches), so its sandbox stays on, except as root, where Chromium refuses to start with it
+ * (CI and the containers these tests run in are root), or when asked explicitly.
+ */
+export function chromiumFlags(context: SandboxContext): string[] {
+  const noSandbox =
+    context.uid === 0 || context.env['MULTICAM_CHROMIUM_NO_SANDBOX'] === '1' || context.noSandbox === true;
+  return [...CHROMIUM_FLAGS, ...(noSandbox ? ['--no-sandbox'] : [])];
+}
+
 export interface LaunchOptions {
   /** Extra flags, e.g. `--enable-unsafe-webgpu` for a WebGPU-path test. */
   extraArgs?: readonly string[];
+  /** Switch Chromium's sandbox off even when not root (as `MULTICAM_CHROMIUM_NO_SANDBOX=1` does). */
+  noSandbox?: boolean;
 }
 
 export interface LaunchedChromium {
@@ -59,7 +82,7 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Launc
     executablePath: CHROMIUM_PATH,
     ignoreDefaultArgs: true,
     args: [
-      ...CHROMIUM_FLAGS,
+      ...chromiumFlags({ uid: process.getuid?.(), env: process.env, noSandbox: options.noSandbox }),
       ...(options.extraArgs ?? []),
       '--remote-debugging-pipe',
       `--user-data-dir=${userDataDir}`,

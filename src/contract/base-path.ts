@@ -24,10 +24,26 @@ export function normaliseBasePath(basePath: string): string {
 }
 
 /**
- * True when `url`'s path is the base path or under it. Origin is deliberately ignored, so a
- * client that hard-codes `https://api.example.com/api` is answered too. Synchronous and cheap:
- * the service worker's fetch handler needs it before it may call `respondWith`.
+ * True when `url`'s path is the base path or under it, on whatever origin: the route handler's
+ * test (its 404 for anything else). Which requests reach the handler at all is decided by
+ * {@link isContractPath} and the service worker's origin check.
  */
 export function isUnderBase(basePath: string, url: { readonly pathname: string }): boolean {
   return url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
+}
+
+/** The first path segments under the base path that the contract owns (`/api/jobs…`, `/api/uploads/…`, `/api/signed/…`). */
+const CONTRACT_SEGMENTS = ['jobs', 'uploads', 'signed'] as const;
+
+/**
+ * True when `url`'s path is one the contract owns: `{basePath}/jobs`, or under
+ * `{basePath}/jobs/`, `{basePath}/uploads/` or `{basePath}/signed/`. A host app's own
+ * `/api/other` (or `/api/webhooks`) is not, so the service worker leaves it to the network.
+ * Origin is not looked at here. Synchronous and cheap: the service worker's fetch handler
+ * needs it before it may call `respondWith`.
+ */
+export function isContractPath(basePath: string, url: { readonly pathname: string }): boolean {
+  if (!url.pathname.startsWith(`${basePath}/`)) return false;
+  const rest = url.pathname.slice(basePath.length + 1);
+  return CONTRACT_SEGMENTS.some((segment) => rest === segment || rest.startsWith(`${segment}/`));
 }

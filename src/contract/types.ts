@@ -169,6 +169,43 @@ export interface OutputFormat {
   note: string | null;
 }
 
+/**
+ * The kinds of {@link JobWarning} this implementation reports (additive). Clients must accept
+ * codes not listed here.
+ */
+export const WARNING_CODES = [
+  /** The face model could not be loaded: cameras are mapped by motion only. */
+  'face_model_unavailable',
+  /** A camera's pictures could not be read: the camera map has no answer for it. */
+  'camera_not_sampled',
+  /** A source's audio could not be read by the browser's decoder and was read by ffmpeg.wasm instead. */
+  'decoder_fallback',
+  /** A webhook could not be signed, so it was not sent. */
+  'webhook_not_signed',
+  /** The browser did not say how much it may still store, so createJob could not check that the files fit. */
+  'storage_estimate_unavailable',
+  /** A source's uploaded file is empty or not a video or audio file: syncing will fail at once until it is uploaded again. */
+  'source_not_media',
+] as const;
+export type WarningCode = (typeof WARNING_CODES)[number];
+
+/**
+ * Something that went wrong without failing the job (additive): a fallback was taken, a check
+ * was skipped, or a notification was not sent. One per `code` and `sourceId`.
+ */
+export interface JobWarning {
+  /** One of {@link WARNING_CODES}, or a newer code. */
+  code: string;
+  /** What happened and what it means for the edit, in plain words. */
+  message: string;
+  /** The source it concerns, when it concerns one. */
+  sourceId?: string;
+  /** The stage it happened in, when it happened in one. */
+  stage?: string;
+  /** When it was first seen (ISO 8601). */
+  at: string;
+}
+
 /** The full job, snake_case as the spec says. */
 export interface Job {
   id: string;
@@ -190,6 +227,8 @@ export interface Job {
   review: boolean;
   auto_map: AutoMapMode;
   callback_url: string | null;
+  /** Additive: what went wrong without failing the job (see {@link JobWarning}); empty when nothing did. */
+  warnings: JobWarning[];
   created_at: string;
   updated_at: string;
 }
@@ -222,6 +261,8 @@ export interface JobSummary {
   outputUrl: string | null;
   error: string | null;
   failedAtStatus: string | null;
+  /** Additive: the job's warnings, as in `Job.warnings`. */
+  warnings: JobWarning[];
   updatedAt: string;
 }
 
@@ -403,6 +444,14 @@ export const LIMITS = {
   maxSources: 12,
   minVideoSources: 2,
   titleMaxLength: 200,
+  /** A source's `label` (createJob); longer is 400. */
+  labelMaxLength: 200,
+  /**
+   * A cut's `reason` (updateCuts, submitSpeakerMapping); longer is 400. Generous on purpose: the
+   * editor sends back the reasons the planner wrote, which can list a dozen speakers and a
+   * 200-character label (under 1,000 characters).
+   */
+  reasonMaxLength: 2000,
   maxFileSize: 107_374_182_400,
   maxPutSize: 5 * 1024 ** 3,
   multipartThreshold: 100 * 1024 ** 2,

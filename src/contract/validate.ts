@@ -7,6 +7,7 @@
  */
 import { ApiError } from './errors.ts';
 import { SPEAKER_NAME_MAX_LENGTH } from './speaker-names.ts';
+import { hasControlCharacters, plainLine } from './text.ts';
 import {
   AUTO_MAP_MODES,
   LIMITS,
@@ -49,6 +50,19 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: s
 function requireString(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.length === 0) throw ApiError.badRequest(`${field} must be a non-empty string`);
   return value;
+}
+
+/**
+ * Free text a person typed, as one plain line ({@link plainLine}: line breaks and tabs become a
+ * space, other control characters go): at most `maxLength` characters as sent (longer is 400, so
+ * a megabyte label never reaches storage or an export), and not empty once cleaned.
+ */
+function requireText(value: unknown, field: string, maxLength: number): string {
+  if (typeof value !== 'string') throw ApiError.badRequest(`${field} must be a non-empty string`);
+  if (value.length > maxLength) throw ApiError.badRequest(`${field} must be at most ${maxLength} characters`);
+  const text = plainLine(value);
+  if (text === '') throw ApiError.badRequest(`${field} must be a non-empty string`);
+  return text;
 }
 
 function requireNumber(value: unknown, field: string): number {
@@ -102,7 +116,7 @@ export function parseSilence(value: unknown, field = 'silence'): ResolvedSilence
 function parseSource(value: unknown, index: number): ParsedSource {
   const field = `sources[${index}]`;
   if (!isObject(value)) throw ApiError.badRequest(`${field} must be an object`);
-  const label = requireString(value['label'], `${field}.label`);
+  const label = requireText(value['label'], `${field}.label`, LIMITS.labelMaxLength);
   const kind = value['kind'] === undefined ? 'video' : oneOf(value['kind'], SOURCE_KINDS, `${field}.kind`);
   const fallbackExt: SourceExt = kind === 'audio' ? 'wav' : 'mp4';
   // The spec: an unknown ext falls back to the default rather than failing.
@@ -159,10 +173,9 @@ export function parseCreateJob(body: unknown): ParsedCreateJob {
   let title: string | null = null;
   if (input['title'] !== undefined) {
     const raw = input['title'];
-    if (typeof raw !== 'string' || raw.length < 1 || raw.length > LIMITS.titleMaxLength) {
-      throw ApiError.badRequest(`title must be a string of 1 to ${LIMITS.titleMaxLength} characters`);
-    }
-    title = raw;
+    const clean = typeof raw === 'string' && raw.length <= LIMITS.titleMaxLength ? plainLine(raw) : '';
+    if (clean === '') throw ApiError.badRequest(`title must be a string of 1 to ${LIMITS.titleMaxLength} characters`);
+    title = clean;
   }
   let callbackUrl: string | null = null;
   if (input['callbackUrl'] !== undefined) {
@@ -203,7 +216,11 @@ export function parseTracks(value: unknown, field = 'tracks'): Track[] {
   });
 }
 
-/** A cut list: numeric startMs not above endMs, and a sourceId. */
+/**
+ * A cut list: numeric startMs not above endMs, and a sourceId. A `reason` (free text shown in
+ * the editor and written into every export) is at most {@link LIMITS.reasonMaxLength} characters
+ * and kept as one plain line; a reason that is not a string is ignored.
+ */
 export function parseCuts(value: unknown, field = 'cuts'): Cut[] {
   return requireArray(value, field).map((raw, i) => {
     const at = `${field}[${i}]`;
@@ -211,7 +228,12 @@ export function parseCuts(value: unknown, field = 'cuts'): Cut[] {
     const fields = raw as Record<string, unknown>;
     const sourceId = requireString(fields['sourceId'], `${at}.sourceId`);
     const cut: Cut = { startMs, endMs, sourceId };
-    if (typeof fields['reason'] === 'string') cut.reason = fields['reason'];
+    const reason = fields['reason'];
+    if (typeof reason === 'string') {
+      if (reason.length > LIMITS.reasonMaxLength)
+        throw ApiError.badRequest(`${at}.reason must be at most ${LIMITS.reasonMaxLength} characters`);
+      cut.reason = plainLine(reason);
+    }
     return cut;
   });
 }
@@ -266,7 +288,8 @@ export function parsePartNumbers(value: unknown, partCount: number): number[] {
  * The `names` of nameSpeakers: an object from detected speaker labels to names. A name is trimmed;
  * an empty one removes the speaker's name. Names are unique (two people called the same would be
  * one person in every list), at most {@link SPEAKER_NAME_MAX_LENGTH} characters, without control
- * characters, and not another speaker's label.
+ * characters (C0, C1, line and paragraph separators, U+FFFE/U+FFFF, lone surrogates), and not
+ * another speaker's label.
  */
 export function parseSpeakerNames(
   value: unknown,
@@ -288,8 +311,8 @@ export function parseSpeakerNames(
     if (name === '') continue;
     if (name.length > SPEAKER_NAME_MAX_LENGTH)
       throw ApiError.badRequest(`${at} must be at most ${SPEAKER_NAME_MAX_LENGTH} characters`);
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest(`${at} must not contain control characters`);
+    // Refused rather than cleaned (unlike labels): a name is an identity, shown and compared as typed.
+    if (hasControlCharacters(name)) throw ApiError.badRequest(`${at} must not contain control characters`);
     if (speakers.includes(name) && name !== label)
       throw ApiError.badRequest(`${at} must not be another speaker's label (${name})`);
     const key = name.toLocaleLowerCase();

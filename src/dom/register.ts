@@ -4,6 +4,7 @@
  * @module
  */
 import { normaliseBasePath } from '../contract/base-path.ts';
+import { normaliseApiOrigin } from '../routes/scope.ts';
 import { fetchServed } from '../models/served-asset.ts';
 
 /** What the page passes to the service worker through its script URL. */
@@ -12,6 +13,13 @@ export interface RegistrationConfig {
   basePath: string;
   /** IndexedDB database name; omitted means the store's default. */
   dbName?: string;
+  /**
+   * Foreign origins whose contract paths the worker answers too, e.g. `['https://api.example.com']`
+   * for a client that hard-codes `https://api.example.com/api` (a base URL whose path is the base
+   * path is accepted as well). Default none: only the page's own origin is answered, and every
+   * other origin goes to the network (a webhook receiver, another API under the same path).
+   */
+  apiOrigins?: readonly string[];
   /** Where the built worker is served; default `/sw.js` (scope `/`). */
   scriptPath?: string;
   /** How long to wait for the worker to take control; default 15 s. */
@@ -20,12 +28,18 @@ export interface RegistrationConfig {
 
 /**
  * The absolute script URL of the registration, e.g. `http://host/sw.js?base=%2Fapi`. The
- * service worker (src/sw/config.ts) reads the same two query parameters, `base` and `db`; the
- * runtimes are separate tsconfig projects, so the names are spelled in both places.
+ * service worker (src/sw/config.ts) reads the same query parameters, `base`, `db` and one
+ * `origin` per foreign API origin (sorted, so the same set gives the same URL); the runtimes are
+ * separate tsconfig projects, so the names are spelled in both places. Throws on a malformed
+ * base path or origin.
  */
 export function serviceWorkerScriptUrl(config: RegistrationConfig): string {
-  const params = new URLSearchParams({ base: normaliseBasePath(config.basePath) });
+  const basePath = normaliseBasePath(config.basePath);
+  const params = new URLSearchParams({ base: basePath });
   if (config.dbName !== undefined) params.set('db', config.dbName);
+  const origins = new Set((config.apiOrigins ?? []).map((origin) => normaliseApiOrigin(origin, basePath)));
+  origins.delete(location.origin); // the page's own origin is always answered
+  for (const origin of [...origins].sort()) params.append('origin', origin);
   return new URL(`${config.scriptPath ?? '/sw.js'}?${params.toString()}`, location.href).href;
 }
 

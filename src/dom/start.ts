@@ -18,6 +18,12 @@ export interface StartMulticamOptions {
   basePath?: string;
   /** IndexedDB database name shared by the page and the worker; default the store's. */
   dbName?: string;
+  /**
+   * Foreign origins the worker answers the contract for, besides the page's own, e.g.
+   * `['https://api.example.com']` for a client that hard-codes `https://api.example.com/api`.
+   * Default none: every other origin goes to the network (webhook receivers included).
+   */
+  apiOrigins?: readonly string[];
   /** Where the built service worker is served; default `/sw.js`. */
   scriptPath?: string;
   /**
@@ -33,6 +39,31 @@ export interface StartMulticamOptions {
    * See {@link EngineRunnerOptions.assets}.
    */
   assets?: EngineRunnerOptions['assets'];
+  /**
+   * With `engine: true`: how long an unreferenced chunk run may stay silent before the engine's
+   * start-up sweep collects it (default 6 h). See {@link EngineRunnerOptions.orphanGraceMs}.
+   */
+  orphanGraceMs?: number;
+  /**
+   * Ask the browser to keep this site's storage (`navigator.storage.persist()`): without it,
+   * jobs, files and the webhook outbox may be deleted when the disk runs low. Default true.
+   */
+  persistStorage?: boolean;
+}
+
+/**
+ * Asks the browser to keep the site's storage. True: it will not be evicted; false: refused (the
+ * browser may delete it under storage pressure); null: not asked, or this browser cannot say.
+ */
+async function requestPersistence(): Promise<boolean | null> {
+  const storage = (navigator as Partial<Navigator>).storage;
+  if (!storage?.persist) return null;
+  try {
+    return (await storage.persisted?.()) === true || (await storage.persist());
+  } catch {
+    // Some browsers refuse the call itself outside a secure context: the same as not asked.
+    return null;
+  }
 }
 
 /** A running instance: the worker answers `fetch`, the page holds the library API. */
@@ -55,6 +86,12 @@ export interface MulticamInstance {
    * logged with `console.warn`): e.g. a page that is not cross-origin isolated.
    */
   readonly warnings: readonly string[];
+  /**
+   * Whether the browser agreed to keep this site's storage (`navigator.storage.persist()`):
+   * false means it may delete jobs and files when space runs low (a warning says so too); null
+   * when it was not asked (`persistStorage: false`) or the browser cannot say.
+   */
+  readonly storagePersisted: boolean | null;
   /** Closes the page's database connection and stops the engine (the worker keeps answering). */
   close(): void;
 }
@@ -78,22 +115,29 @@ export async function startMulticam(options: StartMulticamOptions = {}): Promise
       'multicam: this page is not cross-origin isolated, so SharedArrayBuffer is off and the optional ffmpeg core runs single-threaded: serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp (the multicam/vite plugin does on its dev and preview servers)',
     );
   }
+  const storagePersisted = options.persistStorage === false ? null : await requestPersistence();
+  if (storagePersisted === false)
+    warnings.push(
+      "multicam: this browser did not agree to keep this site's storage, so it may delete your jobs, their files and undelivered webhooks when disk space runs low: finish and download edits soon, or install the site / bookmark it so the browser keeps its data",
+    );
   for (const warning of warnings) console.warn(warning);
   const dbOption = options.dbName === undefined ? {} : { dbName: options.dbName };
   const registration = await registerServiceWorker({
     basePath,
     ...dbOption,
     ...(options.scriptPath === undefined ? {} : { scriptPath: options.scriptPath }),
+    ...(options.apiOrigins === undefined ? {} : { apiOrigins: options.apiOrigins }),
   });
   // Both sides open the same database; the page never routes requests, but createService
   // needs an engine, and the queue engine is the one that is right in any context.
   const engine = createQueueEngine(dbOption);
-  const service = await createService({ basePath, engine, ...dbOption });
+  const service = await createService({ basePath, engine, pageOrigin: location.origin, ...dbOption });
   const runner = options.engine
     ? startEngineRunner({
         reporter: service.reporter,
         ...dbOption,
         ...(options.assets === undefined ? {} : { assets: options.assets }),
+        ...(options.orphanGraceMs === undefined ? {} : { orphanGraceMs: options.orphanGraceMs }),
       })
     : null;
   const webhooks = options.engine
@@ -111,6 +155,7 @@ export async function startMulticam(options: StartMulticamOptions = {}): Promise
     engine: runner,
     webhooks,
     warnings,
+    storagePersisted,
     close() {
       void runner?.stop();
       void webhooks?.close();

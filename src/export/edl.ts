@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { plainLine } from '../contract/text.ts';
 import { ExportError } from './errors.ts';
 import { fromTimecode, supportsDropFrame, toTimecode } from './rate.ts';
 import { sourceRange, type EditTimeline } from './timeline.ts';
@@ -24,6 +25,16 @@ export interface EdlOptions {
 
 /** EDL channel of the N-th audio source (CMX 3600 has A and A2; A3/A4 as Resolve and Premiere read them). */
 const AUDIO_CHANNELS = ['A', 'A2', 'A3', 'A4'] as const;
+
+/** A reel name as CMX 3600 readers take it: 8 characters of A–Z, 0–9 and `_`, padded (reelNames makes them so). */
+function reelName(reel: string): string {
+  return (
+    reel
+      .toUpperCase()
+      .replace(/[^A-Z0-9_]/g, '_')
+      .slice(0, 8) || 'AX'
+  ).padEnd(8);
+}
 
 /**
  * The edit as a CMX 3600 EDL.
@@ -52,7 +63,10 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
   const tc = (frame: number): string => toTimecode(frame, t.rate, dropFrame);
   const recordStart = fromTimecode(dropFrame ? '01:00:00;00' : '01:00:00:00', t.rate);
   const camera = track === 0 ? null : t.cameras[track - 1]!;
-  const title = (camera ? `${t.name} - ${camera.label}` : t.name).replace(/[\r\n]+/g, ' ').slice(0, 70);
+  // Every free-text field is one plain line: EDL readers split on line breaks, so a newline in a
+  // name would start a line of its own (an extra event), and control characters upset them.
+  // buildTimeline cleans its text already; this keeps any timeline from breaking the file.
+  const title = plainLine(camera ? `${t.name} - ${camera.label}` : t.name).slice(0, 70);
 
   const lines = [`TITLE: ${title}`, `FCM: ${dropFrame ? 'DROP FRAME' : 'NON-DROP FRAME'}`, ''];
   let n = 0;
@@ -65,9 +79,9 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
   ): void => {
     n += 1;
     lines.push(
-      `${String(n).padStart(3, '0')}  ${reel.padEnd(8)} ${channel.padEnd(5)} C        ${tc(r.sourceIn)} ${tc(r.sourceOut)} ${tc(recordStart + r.recordIn)} ${tc(recordStart + r.recordOut)}`,
-      `* FROM CLIP NAME: ${fileName}`,
-      ...(note === '' ? [] : [`* COMMENT: ${note.replace(/[\r\n]+/g, ' ')}`]),
+      `${String(n).padStart(3, '0')}  ${reelName(reel)} ${channel.padEnd(5)} C        ${tc(r.sourceIn)} ${tc(r.sourceOut)} ${tc(recordStart + r.recordIn)} ${tc(recordStart + r.recordOut)}`,
+      `* FROM CLIP NAME: ${plainLine(fileName) || 'clip'}`,
+      ...(plainLine(note) === '' ? [] : [`* COMMENT: ${plainLine(note)}`]),
       '',
     );
   };

@@ -148,5 +148,6 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
   const { ext, contentType } = FILE_TYPES[format];
   const suffix =
     format === 'edl' && (options.track ?? 0) > 0 ? ` - ${timeline.cameras[options.track! - 1]!.label}` : '';
-  return { format, filename: `${safeFileName(name + suffix)}.${ext}`, contentType, body, rate };
+  // timeline.name and the labels are plain lines (no lone surrogate for encodeURIComponent to throw on).
+  return { format, filename: `${safeFileName(timeline.name + suffix)}.${ext}`, contentType, body, rate };
 }

@@ -13,6 +13,7 @@
  */
 import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
 import { withSpeakerNames, type SpeakerNames } from '../contract/speaker-names.ts';
+import { plainLine } from '../contract/text.ts';
 import type { Cut, JobSource, TimeRange } from '../contract/types.ts';
 import { keptPieces, RenderPlanError } from '../render/plan.ts';
 import { ExportError } from './errors.ts';
@@ -179,12 +180,16 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
     if (!known.has(c.sourceId))
       throw new ExportError(`cuts[${i}].sourceId`, `cuts[${i}].sourceId ${c.sourceId} is not a source of the job`);
   });
-  const reels = reelNames(input.sources.map((s) => s.label));
+  // Records stored before labels were checked (issue 48) may hold newlines, control characters
+  // or lone surrogates: every writer gets one plain line (and encodeURIComponent cannot throw).
+  const labels = input.sources.map((s, i) => plainLine(s.label) || `Source ${i + 1}`);
+  const reels = reelNames(labels);
   const sources: ExportSource[] = input.sources.map((s, i) => {
-    const fileName = `${s.label.replace(/[/\\:]/g, '_')}.${s.ext}`;
+    const label = labels[i]!;
+    const fileName = `${label.replace(/[/\\:]/g, '_')}.${s.ext}`;
     return {
       id: s.id,
-      label: s.label,
+      label,
       kind: s.kind,
       fileName,
       url: mediaUrl(fileName, input.mediaRoot),
@@ -211,7 +216,8 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
   }
   const events: TimelineEvent[] = [];
   const names = input.speakerNames ?? {};
-  const noteOf = (p: { reason?: string }): string => (p.reason === undefined ? '' : withSpeakerNames(p.reason, names));
+  const noteOf = (p: { reason?: string }): string =>
+    p.reason === undefined ? '' : plainLine(withSpeakerNames(p.reason, names));
   let record = 0;
   for (const p of pieces) {
     const referenceIn = Math.round(p.startMs / ms);
@@ -238,7 +244,7 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
     record += referenceOut - referenceIn;
   }
   return {
-    name: input.name,
+    name: plainLine(input.name),
     rate: input.rate,
     durationFrames: record,
     sources,

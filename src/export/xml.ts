@@ -4,12 +4,22 @@
  * @module
  */
 
-/** Escapes text or an attribute value (`&`, `<`, `>`, `"`, `'`). */
+/**
+ * What XML 1.0 forbids even escaped (outside its `Char` production): C0 controls other than tab,
+ * LF and CR, U+FFFE/U+FFFF, and lone surrogates (which have no UTF-8 encoding).
+ */
+const NOT_XML_CHAR =
+  // eslint-disable-next-line no-control-regex -- control characters are what it matches
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Escapes text or an attribute value (`&`, `<`, `>`, `"`, `'`) and drops the characters XML 1.0
+ * forbids, so the document stays well-formed whatever text a job holds.
+ */
 export function escapeXml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
-  );
+  return text
+    .replace(NOT_XML_CHAR, '')
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
 /** An XML element: name, attributes (undefined ones left out), children or text. */

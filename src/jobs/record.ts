@@ -7,8 +7,7 @@
  */
 import { LIMITS } from '../contract/types.ts';
 import type { ParsedCreateJob } from '../contract/validate.ts';
-import type { JobRecord, SourceRecord, UploadPlan } from '../store/db.ts';
-import { putUpload } from '../store/files.ts';
+import type { JobRecord, SourceRecord, UploadPlan, UploadRecord } from '../store/db.ts';
 import { insertJob } from '../store/jobs.ts';
 import type { ServiceContext } from './context.ts';
 
@@ -54,56 +53,25 @@ function newSourceRecord(s: ParsedCreateJob['sources'][number], jobId: string): 
   return source;
 }
 
-/** Stores a new job of `accountId` created under `apiBase` (and its multipart uploads); returns the stored record. */
+/**
+ * Stores a new job of `accountId` created under `apiBase`, its multipart uploads and (given
+ * `idempotencyKey`, claimed before) the key's record, in one transaction; returns the stored record.
+ */
 export async function createJobRecord(
   ctx: ServiceContext,
   accountId: string,
   apiBase: string,
   parsed: ParsedCreateJob,
+  idempotencyKey?: string,
 ): Promise<JobRecord> {
   const now = ctx.now();
   const jobId = crypto.randomUUID();
   const sources = parsed.sources.map((s) => newSourceRecord(s, jobId));
-  const job = await insertJob(ctx.db, {
-    id: jobId,
-    accountId,
-    apiBase,
-    title: parsed.title ?? defaultTitle(parsed, now),
-    status: 'created',
-    sources,
-    tracks: [],
-    turns: [],
-    speakers: [],
-    cuts: [],
-    removedRanges: null,
-    cameraMap: null,
-    presetId: 'balanced',
-    silence: parsed.silence,
-    review: parsed.review,
-    autoMap: parsed.autoMap,
-    callbackUrl: parsed.callbackUrl,
-    diarizeSourceIds: null,
-    errorMessage: null,
-    failedAtStatus: null,
-    failurePermanent: false,
-    stageAttempts: {},
-    progress: null,
-    outputFileId: null,
-    renderedAt: null,
-    audioFileId: null,
-    mappedBy: null,
-    mappingSince: null,
-    mappingAsked: false,
-    processingStarted: false,
-    billedMinutes: 0,
-    eventCount: 0,
-    createdAt: now,
-    updatedAt: now,
-  });
+  const uploads: UploadRecord[] = [];
   for (const source of sources) {
     if (source.upload.method !== 'multipart' || source.fileSize === undefined) continue;
     const { uploadId, key, partSize, partCount } = source.upload;
-    await putUpload(ctx.db, {
+    uploads.push({
       uploadId,
       key,
       accountId,
@@ -115,5 +83,44 @@ export async function createJobRecord(
       createdAt: now,
     });
   }
-  return job;
+  return insertJob(
+    ctx.db,
+    {
+      id: jobId,
+      accountId,
+      apiBase,
+      title: parsed.title ?? defaultTitle(parsed, now),
+      status: 'created',
+      sources,
+      tracks: [],
+      turns: [],
+      speakers: [],
+      cuts: [],
+      removedRanges: null,
+      cameraMap: null,
+      presetId: 'balanced',
+      silence: parsed.silence,
+      review: parsed.review,
+      autoMap: parsed.autoMap,
+      callbackUrl: parsed.callbackUrl,
+      diarizeSourceIds: null,
+      errorMessage: null,
+      failedAtStatus: null,
+      failurePermanent: false,
+      stageAttempts: {},
+      progress: null,
+      outputFileId: null,
+      renderedAt: null,
+      audioFileId: null,
+      mappedBy: null,
+      mappingSince: null,
+      mappingAsked: false,
+      processingStarted: false,
+      billedMinutes: 0,
+      eventCount: 0,
+      createdAt: now,
+      updatedAt: now,
+    },
+    { uploads, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) },
+  );
 }

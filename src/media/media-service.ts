@@ -21,8 +21,11 @@ import type {
   ProbeOptions,
 } from './protocol.ts';
 
-/** Runs the mediabunny path, then ffmpeg.wasm when it cannot; passes through aborts and "no audio". */
-async function withFallback<T>(
+/**
+ * Runs the mediabunny path, then ffmpeg.wasm when it cannot; passes through aborts and "no audio".
+ * A result read by ffmpeg.wasm after mediabunny failed carries `fallbackReason`, so the job can say so.
+ */
+async function withFallback<T extends { fallbackReason?: string }>(
   label: string,
   signal: AbortSignal,
   engine: DecodeAudioOptions['engine'],
@@ -44,7 +47,8 @@ async function withFallback<T>(
       `${label}: the browser cannot read the file${firstReason ? ` (${firstReason})` : ''}, and the app did not enable the optional ffmpeg core that reads more formats (README, "The optional ffmpeg core")`,
     );
   try {
-    return await viaFfmpeg();
+    const result = await viaFfmpeg();
+    return firstReason ? { ...result, fallbackReason: firstReason } : result;
   } catch (e) {
     if (signal.aborted) throw new MediaAbortError(`${label}: cancelled`);
     if (e instanceof NoAudioTrackError || e instanceof UnreadableMediaError) {

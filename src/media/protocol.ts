@@ -38,6 +38,8 @@ export interface AudioInfo {
 /** What {@link MediaWorkerApi.probe} found. */
 export interface MediaProbe {
   engine: MediaEngine;
+  /** Why mediabunny could not read the file, when ffmpeg.wasm read it instead (`engine` is then `ffmpeg.wasm`). */
+  fallbackReason?: string;
   /** Container name, e.g. `MP4`, `QuickTime File Format`, `WebM`, `Matroska`, `WAVE`, `MP3`, `ADTS` (ffmpeg: its format_name). */
   container: string;
   mimeType: string | null;
@@ -111,6 +113,8 @@ export type FfmpegCoreOption = string;
 /** Mono audio, sample 0 at the source's media time 0. */
 export interface DecodedAudio {
   engine: MediaEngine;
+  /** Why mediabunny could not decode the file, when ffmpeg.wasm decoded it instead. */
+  fallbackReason?: string;
   /** The samples; empty when they went to {@link file}. */
   samples: Float32Array;
   sampleRate: number;

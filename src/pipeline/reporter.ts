@@ -6,6 +6,7 @@
  */
 import { decideAutoMap } from '../analysis/automap.ts';
 import type { CameraMap, OutputFormat, TimeRange, Turn } from '../contract/types.ts';
+import { addWarning, type NewWarning } from '../contract/warnings.ts';
 import type { ServiceContext } from '../jobs/context.ts';
 import { eventOutputUrl, reviewUrl } from '../jobs/links.ts';
 import { updateAccount } from '../store/accounts.ts';
@@ -83,6 +84,11 @@ export interface StageReporter {
   setSourceInfo(jobId: string, info: SyncingOutput): Promise<void>;
   /** Stores a camera map proposal without deciding anything (autoMap `off`: it appears in getJob). */
   setCameraMap(jobId: string, cameraMap: CameraMap): Promise<void>;
+  /**
+   * Records what went wrong without failing the stage (a fallback taken, a model not loaded) on
+   * the job's `warnings`, once per code and source; a deleted job is left alone.
+   */
+  addWarnings(jobId: string, warnings: readonly NewWarning[]): Promise<void>;
 }
 
 /**
@@ -99,7 +105,7 @@ async function mappingResult(
   const { db } = ctx;
   const before = await getJobRecord(db, jobId);
   if (!before) return;
-  const link = await reviewUrl(ctx, before.apiBase, jobId);
+  const link = await reviewUrl(ctx, before.apiBase, before);
   const render = await updateJob(db, jobId, (job) => {
     if (deadline && (job.status !== 'mapping' || job.mappedBy !== null || job.mappingAsked))
       return { job: null, result: false };
@@ -195,7 +201,7 @@ async function diarizingSucceeded(ctx: ServiceContext, jobId: string, output: Di
   const { db } = ctx;
   const before = await getJobRecord(db, jobId);
   if (!before || before.status !== 'diarizing') return;
-  const link = await reviewUrl(ctx, before.apiBase, jobId);
+  const link = await reviewUrl(ctx, before.apiBase, before);
   const audioFileId = output.audio
     ? await storeFile(db, output.audio, output.audio.type || 'audio/wav', ctx.now())
     : null;
@@ -290,6 +296,28 @@ async function stageFailed(
   if (retry) await enqueueOrFail(ctx, jobId, stage);
 }
 
+/**
+ * Adds warnings to a job's `warnings` (once per code and source) in one transaction; a deleted
+ * job is left alone. Used by the reporter and by routes that skip a check (createJob's storage
+ * estimate).
+ */
+export async function addJobWarnings(
+  ctx: ServiceContext,
+  jobId: string,
+  warnings: readonly NewWarning[],
+): Promise<void> {
+  if (warnings.length === 0) return;
+  await updateJob(ctx.db, jobId, (job) => {
+    const now = ctx.now();
+    const before = job.warnings ?? [];
+    const after = warnings.reduce((list, warning) => addWarning(list, warning, now), before);
+    if (after === before) return { job: null, result: undefined };
+    job.warnings = after;
+    job.updatedAt = now;
+    return { job, result: undefined };
+  });
+}
+
 /** Creates the reporter the engine calls; see {@link StageReporter}. */
 export function createStageReporter(ctx: ServiceContext): StageReporter {
   const reporter: StageReporter = {
@@ -330,6 +358,8 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
         return { job, result: undefined };
       });
     },
+
+    addWarnings: (jobId, warnings) => addJobWarnings(ctx, jobId, warnings),
   };
   return reporter;
 }

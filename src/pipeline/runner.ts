@@ -18,6 +18,7 @@ import { createMediaClient, type MediaClient } from '../media/client.ts';
 import { createRenderClient, type RenderClient } from '../render/client.ts';
 import { DB_NAME, openDatabase, type Database, type JobRecord } from '../store/db.ts';
 import { listEventsForJob } from '../store/events.ts';
+import { ORPHAN_GRACE_MS, sweepOrphanRuns, type SweepResult } from '../store/sweep.ts';
 import { getJobRecord } from '../store/jobs.ts';
 import { addWork, deleteWork, listWork } from '../store/work.ts';
 import { BLAZEFACE_MODEL_FILE } from '../models/blazeface.ts';
@@ -50,6 +51,11 @@ export interface EngineRunnerOptions {
   assets?: Partial<StageAssets>;
   /** Called with the ids of events recorded by stage reports; default `announceEvents` (wakes webhook delivery). */
   announce?: (ids: readonly string[]) => void;
+  /**
+   * How long a chunk run referenced by nothing may stay silent before the start-up sweep
+   * collects it as left by a dead writer (default {@link ORPHAN_GRACE_MS}); tests pass 0.
+   */
+  orphanGraceMs?: number;
 }
 
 /** One finished stage run, for logs and tests. */
@@ -77,6 +83,8 @@ export interface EngineRunner {
   readonly running: EngineWork | null;
   /** Stops the running stage (its work stays queued for the next engine), frees the workers and the lock. */
   stop(): Promise<void>;
+  /** Resolves with what the start-up sweep of orphan chunks collected (null before the engine started, or when it failed). */
+  swept(): Promise<SweepResult | null>;
 }
 
 /** The Web Lock name for a database: {@link ENGINE_LOCK}, suffixed for databases other than the default. */
@@ -266,6 +274,9 @@ interface EngineState {
   current: { jobId: string; stage: EngineStage; controller: AbortController } | undefined;
   looping: boolean;
   again: boolean;
+  readonly orphanGraceMs: number;
+  /** The start-up sweep of orphan chunks, once the engine has started. */
+  sweep: Promise<SweepResult | null> | undefined;
 }
 
 /** The stage assets of `options`, made absolute as seen from this page (the workers fetch them). */
@@ -378,6 +389,8 @@ async function recordOutcome(
   }
   // Removed before reporting: a retry the reporter queues must not be merged into these records.
   await deleteWork(open, keys);
+  // Before the outcome, so a job that moves on (or fails) already shows what went wrong on the way.
+  if (result.warnings && result.warnings.length > 0) await reporter.addWarnings(work.jobId, result.warnings);
   if (result.ok) {
     try {
       await reporter.stageSucceeded(work.jobId, work.stage, result.output);
@@ -470,6 +483,12 @@ async function activate(state: EngineState): Promise<void> {
   const now = Date.now();
   for (const work of leftBehind(await db.getAll('jobs'))) await addWork(db, work, now);
   state.active = true;
+  // Chunks that a crashed or closed writer (upload, render, complete) left behind: collected once
+  // per engine start, in the background (it never holds up the queue's work).
+  state.sweep = sweepOrphanRuns(db, { graceMs: state.orphanGraceMs }).catch((error: unknown) => {
+    console.warn('[multicam engine] sweeping orphan chunks failed', error);
+    return null;
+  });
 }
 
 /**
@@ -499,6 +518,8 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
     current: undefined,
     looping: false,
     again: false,
+    orphanGraceMs: options.orphanGraceMs ?? ORPHAN_GRACE_MS,
+    sweep: undefined,
   };
   const lockRequest = new AbortController();
   let release: (() => void) | undefined;
@@ -533,6 +554,10 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
     history: state.history,
     get running() {
       return state.current ? { jobId: state.current.jobId, stage: state.current.stage } : null;
+    },
+    async swept() {
+      await started;
+      return (await state.sweep) ?? null;
     },
     async stop() {
       state.stopping = true;

@@ -20,6 +20,7 @@ import { requestUploadPartUrls } from './jobs/parts.ts';
 import { startProcessing } from './jobs/processing.ts';
 import { approveJob, startRender } from './jobs/render.ts';
 import { retryJob } from './jobs/retry.ts';
+import { revokeReviewLinks } from './jobs/review-links.ts';
 import { nameSpeakers } from './jobs/speakers.ts';
 import * as uploads from './uploads.ts';
 
@@ -99,6 +100,11 @@ const ROUTES: Route[] = [
     methods: { POST: authed((ctx, a, r, [id]) => retryJob(ctx, a, id!, r)) },
   },
   {
+    // A contract extension (docs/contract.md): not in REVIEW_PATHS, so API keys only.
+    pattern: new RegExp(`^/jobs/${ID}/review-links/revoke$`),
+    methods: { POST: authed((ctx, a, _r, [id]) => revokeReviewLinks(ctx, a, id!)) },
+  },
+  {
     pattern: new RegExp(`^/jobs/${ID}/export$`),
     methods: { GET: authed((ctx, a, r, [id]) => exportJobEdit(ctx, a, id!, r)) },
   },
@@ -136,20 +142,25 @@ interface Caller {
   accountId: string;
   /** Set for review tokens: the only job this caller may touch. */
   reviewJobId: string | null;
+  /** Set for review tokens: the token itself (responses show its own link, never a new one). */
+  reviewToken: string | null;
 }
 
 /**
  * `Authorization: Bearer mc_live_…` (an account), or `Authorization: Review <token>` from a
- * `reviewUrl` (the hosted editor): that one job only, for 72 hours.
+ * `reviewUrl` (the hosted editor): that one job only, for 72 hours, until the job's review
+ * links are revoked (the token's signed version is no longer the job's).
  */
 async function authenticate(ctx: ServiceContext, request: Request): Promise<Caller> {
   const header = request.headers.get('authorization') ?? '';
   const review = /^Review\s+(\S+)\s*$/i.exec(header);
   if (review) {
-    const verified = await ctx.signer.verifyReviewToken(review[1]!, ctx.now());
+    const token = review[1]!;
+    const verified = await ctx.signer.verifyReviewToken(token, ctx.now());
     const job = 'jobId' in verified ? await getJobRecord(ctx.db, verified.jobId) : undefined;
-    if (!job) throw new ApiError(401, 'invalid or expired review token', {}, { 'WWW-Authenticate': 'Bearer' });
-    return { accountId: job.accountId, reviewJobId: job.id };
+    if (!job || !('version' in verified) || verified.version !== (job.reviewTokenVersion ?? 0))
+      throw new ApiError(401, 'invalid, expired or revoked review token', {}, { 'WWW-Authenticate': 'Bearer' });
+    return { accountId: job.accountId, reviewJobId: job.id, reviewToken: token };
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   const accountId = match ? await accountForApiKey(ctx.db, match[1]!) : null;
@@ -161,7 +172,7 @@ async function authenticate(ctx: ServiceContext, request: Request): Promise<Call
       { 'WWW-Authenticate': 'Bearer' },
     );
   }
-  return { accountId, reviewJobId: null };
+  return { accountId, reviewJobId: null, reviewToken: null };
 }
 
 /** The route handler over a service context. */
@@ -202,7 +213,9 @@ export function createHandler(ctx: ServiceContext): (request: Request) => Promis
             'a review token only grants reading, mapping, editing, rendering, approving and exporting its own job',
           );
         }
-        const result = await operation.run(ctx, caller.accountId, request, params);
+        // A review caller's request runs on a context that knows its token (see ServiceContext.reviewToken).
+        const callerCtx = caller.reviewToken === null ? ctx : { ...ctx, reviewToken: caller.reviewToken };
+        const result = await operation.run(callerCtx, caller.accountId, request, params);
         return result instanceof Response ? result : json(200, result.body, result.headers);
       }
       throw ApiError.notFound(`no operation at ${url.pathname}`);

@@ -8,8 +8,11 @@ import { ApiError } from '../contract/errors.ts';
 import { LIMITS, type OkResponse } from '../contract/types.ts';
 import { requireObject } from '../contract/validate.ts';
 import type { SignatureProblem } from '../auth/signer.ts';
-import type { JobRecord, UploadRecord } from '../store/db.ts';
+import { sniffMedia } from '../contract/media-sniff.ts';
+import type { FileRecord, JobRecord, PartRecord, SourceMediaProblem, SourceRecord, UploadRecord } from '../store/db.ts';
+import { addWarning } from '../contract/warnings.ts';
 import {
+  RunCollectedError,
   StreamTooLargeError,
   deleteFile,
   deleteRun,
@@ -17,13 +20,14 @@ import {
   getFile,
   getUpload,
   partsOf,
-  putFile,
   putLocalFile,
   putPart,
   readRange,
+  readRunHead,
   writeRun,
 } from '../store/files.ts';
-import { getJobRecord, updateJob } from '../store/jobs.ts';
+import { getJobRecord } from '../store/jobs.ts';
+import { changeSourceFile } from '../store/source-files.ts';
 import { LocalFileUnavailableError, localFileRegistry } from '../store/local-files.ts';
 import type { ServiceContext } from '../jobs/context.ts';
 import { contentDisposition, json, readJson } from './http.ts';
@@ -38,6 +42,33 @@ const CONTENT_TYPES: Record<string, string> = {
   m4a: 'audio/mp4',
   aac: 'audio/aac',
 };
+
+/** The types a download may be served as: the sources' and the renders' media types. */
+const MEDIA_TYPES = new Set([...Object.values(CONTENT_TYPES), 'audio/webm', 'audio/ogg', 'video/ogg', 'audio/x-wav']);
+
+/** The Content-Type of a source declared with extension `ext`. */
+function contentTypeOf(ext: string): string {
+  return CONTENT_TYPES[ext] ?? 'application/octet-stream';
+}
+
+/**
+ * What a stored file is served as: its media type when it is one of {@link MEDIA_TYPES}, else
+ * `application/octet-stream` (never text/html or anything a browser would run).
+ */
+function servedType(type: string): string {
+  const base = type.split(';')[0]!.trim().toLowerCase();
+  return MEDIA_TYPES.has(base) ? base : 'application/octet-stream';
+}
+
+/**
+ * Headers of every signed download: the browser must not guess another type, and a file
+ * opened as a page runs nothing and reaches nothing (a `<video>` still plays it: a media
+ * response's CSP does not apply to the page that plays it).
+ */
+const DOWNLOAD_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "sandbox; default-src 'none'",
+} as const;
 
 /** 403 for a bad signed URL. */
 export async function requireSignature(ctx: ServiceContext, request: Request, url: URL): Promise<void> {
@@ -55,45 +86,92 @@ function requireUploadable(job: JobRecord): void {
     throw ApiError.invalidStatus(job.status, 'uploading a file (the job must be created or uploading)');
 }
 
-/** Links a stored file to its source; deletes the file when the job or source went away. */
-async function attachFile(ctx: ServiceContext, jobId: string, sourceId: string, fileId: string): Promise<void> {
-  let previous: string | null = null;
-  const attached = await updateJob(ctx.db, jobId, (job) => {
-    const source = job.sources.find((s) => s.id === sourceId);
-    if (!source) return { job: null, result: false };
-    requireUploadable(job);
-    previous = source.fileId;
-    source.fileId = fileId;
-    source.sizeError = null;
-    job.updatedAt = ctx.now();
-    return { job, result: true };
-  }).catch(async (error: unknown) => {
-    await deleteFile(ctx.db, fileId);
-    throw error;
-  });
-  if (!attached) {
-    await deleteFile(ctx.db, fileId);
-    throw ApiError.notFound(`source ${sourceId} of job ${jobId} not found`);
-  }
-  if (previous !== null) await deleteFile(ctx.db, previous);
+/** A run collected while its writer stalled: the bytes are gone, the client sends them again. */
+function collectedError(error: unknown): never {
+  if (error instanceof RunCollectedError) throw new ApiError(409, error.message);
+  throw error;
 }
 
-/** Records a failed size check on a source (reported again by startProcessing) and drops its file. */
-async function recordSizeError(ctx: ServiceContext, jobId: string, sourceId: string, error: ApiError): Promise<void> {
-  let previous: string | null = null;
-  await updateJob(ctx.db, jobId, (job) => {
-    const source = job.sources.find((s) => s.id === sourceId);
-    if (!source) return { job: null, result: undefined };
-    previous = source.fileId;
-    source.fileId = null;
-    source.sizeError = {
-      code: error.body.code === 'FILE_TOO_LARGE' ? 'FILE_TOO_LARGE' : 'FILE_SIZE_MISMATCH',
-      message: error.message,
-    };
+/**
+ * Makes `file` (whose runs this request has just written) the source's file, deleting the file
+ * it replaces, in one transaction, with what its first bytes say (`problem`: recorded on the
+ * source and as a job warning). When the source or job went away, or the job no longer takes
+ * uploads, the new runs are deleted instead.
+ */
+async function attachFile(
+  ctx: ServiceContext,
+  jobId: string,
+  sourceId: string,
+  file: FileRecord,
+  problem: SourceMediaProblem | null = null,
+): Promise<void> {
+  const dropNew = async (): Promise<void> => {
+    if (file.local) await deleteFile(ctx.db, file.id);
+    for (const segment of file.segments) await deleteRun(ctx.db, segment.chunkFileId);
+  };
+  const outcome = await changeSourceFile(ctx.db, { jobId, sourceId }, (job, source) => {
+    requireUploadable(job);
     job.updatedAt = ctx.now();
-    return { job, result: undefined };
+    noteMediaProblem(ctx, job, source, problem);
+    return { file, sizeError: null, result: undefined };
+  }).catch(async (error: unknown) => {
+    await dropNew();
+    collectedError(error);
   });
-  if (previous !== null) await deleteFile(ctx.db, previous);
+  if (!outcome.found) {
+    await dropNew();
+    throw ApiError.notFound(`source ${sourceId} of job ${jobId} not found`);
+  }
+}
+
+/**
+ * Records on `source` what its new file's first bytes say, and warns on the job when they are
+ * not media: the upload is accepted (a presigned PUT does not judge content), and the syncing
+ * stage fails at once with the same message.
+ */
+function noteMediaProblem(
+  ctx: ServiceContext,
+  job: JobRecord,
+  source: SourceRecord,
+  problem: SourceMediaProblem | null,
+): void {
+  source.mediaProblem = problem;
+  if (problem === null) {
+    job.warnings = (job.warnings ?? []).filter((w) => !(w.code === 'source_not_media' && w.sourceId === source.id));
+    return;
+  }
+  job.warnings = addWarning(
+    job.warnings ?? [],
+    { code: 'source_not_media', sourceId: source.id, message: `${problem.message}: upload the right file` },
+    ctx.now(),
+  );
+}
+
+/** The `sizeError` recorded on a source for a refused upload. */
+function sourceError(error: ApiError): NonNullable<SourceRecord['sizeError']> {
+  return {
+    code: error.body.code === 'FILE_TOO_LARGE' ? 'FILE_TOO_LARGE' : 'FILE_SIZE_MISMATCH',
+    message: error.message,
+  };
+}
+
+/** Records a refused upload on a source (reported again by startProcessing) and drops its file, in one transaction. */
+async function recordSizeError(ctx: ServiceContext, jobId: string, sourceId: string, error: ApiError): Promise<void> {
+  await changeSourceFile(ctx.db, { jobId, sourceId }, (job, source) => {
+    job.updatedAt = ctx.now();
+    noteMediaProblem(ctx, job, source, null);
+    return { file: null, sizeError: sourceError(error), result: undefined };
+  });
+}
+
+/** What is wrong with the bytes starting with `head` (empty, or not a video or audio file); null when they are media. */
+function mediaProblemOf(source: SourceRecord, head: Uint8Array): SourceMediaProblem | null {
+  const sniff = sniffMedia(head);
+  if (sniff.kind === 'media') return null;
+  const what = `the file of source ${source.label} (${source.id})`;
+  return sniff.kind === 'empty'
+    ? { code: 'FILE_EMPTY', message: `${what} is empty` }
+    : { code: 'FILE_NOT_MEDIA', message: `${what} is not a video or audio file (it starts with ${sniff.start})` };
 }
 
 /** A file used in place that no context holds: 409 LOCAL_FILE_UNAVAILABLE, saying what to do. */
@@ -139,27 +217,32 @@ export async function putSourceFile(
   try {
     run = await writeRun(ctx.db, request.body, maxBytes);
   } catch (error) {
-    if (!(error instanceof StreamTooLargeError)) throw error;
+    if (!(error instanceof StreamTooLargeError)) collectedError(error);
     const refused =
       declared !== undefined && declared < LIMITS.maxPutSize ? sizeMismatch(`more than ${declared}`) : tooLarge();
     await recordSizeError(ctx, jobId, sourceId, refused);
     throw refused;
   }
-  if (declared !== undefined && run.size !== declared) {
-    await deleteRun(ctx.db, run.chunkFileId, run.chunkSizes.length);
-    const error = sizeMismatch(String(run.size));
-    await recordSizeError(ctx, jobId, sourceId, error);
-    throw error;
+  const refused = declared !== undefined && run.size !== declared ? sizeMismatch(String(run.size)) : null;
+  if (refused) {
+    await deleteRun(ctx.db, run.chunkFileId);
+    await recordSizeError(ctx, jobId, sourceId, refused);
+    throw refused;
   }
-  const fileId = crypto.randomUUID();
-  await putFile(ctx.db, {
-    id: fileId,
-    size: run.size,
-    type: CONTENT_TYPES[source.ext] ?? 'application/octet-stream',
-    segments: [{ chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes }],
-    createdAt: ctx.now(),
-  });
-  await attachFile(ctx, jobId, sourceId, fileId);
+  const problem = mediaProblemOf(source, await readRunHead(ctx.db, run.chunkFileId));
+  await attachFile(
+    ctx,
+    jobId,
+    sourceId,
+    {
+      id: crypto.randomUUID(),
+      size: run.size,
+      type: contentTypeOf(source.ext),
+      segments: [{ chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes }],
+      createdAt: ctx.now(),
+    },
+    problem,
+  );
   return new Response(null, { status: 200, headers: { etag: `"${run.chunkFileId}"` } });
 }
 
@@ -220,9 +303,13 @@ export async function attachLocalSource(
     await recordSizeError(ctx, jobId, sourceId, error);
     throw error;
   }
-  const type = file.type !== '' ? file.type : (CONTENT_TYPES[source.ext] ?? 'application/octet-stream');
+  // The type comes from the declared extension, never from the picked File (a picked page would
+  // otherwise be served as text/html).
+  const type = contentTypeOf(source.ext);
   const fileId = await putLocalFile(ctx.db, file, { type, now: ctx.now(), ...(handle ? { handle } : {}) });
-  await attachFile(ctx, jobId, sourceId, fileId);
+  const record = await getFile(ctx.db, fileId);
+  if (!record) throw new Error(`file ${fileId} vanished while it was attached`);
+  await attachFile(ctx, jobId, sourceId, record);
   return { jobId, sourceId, fileId, reattached: false };
 }
 
@@ -251,14 +338,12 @@ export async function putPartFile(
   } catch (error) {
     if (error instanceof StreamTooLargeError)
       throw ApiError.badRequest(`part ${partNumber} is larger than partSize (${upload.partSize} bytes)`);
-    throw error;
+    collectedError(error);
   }
-  await putPart(ctx.db, {
-    uploadId,
-    partNumber,
-    chunkFileId: run.chunkFileId,
-    chunkSizes: run.chunkSizes,
-    size: run.size,
+  const part = { uploadId, partNumber, chunkFileId: run.chunkFileId, chunkSizes: run.chunkSizes, size: run.size };
+  await putPart(ctx.db, part).catch(async (error: unknown) => {
+    await deleteRun(ctx.db, run.chunkFileId);
+    collectedError(error);
   });
   return new Response(null, { status: 200, headers: { etag: `"${run.chunkFileId}"` } });
 }
@@ -275,60 +360,93 @@ async function multipartTarget(ctx: ServiceContext, accountId: string, request: 
   return upload;
 }
 
-/** completeMultipartUpload: POST {base}/uploads/complete. Links the parts (no copy) and checks the size. */
+/** The size check of an assembled upload: null when `parts` add up to the declared size. */
+function assembledSizeError(upload: UploadRecord, source: SourceRecord, parts: readonly PartRecord[]): ApiError | null {
+  const size = parts.reduce((sum, p) => sum + p.size, 0);
+  if (size > LIMITS.maxFileSize) {
+    return ApiError.withCode(
+      'FILE_TOO_LARGE',
+      `the assembled file of source ${source.id} (${source.label}) is over the limit of ${LIMITS.maxFileSize} bytes; upload it again`,
+      { sourceId: source.id, maxBytes: LIMITS.maxFileSize },
+    );
+  }
+  if (size === upload.fileSize) return null;
+  const missing = [];
+  for (let n = 1; n <= upload.partCount; n++) if (!parts.some((p) => p.partNumber === n)) missing.push(n);
+  return ApiError.withCode(
+    'FILE_SIZE_MISMATCH',
+    `the assembled file of source ${source.id} (${source.label}) is ${size} bytes but its declared fileSize is ${upload.fileSize}` +
+      (missing.length
+        ? ` (missing parts: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''})`
+        : '') +
+      '; the parts were deleted, upload it again',
+    { sourceId: source.id },
+  );
+}
+
+/**
+ * completeMultipartUpload: POST {base}/uploads/complete. Links the parts (no copy), checks the
+ * size and the first bytes. The parts, the file record and the source's fileId change in one
+ * transaction, so a complete retried while the first one runs waits for it and answers the
+ * same: 200 when the upload already became the source's file.
+ */
 export async function completeMultipartUpload(
   ctx: ServiceContext,
   accountId: string,
   request: Request,
 ): Promise<Response> {
   const upload = await multipartTarget(ctx, accountId, request);
-  const job = await getJobRecord(ctx.db, upload.jobId);
-  const source = job?.sources.find((s) => s.id === upload.sourceId);
-  if (!job || !source) throw ApiError.notFound(`job ${upload.jobId} not found`);
-  const parts = (await partsOf(ctx.db, upload.uploadId)).sort((a, b) => a.partNumber - b.partNumber);
-  if (parts.length === 0 && source.fileId !== null) return json(200, { ok: true } satisfies OkResponse);
-  requireUploadable(job);
-  const size = parts.reduce((sum, p) => sum + p.size, 0);
-  let refused: ApiError | null = null;
-  if (size > LIMITS.maxFileSize) {
-    refused = ApiError.withCode(
-      'FILE_TOO_LARGE',
-      `the assembled file of source ${source.id} (${source.label}) is over the limit of ${LIMITS.maxFileSize} bytes; upload it again`,
-      {
-        sourceId: source.id,
-        maxBytes: LIMITS.maxFileSize,
+  // Reading bytes is no IndexedDB request, so the first part is sniffed before the transaction;
+  // the transaction checks that part 1 is still the run sniffed (a part PUT in between retries).
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const first = (await partsOf(ctx.db, upload.uploadId)).find((p) => p.partNumber === 1);
+    const head = first ? await readRunHead(ctx.db, first.chunkFileId) : new Uint8Array(0);
+    const fileId = crypto.randomUUID();
+    type Outcome = { kind: 'done' } | { kind: 'refused'; error: ApiError } | { kind: 'changed' };
+    const outcome = await changeSourceFile<Outcome>(
+      ctx.db,
+      { jobId: upload.jobId, sourceId: upload.sourceId, uploadId: upload.uploadId },
+      (job, source, parts) => {
+        // Already completed (by this request's twin, or before): the same answer, nothing changes.
+        if (parts.length === 0 && source.fileId !== null) return { result: { kind: 'done' } };
+        requireUploadable(job);
+        if (parts.find((p) => p.partNumber === 1)?.chunkFileId !== first?.chunkFileId)
+          return { result: { kind: 'changed' } };
+        const refused = assembledSizeError(upload, source, parts);
+        job.updatedAt = ctx.now();
+        if (refused) {
+          return {
+            file: null,
+            sizeError: sourceError(refused),
+            dropParts: true,
+            result: { kind: 'refused', error: refused },
+          };
+        }
+        const file: FileRecord = {
+          id: fileId,
+          size: parts.reduce((sum, p) => sum + p.size, 0),
+          type: contentTypeOf(source.ext),
+          segments: parts.map((p) => ({ chunkFileId: p.chunkFileId, chunkSizes: p.chunkSizes })),
+          createdAt: ctx.now(),
+          uploadId: upload.uploadId,
+        };
+        noteMediaProblem(ctx, job, source, mediaProblemOf(source, head));
+        // The parts' chunks now belong to the file: the part records go, the bytes stay.
+        return { file, sizeError: null, dropParts: true, result: { kind: 'done' } };
       },
     );
-  } else if (size !== upload.fileSize) {
-    const missing = [];
-    for (let n = 1; n <= upload.partCount; n++) if (!parts.some((p) => p.partNumber === n)) missing.push(n);
-    refused = ApiError.withCode(
-      'FILE_SIZE_MISMATCH',
-      `the assembled file of source ${source.id} (${source.label}) is ${size} bytes but its declared fileSize is ${upload.fileSize}` +
-        (missing.length
-          ? ` (missing parts: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''})`
-          : '') +
-        '; the parts were deleted, upload it again',
-      { sourceId: source.id },
-    );
+    if (!outcome.found) throw ApiError.notFound(`job ${upload.jobId} not found`);
+    if (outcome.result.kind === 'refused') throw outcome.result.error;
+    if (outcome.result.kind === 'done') return json(200, { ok: true } satisfies OkResponse);
   }
-  if (refused) {
-    await dropParts(ctx.db, upload.uploadId, true);
-    await recordSizeError(ctx, job.id, source.id, refused);
-    throw refused;
-  }
-  const fileId = crypto.randomUUID();
-  await putFile(ctx.db, {
-    id: fileId,
-    size,
-    type: CONTENT_TYPES[source.ext] ?? 'application/octet-stream',
-    segments: parts.map((p) => ({ chunkFileId: p.chunkFileId, chunkSizes: p.chunkSizes })),
-    createdAt: ctx.now(),
-  });
-  // The parts' chunks now belong to the file: forget the part records, keep the bytes.
-  await dropParts(ctx.db, upload.uploadId, false);
-  await attachFile(ctx, job.id, source.id, fileId);
-  return json(200, { ok: true } satisfies OkResponse);
+  throw new ApiError(
+    409,
+    'part 1 of the upload keeps changing while it is completed; try again',
+    {},
+    {
+      'Retry-After': '1',
+    },
+  );
 }
 
 /** abortMultipartUpload: POST {base}/uploads/abort. Discards the uploaded parts. */
@@ -338,7 +456,7 @@ export async function abortMultipartUpload(
   request: Request,
 ): Promise<Response> {
   const upload = await multipartTarget(ctx, accountId, request);
-  await dropParts(ctx.db, upload.uploadId, true);
+  await dropParts(ctx.db, upload.uploadId);
   return json(200, { ok: true } satisfies OkResponse);
 }
 
@@ -379,7 +497,8 @@ export async function downloadFile(ctx: ServiceContext, request: Request, url: U
   const head = request.method === 'HEAD';
   const name = url.searchParams.get('download');
   const common: Record<string, string> = {
-    'content-type': file.type,
+    ...DOWNLOAD_HEADERS,
+    'content-type': servedType(file.type),
     'accept-ranges': 'bytes',
     ...(name === null ? {} : { 'content-disposition': contentDisposition(name.trim() || `${fileId}.mp4`) }),
   };
@@ -387,7 +506,7 @@ export async function downloadFile(ctx: ServiceContext, request: Request, url: U
     return json(
       416,
       { error: `the range ${request.headers.get('range')} is outside the file (${file.size} bytes)` },
-      { 'content-range': `bytes */${file.size}` },
+      { ...DOWNLOAD_HEADERS, 'content-range': `bytes */${file.size}` },
     );
   }
   const body = async (start: number, end: number): Promise<BodyInit | null> =>

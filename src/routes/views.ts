@@ -12,12 +12,18 @@ import {
   type JobListItem,
   type JobSource,
   type JobSummary,
+  type JobWarning,
 } from '../contract/types.ts';
 import type { JobRecord, SourceRecord } from '../store/db.ts';
 import type { ServiceContext } from '../jobs/context.ts';
-import { fileUrl, reviewUrl } from '../jobs/links.ts';
+import { fileUrl, responseReviewUrl } from '../jobs/links.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The job's warnings as the contract shows them (records from before warnings have none). */
+function warningsOf(job: JobRecord): JobWarning[] {
+  return (job.warnings ?? []).map(({ at, ...rest }) => ({ ...rest, at: iso(at) }));
+}
 
 function toJobSource(source: SourceRecord): JobSource {
   const out: JobSource = { id: source.id, label: source.label, kind: source.kind, ext: source.ext };
@@ -57,6 +63,7 @@ export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string
     review: job.review,
     auto_map: job.autoMap,
     callback_url: job.callbackUrl,
+    warnings: warningsOf(job),
     created_at: iso(job.createdAt),
     updated_at: iso(job.updatedAt),
   };
@@ -94,7 +101,8 @@ function stageProgressOf(job: JobRecord): number | null {
 /** JobSummary with nextAction. */
 export async function toSummary(ctx: ServiceContext, job: JobRecord, apiBase: string): Promise<JobSummary> {
   const outputUrl = await outputUrlOf(ctx, job, apiBase);
-  const review = job.status === 'mapping' || job.status === 'ready' ? await reviewUrl(ctx, apiBase, job.id) : null;
+  // A review caller is shown its own link, never a new one (a link must not extend itself).
+  const review = job.status === 'mapping' || job.status === 'ready' ? await responseReviewUrl(ctx, apiBase, job) : null;
   return {
     id: job.id,
     status: job.status,
@@ -110,6 +118,7 @@ export async function toSummary(ctx: ServiceContext, job: JobRecord, apiBase: st
     outputUrl,
     error: job.errorMessage,
     failedAtStatus: job.failedAtStatus,
+    warnings: warningsOf(job),
     updatedAt: iso(job.updatedAt),
   };
 }

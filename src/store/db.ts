@@ -20,11 +20,12 @@ import type {
   OutputFormat,
 } from '../contract/types.ts';
 import type { EngineStage } from '../contract/engine.ts';
+import type { StoredWarning } from '../contract/warnings.ts';
 
 /** The default database name. */
 export const DB_NAME = 'multicam';
 /** The schema version; each bump adds an `if (oldVersion < n)` step in `upgrade`. */
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
 
 /** An account: quota, usage, webhook signing secrets. */
 export interface AccountRecord {
@@ -53,13 +54,28 @@ export interface ApiKeyRecord {
 export type UploadPlan =
   { method: 'put' } | { method: 'multipart'; uploadId: string; key: string; partSize: number; partCount: number };
 
+/** Why the last upload of a source was refused: a size check (the spec's codes). */
+export type SourceFileErrorCode = 'FILE_TOO_LARGE' | 'FILE_SIZE_MISMATCH';
+
+/**
+ * What the first bytes of a source's stored file say when they are not media: `FILE_EMPTY` or
+ * `FILE_NOT_MEDIA`. The upload itself is accepted, as a presigned PUT is; the job carries a
+ * warning at once and its syncing stage fails at once with this message (docs/decisions/012).
+ */
+export interface SourceMediaProblem {
+  code: 'FILE_EMPTY' | 'FILE_NOT_MEDIA';
+  message: string;
+}
+
 /** A job source with where its upload stands. */
 export interface SourceRecord extends JobSource {
   /** The stored upload, once complete. */
   fileId: string | null;
   upload: UploadPlan;
   /** The last upload failed its size check (reported by startProcessing until uploaded again). */
-  sizeError: { code: 'FILE_TOO_LARGE' | 'FILE_SIZE_MISMATCH'; message: string } | null;
+  sizeError: { code: SourceFileErrorCode; message: string } | null;
+  /** The stored file's first bytes are not media (absent or null: they are, or not checked). */
+  mediaProblem?: SourceMediaProblem | null;
 }
 
 /** A stored job: everything the contract shows plus what the pipeline needs (camelCase; views.ts maps it to Job). */
@@ -68,8 +84,16 @@ export interface JobRecord {
   accountId: string;
   /** Creation order (ties in `createdAt` are common with an injected clock). */
   seq: number;
-  /** Origin + base path of the request that created the job: events are built from it. */
+  /**
+   * Origin + base path of the request that created the job: events are built from it (on the
+   * page's origin instead where the service knows it, see `ServiceOptions.pageOrigin`).
+   */
   apiBase: string;
+  /**
+   * Signed into every review token of the job; revoking the job's review links bumps it, and a
+   * token of another version answers 401. Absent (records before it existed): 0.
+   */
+  reviewTokenVersion?: number;
   title: string | null;
   status: JobStatus;
   sources: SourceRecord[];
@@ -115,6 +139,8 @@ export interface JobRecord {
   billedMinutes: number;
   /** Events recorded for this job so far (orders events with equal `createdAt`). */
   eventCount: number;
+  /** What went wrong without failing the job (src/contract/warnings.ts); absent on older records (read as none). */
+  warnings?: StoredWarning[];
   createdAt: number;
   updatedAt: number;
 }
@@ -139,6 +165,8 @@ export interface FileRecord {
   segments: Array<{ chunkFileId: string; chunkSizes: number[] }>;
   createdAt: number;
   local?: LocalFileInfo;
+  /** The multipart upload whose parts became this file (a repeated complete answers from it). */
+  uploadId?: string;
 }
 
 /** One chunk of a run (at most `CHUNK_SIZE` bytes). */
@@ -146,6 +174,20 @@ export interface ChunkRecord {
   fileId: string;
   index: number;
   blob: Blob;
+}
+
+/**
+ * A run of chunks being written and not yet referenced by a file or part record (store `runs`,
+ * version 3). Written in the same transaction as the run's first chunk, touched with every
+ * chunk, and deleted in the transaction that references the run (or deletes it). The sweeper
+ * (sweep.ts) collects a run that no record references once its `touchedAt` is older than the
+ * grace period: a writer that crashed or whose tab closed. A writer whose run was collected
+ * finds its record gone at its next chunk or when it references the run, and fails.
+ */
+export interface OpenRunRecord {
+  chunkFileId: string;
+  /** When the last chunk was written (ms since epoch, this machine's clock). */
+  touchedAt: number;
 }
 
 /** A multipart upload of one source. */
@@ -227,6 +269,7 @@ export interface MulticamDB extends DBSchema {
   idempotency: { key: [string, string]; value: IdempotencyRecord; indexes: { 'by-job': string } };
   events: { key: string; value: EventRecord; indexes: { 'by-job': string } };
   work: { key: number; value: WorkRecord; indexes: { 'by-job': string } };
+  runs: { key: string; value: OpenRunRecord };
 }
 
 /** An open connection to the database. */
@@ -278,6 +321,10 @@ function upgrade(
   if (oldVersion < 2) {
     const work = db.createObjectStore('work', { keyPath: 'seq', autoIncrement: true });
     work.createIndex('by-job', 'jobId');
+  }
+  if (oldVersion < 3) {
+    // Runs written before this version have no record: the sweeper treats an unreferenced one as orphaned.
+    db.createObjectStore('runs', { keyPath: 'chunkFileId' });
   }
 }
 

@@ -3,11 +3,14 @@
  * 8 MiB Blob chunks keyed `[chunkFileId, index]`, written while the request body streams in,
  * and read back lazily, so no file is ever held whole in memory. A multipart upload stores each
  * part as its own run of chunks; completing it only links the runs into one file record.
+ * A run is "open" (store `runs`) from its first chunk until a file or part record references it,
+ * so a run whose writer died can be told from one being written (see sweep.ts).
  * See docs/decisions/001-storage.md.
  *
  * @module
  */
 import type { Database, FileRecord, LocalFileInfo, PartRecord, UploadRecord } from './db.ts';
+import { MEDIA_SNIFF_BYTES } from '../contract/media-sniff.ts';
 import { localFileRegistry } from './local-files.ts';
 
 /** Bytes per stored chunk. */
@@ -29,8 +32,46 @@ export class StreamTooLargeError extends Error {
 }
 
 /**
+ * Thrown when a run being written or referenced has lost its open-run record: the sweeper
+ * collected it (its writer was silent longer than the grace period) or it was deleted. Its
+ * bytes are gone; the writer must start again.
+ */
+export class RunCollectedError extends Error {
+  constructor(readonly chunkFileId: string) {
+    super(`the bytes written so far were collected after a long pause (run ${chunkFileId}); send the file again`);
+    this.name = 'RunCollectedError';
+  }
+}
+
+/** All chunk keys of one run. */
+export function runKeys(chunkFileId: string): IDBKeyRange {
+  return IDBKeyRange.bound([chunkFileId, 0], [chunkFileId, Infinity]);
+}
+
+/**
+ * Writes chunk `index` of a run and touches the run's open record in the same transaction (the
+ * first chunk creates it). A later chunk whose record is gone fails with {@link RunCollectedError}
+ * instead of writing a chunk no one would ever reference.
+ */
+async function putChunk(db: Database, chunkFileId: string, index: number, blob: Blob): Promise<void> {
+  const tx = db.transaction(['chunks', 'runs'], 'readwrite');
+  const runs = tx.objectStore('runs');
+  if (index > 0 && !(await runs.get(chunkFileId))) {
+    tx.abort();
+    await tx.done.catch(() => undefined);
+    throw new RunCollectedError(chunkFileId);
+  }
+  await Promise.all([
+    tx.objectStore('chunks').put({ fileId: chunkFileId, index, blob }),
+    runs.put({ chunkFileId, touchedAt: Date.now() }),
+    tx.done,
+  ]);
+}
+
+/**
  * Streams `body` into chunk records, one transaction per chunk (nothing else is awaited
- * inside them). On any error the chunks written so far are deleted.
+ * inside them). On any error the chunks written so far are deleted. The run stays open (see
+ * {@link RunCollectedError}) until a file or part record references it.
  */
 export async function writeRun(
   db: Database,
@@ -61,7 +102,7 @@ export async function writeRun(
     }
     pendingBytes -= bytes;
     const blob = new Blob(take as BlobPart[]);
-    await db.put('chunks', { fileId: chunkFileId, index: chunkSizes.length, blob });
+    await putChunk(db, chunkFileId, chunkSizes.length, blob);
     chunkSizes.push(bytes);
   };
 
@@ -70,7 +111,7 @@ export async function writeRun(
       if (body.size > maxBytes) throw new StreamTooLargeError(maxBytes);
       for (let offset = 0; offset < body.size; offset += CHUNK_SIZE) {
         const blob = body.slice(offset, Math.min(body.size, offset + CHUNK_SIZE));
-        await db.put('chunks', { fileId: chunkFileId, index: chunkSizes.length, blob });
+        await putChunk(db, chunkFileId, chunkSizes.length, blob);
         chunkSizes.push(blob.size);
       }
       size = body.size;
@@ -93,23 +134,76 @@ export async function writeRun(
       pending = [];
     }
   } catch (error) {
-    await deleteRun(db, chunkFileId, chunkSizes.length + 1);
+    await deleteRun(db, chunkFileId);
     throw error;
   }
   return { chunkFileId, chunkSizes, size };
 }
 
-/** Deletes the chunks of one run. */
-export async function deleteRun(db: Database, chunkFileId: string, chunkCount: number): Promise<void> {
-  const tx = db.transaction('chunks', 'readwrite');
-  const deletes: Array<Promise<unknown>> = [];
-  for (let i = 0; i < chunkCount; i++) deletes.push(tx.store.delete([chunkFileId, i]));
-  await Promise.all([...deletes, tx.done]);
+/** Deletes the chunks of one run and its open record, in one transaction. */
+export async function deleteRun(db: Database, chunkFileId: string): Promise<void> {
+  const tx = db.transaction(['chunks', 'runs'], 'readwrite');
+  await Promise.all([
+    tx.objectStore('chunks').delete(runKeys(chunkFileId)),
+    tx.objectStore('runs').delete(chunkFileId),
+    tx.done,
+  ]);
 }
 
-/** Stores a file record for runs already written. */
+/** The first bytes of a run (at most {@link MEDIA_SNIFF_BYTES}; none for an empty run), to sniff what it holds. */
+export async function readRunHead(db: Database, chunkFileId: string): Promise<Uint8Array> {
+  const chunk = await db.get('chunks', [chunkFileId, 0]);
+  if (!chunk) return new Uint8Array(0);
+  return new Uint8Array(await chunk.blob.slice(0, MEDIA_SNIFF_BYTES).arrayBuffer());
+}
+
+/** A store of a transaction that includes `runs`. */
+type RunsStore = { get(key: string): Promise<unknown>; delete(key: string): Promise<unknown> };
+
+/**
+ * Inside a transaction that references the runs of `segments`: checks that each non-empty run is still
+ * open (else {@link RunCollectedError}) and closes it, unless `owned` says the run is already
+ * referenced (a part being turned into the file). The deletes join `writes`.
+ */
+export async function closeRuns(
+  runs: RunsStore,
+  segments: FileRecord['segments'],
+  writes: Array<Promise<unknown>>,
+  owned: ReadonlySet<string> = new Set(),
+): Promise<void> {
+  for (const { chunkFileId, chunkSizes } of segments) {
+    if (chunkSizes.length === 0 || owned.has(chunkFileId)) continue;
+    if (!(await runs.get(chunkFileId))) throw new RunCollectedError(chunkFileId);
+    writes.push(runs.delete(chunkFileId));
+  }
+}
+
+/** Runs `body` over `tx`; aborts the transaction when it throws, so nothing of it is kept. */
+export async function inTransaction<T>(tx: { abort(): void; done: Promise<void> }, body: () => Promise<T>): Promise<T> {
+  try {
+    const result = await body();
+    await tx.done;
+    return result;
+  } catch (error) {
+    try {
+      tx.abort();
+    } catch {
+      // already finished
+    }
+    await tx.done.catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Stores a file record for runs this context has just written (closing them), in one transaction. */
 export async function putFile(db: Database, file: FileRecord): Promise<void> {
-  await db.put('files', file);
+  const tx = db.transaction(['files', 'runs'], 'readwrite');
+  await inTransaction(tx, async () => {
+    const writes: Array<Promise<unknown>> = [];
+    await closeRuns(tx.objectStore('runs'), file.segments, writes);
+    writes.push(tx.objectStore('files').put(file));
+    await Promise.all(writes);
+  });
 }
 
 /** A file record by id. */
@@ -174,7 +268,7 @@ export function createFileWriter(db: Database, type: string, now: number): FileW
     const bytes = pendingBytes;
     pending = [];
     pendingBytes = 0;
-    await db.put('chunks', { fileId: chunkFileId, index: chunkSizes.length, blob });
+    await putChunk(db, chunkFileId, chunkSizes.length, blob);
     chunkSizes.push(bytes);
   };
   const assertOpen = (what: string): void => {
@@ -209,8 +303,9 @@ export function createFileWriter(db: Database, type: string, now: number): FileW
       state = 'aborted';
       pending = [];
       pendingBytes = 0;
-      // One more index than flushed: a put that was in flight when abort came.
-      await deleteRun(db, chunkFileId, chunkSizes.length + 1);
+      // The whole key range: a put in flight when abort came is ordered before this delete,
+      // and a later one finds the open record gone.
+      await deleteRun(db, chunkFileId);
     },
   };
 }
@@ -235,13 +330,20 @@ export async function putLocalFile(
   return id;
 }
 
-/** Deletes a file record and every chunk of it (a file used in place is only forgotten). */
+/** Deletes a file record and every chunk of it in one transaction (a file used in place is only forgotten). */
 export async function deleteFile(db: Database, fileId: string): Promise<void> {
-  const file = await db.get('files', fileId);
-  if (!file) return;
-  await db.delete('files', fileId);
-  if (file.local) localFileRegistry(db.name).release(fileId);
-  for (const segment of file.segments) await deleteRun(db, segment.chunkFileId, segment.chunkSizes.length);
+  const tx = db.transaction(['files', 'chunks'], 'readwrite');
+  const file = await inTransaction(tx, async () => {
+    const found = await tx.objectStore('files').get(fileId);
+    if (found) {
+      await Promise.all([
+        tx.objectStore('files').delete(fileId),
+        ...found.segments.map((s) => tx.objectStore('chunks').delete(runKeys(s.chunkFileId))),
+      ]);
+    }
+    return found;
+  });
+  if (file?.local) localFileRegistry(db.name).release(fileId);
 }
 
 /** The chunk pieces covering bytes `[start, end)` of `file`, in order. */
@@ -333,29 +435,48 @@ export async function uploadsOfJob(db: Database, jobId: string): Promise<UploadR
   return db.getAllFromIndex('uploads', 'by-job', jobId);
 }
 
-/** Stores a part, replacing (and deleting) an earlier upload of the same part number. */
+/**
+ * Stores a part (closing its run), replacing and deleting an earlier upload of the same part
+ * number, in one transaction.
+ */
 export async function putPart(db: Database, part: PartRecord): Promise<void> {
-  const tx = db.transaction('parts', 'readwrite');
-  const previous = await tx.store.get([part.uploadId, part.partNumber]);
-  await tx.store.put(part);
-  await tx.done;
-  if (previous) await deleteRun(db, previous.chunkFileId, previous.chunkSizes.length);
+  const tx = db.transaction(['parts', 'chunks', 'runs'], 'readwrite');
+  await inTransaction(tx, async () => {
+    const writes: Array<Promise<unknown>> = [];
+    const segment = { chunkFileId: part.chunkFileId, chunkSizes: part.chunkSizes };
+    await closeRuns(tx.objectStore('runs'), [segment], writes);
+    const previous = await tx.objectStore('parts').get([part.uploadId, part.partNumber]);
+    if (previous && previous.chunkFileId !== part.chunkFileId)
+      writes.push(tx.objectStore('chunks').delete(runKeys(previous.chunkFileId)));
+    writes.push(tx.objectStore('parts').put(part));
+    await Promise.all(writes);
+  });
 }
 
 /** The stored parts of an upload, by part number. */
 export async function partsOf(db: Database, uploadId: string): Promise<PartRecord[]> {
-  return db.getAll('parts', IDBKeyRange.bound([uploadId, 0], [uploadId, Infinity]));
+  return db.getAll('parts', partKeys(uploadId));
 }
 
-/** Forgets the parts of an upload; with `deleteChunks` also deletes their bytes (abort, failed check). */
-export async function dropParts(db: Database, uploadId: string, deleteChunks: boolean): Promise<void> {
-  const parts = await partsOf(db, uploadId);
-  await db.delete('parts', IDBKeyRange.bound([uploadId, 0], [uploadId, Infinity]));
-  if (deleteChunks) for (const part of parts) await deleteRun(db, part.chunkFileId, part.chunkSizes.length);
+/** All part keys of one upload. */
+export function partKeys(uploadId: string): IDBKeyRange {
+  return IDBKeyRange.bound([uploadId, 0], [uploadId, Infinity]);
 }
 
-/** Deletes an upload record together with its parts and their bytes. */
+/** Deletes the parts of an upload and their bytes in one transaction (abort); with `upload`, the upload record too. */
+export async function dropParts(db: Database, uploadId: string, upload = false): Promise<void> {
+  const tx = db.transaction(['parts', 'chunks', 'uploads'], 'readwrite');
+  await inTransaction(tx, async () => {
+    const parts = await tx.objectStore('parts').getAll(partKeys(uploadId));
+    await Promise.all([
+      tx.objectStore('parts').delete(partKeys(uploadId)),
+      ...parts.map((p) => tx.objectStore('chunks').delete(runKeys(p.chunkFileId))),
+      ...(upload ? [tx.objectStore('uploads').delete(uploadId)] : []),
+    ]);
+  });
+}
+
+/** Deletes an upload record together with its parts and their bytes, in one transaction. */
 export async function deleteUpload(db: Database, uploadId: string): Promise<void> {
   await dropParts(db, uploadId, true);
-  await db.delete('uploads', uploadId);
 }

@@ -1,7 +1,9 @@
 /**
  * Repository of the `idempotency` store: createJob's `Idempotency-Key`s per account. A key is
  * claimed in one transaction before the job is created, so two concurrent requests with one
- * key create one job.
+ * key create one job; the job and the key's `done` record are then written in one transaction
+ * ({@link "./jobs.ts".insertJob}), so a crash between them cannot leave a job whose key a retry
+ * would claim again.
  *
  * @module
  */
@@ -43,19 +45,6 @@ export async function claimIdempotencyKey(
   }
   await tx.done;
   return result;
-}
-
-/** Records the job a claimed key created. */
-export async function completeIdempotencyKey(
-  db: Database,
-  accountId: string,
-  key: string,
-  jobId: string,
-): Promise<void> {
-  const tx = db.transaction('idempotency', 'readwrite');
-  const existing = await tx.store.get([accountId, key]);
-  if (existing) await tx.store.put({ ...existing, state: 'done', jobId });
-  await tx.done;
 }
 
 /** Gives a claimed key back (the request was refused before a job existed). */

@@ -4,18 +4,45 @@
  *
  * @module
  */
-import { databaseHooks, type Database, type EventRecord, type JobRecord } from './db.ts';
+import { databaseHooks, type Database, type EventRecord, type JobRecord, type UploadRecord } from './db.ts';
 
-/** Stores a new job with the next creation sequence number. */
-export async function insertJob(db: Database, job: Omit<JobRecord, 'seq'>): Promise<JobRecord> {
-  const tx = db.transaction(['jobs', 'meta'], 'readwrite');
+/** What {@link insertJob} writes with the job, in the same transaction. */
+export interface NewJobExtras {
+  /** The job's multipart uploads. */
+  uploads?: readonly UploadRecord[];
+  /**
+   * The `Idempotency-Key` the request claimed (claimIdempotencyKey): marked done with the job's
+   * id, so a crash can never leave a job without its key (a retry would create a second job).
+   */
+  idempotencyKey?: string;
+}
+
+/**
+ * Stores a new job with the next creation sequence number, and `extras`, in one transaction:
+ * either all of it is stored or none.
+ */
+export async function insertJob(
+  db: Database,
+  job: Omit<JobRecord, 'seq'>,
+  extras: NewJobExtras = {},
+): Promise<JobRecord> {
+  const tx = db.transaction(['jobs', 'meta', 'uploads', 'idempotency'], 'readwrite');
   const meta = tx.objectStore('meta');
   const counter = await meta.get('jobSeq');
   const seq = (typeof counter?.value === 'number' ? counter.value : 0) + 1;
-  await meta.put({ key: 'jobSeq', value: seq });
   const record: JobRecord = { ...job, seq };
-  await tx.objectStore('jobs').add(record);
-  await tx.done;
+  const writes: Array<Promise<unknown>> = [
+    meta.put({ key: 'jobSeq', value: seq }),
+    tx.objectStore('jobs').add(record),
+    ...(extras.uploads ?? []).map((upload) => tx.objectStore('uploads').put(upload)),
+  ];
+  if (extras.idempotencyKey !== undefined) {
+    const idempotency = tx.objectStore('idempotency');
+    const claim = await idempotency.get([job.accountId, extras.idempotencyKey]);
+    if (!claim) throw new Error(`the Idempotency-Key claim of job ${job.id} is gone`);
+    writes.push(idempotency.put({ ...claim, state: 'done', jobId: job.id }));
+  }
+  await Promise.all([...writes, tx.done]);
   return record;
 }
 

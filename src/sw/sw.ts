@@ -1,10 +1,13 @@
 /**
  * The service worker: a thin adapter around the contract's `handle(request)`.
  *
- * For every fetch whose path falls under the configured base path (on any origin, so a
- * client with a hard-coded `https://api.example.com/api` runs unchanged in a controlled
- * page) it answers with `service.handle(request)`; everything else goes to the network as
- * if there were no worker. The worker cannot run the pipeline (no VideoDecoder, no nested
+ * For every fetch of a path the contract owns (`/api/jobs…`, `/api/uploads/…`,
+ * `/api/signed/…`) on the page's own origin, or on a foreign origin the app configured (so a
+ * client with a hard-coded `https://api.example.com/api` runs unchanged in a controlled page),
+ * it answers with `service.handle(request)`; everything else (a host app's own `/api/other`,
+ * a webhook delivery, any origin not configured) goes to the network as if there were no
+ * worker. See {@link interceptsFetch}. Links meant for a person (review, downloads) are built
+ * on the page's origin, the worker's own. The worker cannot run the pipeline (no VideoDecoder, no nested
  * workers here), so its Engine is the queue engine: work items go to IndexedDB and a
  * BroadcastChannel message wakes the page that holds the engine lock.
  *
@@ -12,7 +15,7 @@
  */
 import { createService, type MulticamService } from '../service.ts';
 import { createQueueEngine } from '../pipeline/queue-engine.ts';
-import { isUnderBase } from '../contract/base-path.ts';
+import { interceptsFetch } from '../routes/scope.ts';
 import { readServiceWorkerConfig } from './config.ts';
 import { markServedByServiceWorker, serverError, serviceUnavailable } from './respond.ts';
 
@@ -24,6 +27,8 @@ let service: Promise<MulticamService> | undefined;
 function getService(): Promise<MulticamService> {
   service ??= createService({
     basePath: config.basePath,
+    // The controlled pages are same-origin with the worker.
+    pageOrigin: sw.location.origin,
     engine: createQueueEngine(config.dbName === undefined ? {} : { dbName: config.dbName }),
     ...(config.dbName === undefined ? {} : { dbName: config.dbName }),
   }).catch((error: unknown) => {
@@ -33,15 +38,13 @@ function getService(): Promise<MulticamService> {
   return service;
 }
 
-async function answer(request: Request, url: URL): Promise<Response> {
+async function answer(request: Request): Promise<Response> {
   let opened: MulticamService;
   try {
     opened = await getService();
   } catch (error) {
     return serviceUnavailable(error);
   }
-  // The synchronous prefix test only decided to intercept; the service has the last word.
-  if (!opened.owns(url)) return fetch(request);
   try {
     return markServedByServiceWorker(await opened.handle(request));
   } catch (error) {
@@ -54,7 +57,6 @@ async function answer(request: Request, url: URL): Promise<Response> {
 sw.addEventListener('install', () => void sw.skipWaiting());
 sw.addEventListener('activate', (event) => event.waitUntil(sw.clients.claim()));
 sw.addEventListener('fetch', (event) => {
-  const url = new URL(event.request.url);
-  if (!isUnderBase(config.basePath, url)) return;
-  event.respondWith(answer(event.request, url));
+  if (!interceptsFetch(config, sw.location.origin, event.request)) return;
+  event.respondWith(answer(event.request));
 });

@@ -27,6 +27,8 @@ import {
   type RetrySchedule,
 } from './schedule.ts';
 import { signWebhook } from './sign.ts';
+import { addWarning } from '../contract/warnings.ts';
+import { updateJob } from '../store/jobs.ts';
 
 /** The Web Lock held by the running dispatcher. */
 export const DISPATCHER_LOCK = 'multicam-webhooks';
@@ -227,7 +229,12 @@ export class WebhookDispatcher {
       if (claimed) this.#onAttempt?.(claimed);
       return false;
     }
-    const outcome = await this.#send(claimed, claimed.callbackUrl);
+    const signed = await this.#signedHeaders(claimed);
+    // An event that cannot be signed is never sent unsigned: the attempt fails without a request.
+    const outcome =
+      'error' in signed
+        ? { at: this.#now(), durationMs: 0, error: signed.error }
+        : await this.#send(claimed, claimed.callbackUrl, signed.headers);
     if (outcome === null) return true; // stopped mid-attempt: the claim already scheduled a retry
     const attempt = claimed.delivery.attempts;
     const stored = await updateEvent(this.#db, id, (record) =>
@@ -236,38 +243,58 @@ export class WebhookDispatcher {
         ? { ...record, delivery: { ...record.delivery, ...recordOutcome(record.delivery, outcome, this.#schedule) } }
         : null,
     );
+    if (stored?.delivery.state === 'failed' && 'error' in signed) await this.#warnNotSigned(stored, signed.error);
     if (stored) this.#onAttempt?.(stored);
-    return true;
+    return 'headers' in signed;
   }
 
-  /** Sends one signed attempt. Returns null when the dispatcher was stopped during it. */
-  async #send(event: OutboxEvent, url: string): Promise<AttemptOutcome | null> {
+  /** The request headers of one attempt, signed with every secret in force; or why it cannot be signed. */
+  async #signedHeaders(event: OutboxEvent): Promise<{ headers: Record<string, string> } | { error: string }> {
     const body = JSON.stringify(event.payload);
-    let secrets: readonly string[] = [];
-    let signingError: string | undefined;
+    let secrets: readonly string[];
     try {
       secrets = await this.#secrets(event.accountId);
     } catch (error) {
-      signingError = `not signed: the signing secrets of account ${event.accountId} could not be read (${errorText(error)})`;
+      return {
+        error: `not sent: it could not be signed, because the signing secrets of account ${event.accountId} could not be read (${errorText(error)})`,
+      };
     }
-    const at = this.#now();
-    let headers: Record<string, string>;
+    if (secrets.length === 0)
+      return { error: `not sent: it could not be signed, because account ${event.accountId} has no signing secret` };
     try {
-      headers = {
-        'content-type': 'application/json',
-        ...(await signWebhook({ id: event.id, timestamp: Math.floor(at / 1000), body, secrets })),
+      const timestamp = Math.floor(this.#now() / 1000);
+      return {
+        headers: {
+          'content-type': 'application/json',
+          ...(await signWebhook({ id: event.id, timestamp, body, secrets })),
+        },
       };
     } catch (error) {
-      // A malformed secret must not block delivery forever: send unsigned, say why in the log.
-      signingError = `not signed: ${errorText(error)}`;
-      headers = {
-        'content-type': 'application/json',
-        'webhook-id': event.id,
-        'webhook-timestamp': String(Math.floor(at / 1000)),
-      };
+      return { error: `not sent: it could not be signed (${errorText(error)})` };
     }
-    if (secrets.length === 0 && signingError === undefined)
-      signingError = `not signed: account ${event.accountId} has no signing secret`;
+  }
+
+  /** Puts a `webhook_not_signed` warning on the event's job, once its delivery has failed for good. */
+  async #warnNotSigned(event: OutboxEvent, reason: string): Promise<void> {
+    const warning = {
+      code: 'webhook_not_signed',
+      message:
+        `the "${event.type}" webhook to ${new URL(event.callbackUrl ?? 'about:blank').origin} was not sent: ${reason.replace(/^not sent: /, '')}. ` +
+        "The job itself is unaffected; check its status with getJob, and fix the account's signing secret for later webhooks",
+    };
+    await updateJob(this.#db, event.jobId, (job) => {
+      const before = job.warnings ?? [];
+      const after = addWarning(before, warning, this.#now());
+      return after === before
+        ? { job: null, result: undefined }
+        : { job: { ...job, warnings: after }, result: undefined };
+    }).catch(() => undefined); // the outbox already says why; a job deleted meanwhile needs nothing
+  }
+
+  /** Sends one signed attempt. Returns null when the dispatcher was stopped during it. */
+  async #send(event: OutboxEvent, url: string, headers: Record<string, string>): Promise<AttemptOutcome | null> {
+    const body = JSON.stringify(event.payload);
+    const at = this.#now();
     const stop = this.#stopController.signal;
     // Not AbortSignal.any: in Node 20 a timeout signal combined that way never fires.
     const timeout = AbortSignal.timeout(this.#schedule.attemptTimeoutMs);
@@ -276,7 +303,6 @@ export class WebhookDispatcher {
     timeout.addEventListener('abort', forward, { once: true });
     stop.addEventListener('abort', forward, { once: true });
     const signal = attempt.signal;
-    const note = (text: string) => (signingError ? `${text}; ${signingError}` : text);
     try {
       const response = await this.#fetch(url, {
         method: 'POST',
@@ -295,18 +321,17 @@ export class WebhookDispatcher {
           at,
           durationMs,
           status: response.status,
-          error: note('the receiver redirected; webhooks do not follow redirects'),
+          error: 'the receiver answered with a redirect; webhooks do not follow redirects',
         };
       }
       const outcome: AttemptOutcome = { at, durationMs, status: response.status };
       if (!(response.status >= 200 && response.status <= 299))
-        outcome.error = note(`the receiver answered HTTP ${response.status}`);
-      else if (signingError) outcome.error = signingError;
+        outcome.error = `the receiver answered HTTP ${response.status}`;
       return outcome;
     } catch (error) {
       if (stop.aborted) return null;
       const durationMs = this.#now() - at;
-      return { at, durationMs, error: note(await this.#diagnose(error, url)) };
+      return { at, durationMs, error: await this.#diagnose(error, url) };
     } finally {
       timeout.removeEventListener('abort', forward);
       stop.removeEventListener('abort', forward);

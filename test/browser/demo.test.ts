@@ -459,6 +459,8 @@ test(
     expect(await rows('#chosen tbody tr td:nth-child(3)')).toEqual(['video', 'audio']);
     expect(await page.isDisabled('#start')).toBe(true);
     await drop(['cam2.mp4']);
+    // Dropped files are checked (read and probed) before they are listed.
+    await page.waitForFunction(() => document.querySelectorAll('#chosen tbody tr').length === 3);
     expect(await rows('#chosen tbody tr td:nth-child(1)')).toEqual(['cam1.mp4', 'cam2.mp4', 'mic-spk1.wav']);
     expect(await page.isDisabled('#start')).toBe(false);
   },

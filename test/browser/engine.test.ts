@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CreateJobResponse, GetJobResponse } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
-import { buildSite } from '../support/build-site.ts';
+import { buildSite, siteLinks } from '../support/build-site.ts';
 import {
   callEngine,
   ENGINE_PAGE,
@@ -211,7 +211,7 @@ beforeAll(async () => {
   if (facesMissing === null) faces = await ensureFacesFixture(FACES_SET);
   else console.warn(`[engine] the real-face test is skipped: ${facesMissing}`);
   await buildEngineSite(fixture.dir, faces?.dir ?? null);
-  server = await serveStatic(SITE);
+  server = await serveStatic(SITE, { allow: siteLinks(SITE) });
   receiver = await startWebhookReceiver({ allowOrigin: server.origin, crossOriginResourcePolicy: true });
   chromium = await launchChromium();
   page = await chromium.context.newPage();

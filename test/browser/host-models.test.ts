@@ -15,7 +15,7 @@ import type { StageRunRecord } from '../../src/pipeline/runner.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { SEGMENTATION_MODEL_PATH } from '../../tools/diarization/vad-node.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
-import { buildSite } from '../support/build-site.ts';
+import { buildSite, siteLinks } from '../support/build-site.ts';
 import { callEngine, ENGINE_PAGE, engineApi, putUploads, servedSizes } from '../support/engine-page.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { fbankSpreadEmbeddingModel } from '../support/onnx-model.ts';
@@ -57,7 +57,7 @@ describe.skipIf(absent)(
           'test-models': TEST_MODELS,
         },
       });
-      server = await serveStatic(SITE);
+      server = await serveStatic(SITE, { allow: siteLinks(SITE) });
       chromium = await launchChromium();
       page = await chromium.context.newPage();
       page.on('pageerror', (e) => console.error('[host-models page]', e));

@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
+import { siteLinks } from '../support/build-site.ts';
 import {
   buildMediaPage,
   makeMediaFiles,
@@ -26,7 +27,7 @@ let page: Page;
 beforeAll(async () => {
   makeMediaFiles(MEDIA_FILES);
   await buildMediaPage();
-  server = await serveStatic(MEDIA_SITE);
+  server = await serveStatic(MEDIA_SITE, { allow: siteLinks(MEDIA_SITE) });
   chromium = await launchChromium();
   page = await chromium.context.newPage();
   await page.goto(`${server.origin}${MEDIA_PAGE}`);

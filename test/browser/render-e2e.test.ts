@@ -20,7 +20,7 @@ import { keptPieces } from '../../src/render/plan.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { clickScore, decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
-import { buildSite } from '../support/build-site.ts';
+import { buildSite, siteLinks } from '../support/build-site.ts';
 import { callEngine, ENGINE_PAGE, engineApi, openEnginePage, putUploads, servedSizes } from '../support/engine-page.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -175,7 +175,7 @@ beforeAll(async () => {
   truth = fixture.truth;
   await buildEngineSite(fixture.dir);
   mkdirSync(OUT, { recursive: true });
-  server = await serveStatic(SITE);
+  server = await serveStatic(SITE, { allow: siteLinks(SITE) });
   receiver = await startWebhookReceiver({ allowOrigin: server.origin, crossOriginResourcePolicy: true });
   chromium = await launchChromium();
   page = await chromium.context.newPage();

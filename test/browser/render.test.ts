@@ -20,6 +20,7 @@ import {
 import type { Cut, TimeRange } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
+import { siteLinks } from '../support/build-site.ts';
 import { clickScore, decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { patient } from '../support/patience.ts';
@@ -34,7 +35,7 @@ beforeAll(async () => {
   const fx = await ensureFixture('tiny');
   truth = fx.truth;
   const site = await buildRenderSite(fx.dir);
-  server = await serveStatic(site, 0, RENDER_PAGE.slice(1));
+  server = await serveStatic(site, { index: RENDER_PAGE.slice(1), allow: siteLinks(site) });
   chromium = await launchChromium();
   page = await chromium.context.newPage();
   await page.goto(`${server.origin}${RENDER_PAGE}`);

@@ -1,7 +1,8 @@
 /**
  * The service worker answers the contract: for the same-origin base path and for a foreign
- * base URL (https://api.example.com/api, unreachable from this Chromium by its
- * host-resolver rules, so only the worker can answer), and leaves every other URL alone.
+ * base URL the registration names (https://api.example.com/api, unreachable from this
+ * Chromium by its host-resolver rules, so only the worker can answer), and leaves every other
+ * URL alone.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
@@ -17,7 +18,7 @@ let apiKey: string;
 
 beforeAll(async () => {
   run = await startBrowserRun();
-  harness = await run.openHarness({ basePath: '/api' });
+  harness = await run.openHarness({ basePath: '/api', apiOrigins: ['https://api.example.com'] });
   ({ apiKey } = await harness.call('createAccount', undefined));
 });
 afterAll(async () => {
@@ -26,7 +27,7 @@ afterAll(async () => {
 
 test('the service worker controls the harness page with its configured base path', async () => {
   const controller = await harness.page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? null);
-  expect(controller).toMatch(/\/sw\.js\?base=%2Fapi&db=/);
+  expect(controller).toMatch(/\/sw\.js\?base=%2Fapi&db=[^&]+&origin=https%3A%2F%2Fapi\.example\.com$/);
 });
 
 test.each([

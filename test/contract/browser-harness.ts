@@ -56,7 +56,11 @@ export interface ChunkedDigest {
  * if they drift.
  */
 export interface HarnessPageApi {
-  start(options: { basePath: string; dbName: string }): Promise<{ baseUrl: string; controller: string }>;
+  start(options: {
+    basePath: string;
+    dbName: string;
+    apiOrigins?: string[];
+  }): Promise<{ baseUrl: string; controller: string }>;
   request(
     url: string,
     init?: { method?: string; headers?: Record<string, string>; body?: string | number[] | { staged: string } },
@@ -87,8 +91,11 @@ export interface HarnessPageApi {
 export interface BrowserRun {
   readonly chromium: LaunchedChromium;
   readonly server: StaticServer;
-  /** A fresh page on the harness, its service worker registered for `basePath` and `dbName`. */
-  openHarness(options: { basePath?: string; dbName?: string }): Promise<HarnessPageHandle>;
+  /**
+   * A fresh page on the harness, its service worker registered for `basePath` and `dbName`, and
+   * answering the foreign `apiOrigins` too (default none).
+   */
+  openHarness(options: { basePath?: string; dbName?: string; apiOrigins?: string[] }): Promise<HarnessPageHandle>;
   close(): Promise<void>;
 }
 
@@ -121,13 +128,18 @@ export async function startBrowserRun(): Promise<BrowserRun> {
   return serveBrowserRun(TEST_BUILD_DIR, 'multicam-test');
 }
 
+/** The foreign API origin the browser runs may name (unreachable: only the worker answers it). */
+export const FOREIGN_API_ORIGIN = 'https://api.example.com';
+
 /**
  * Launches Chromium and serves `buildDir`, a `vite build --mode test` output holding the
  * harness page; each harness page gets a new database named `{dbPrefix}-{pid}-{n}-{time}`
  * unless told otherwise.
  */
 export async function serveBrowserRun(buildDir: string, dbPrefix: string): Promise<BrowserRun> {
-  const server = await serveStatic(buildDir);
+  // The foreign base URL the contract and sw tests name (apiOrigins): a page's CSP must let it
+  // fetch there, or the request is refused before the worker sees it.
+  const server = await serveStatic(buildDir, { connectSrc: [FOREIGN_API_ORIGIN] });
   let chromium: LaunchedChromium;
   try {
     chromium = await launchChromium();
@@ -154,7 +166,11 @@ export async function serveBrowserRun(buildDir: string, dbPrefix: string): Promi
           },
           [name, args] as const,
         )) as HarnessPageHandle['call'];
-      const started = await call('start', { basePath: options.basePath ?? '/api', dbName });
+      const started = await call('start', {
+        basePath: options.basePath ?? '/api',
+        dbName,
+        ...(options.apiOrigins === undefined ? {} : { apiOrigins: options.apiOrigins }),
+      });
       return {
         page,
         baseUrl: started.baseUrl,
@@ -206,13 +222,18 @@ export async function makeBrowserHarness(
   run: BrowserRun,
   options: { baseUrl?: string } = {},
 ): Promise<ContractHarness> {
+  // A foreign base URL is answered only when the registration names its origin.
+  const foreign = options.baseUrl === undefined ? null : new URL(options.baseUrl);
   const handle = await run.openHarness({
-    basePath: options.baseUrl === undefined ? '/api' : new URL(options.baseUrl).pathname,
+    basePath: foreign === null ? '/api' : foreign.pathname,
+    ...(foreign === null || foreign.origin === run.server.origin ? {} : { apiOrigins: [foreign.origin] }),
   });
   const baseUrl = (options.baseUrl ?? handle.baseUrl).replace(/\/+$/, '');
   const origin = new URL(baseUrl).origin;
   return {
     baseUrl,
+    // The worker builds links on the page's origin, whatever base URL the client calls.
+    linkOrigin: run.server.origin,
     canAdvanceClock: false,
     async request(url: string, init: HarnessRequestInit = {}): Promise<HarnessResponse> {
       const tag = `req-${++requestCounter}`;

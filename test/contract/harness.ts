@@ -42,6 +42,11 @@ export interface StageOutput {
 export interface ContractHarness {
   /** The base URL clients use, e.g. `http://127.0.0.1:5173/api` or `https://api.example.com/api`. */
   readonly baseUrl: string;
+  /**
+   * The origin links in responses and events are built on: the page's in the browser (the
+   * service worker's own), the base URL's in Node unless a page origin is given.
+   */
+  readonly linkOrigin: string;
   /** Whether the clock can be moved (expiry cases run only where it can). */
   readonly canAdvanceClock: boolean;
   /** A request to an absolute URL, or a path relative to the base URL's origin. */

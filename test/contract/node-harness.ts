@@ -52,6 +52,8 @@ export async function createNodeHarness(
   options: {
     baseUrl?: string;
     startMs?: number;
+    /** The origin of the page the service runs for (the service worker's); default none: links follow the request. */
+    pageOrigin?: string;
     /** A TEST DOUBLE of `navigator.storage.estimate()` (Node has none). */
     storageEstimate?: () => Promise<{ quota?: number; usage?: number }>;
   } = {},
@@ -66,6 +68,7 @@ export async function createNodeHarness(
     now: () => clock,
     indexedDB: factory,
     dbName: 'multicam-test',
+    ...(options.pageOrigin === undefined ? {} : { pageOrigin: options.pageOrigin }),
     ...(options.storageEstimate ? { storageEstimate: options.storageEstimate } : {}),
   });
   engine.attach(service.reporter);
@@ -74,6 +77,7 @@ export async function createNodeHarness(
 
   return {
     baseUrl,
+    linkOrigin: options.pageOrigin ?? origin,
     canAdvanceClock: true,
     service,
     engine,

@@ -244,7 +244,9 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       });
 
       test('unknown paths are 404 and wrong methods 405, both with the Error shape', async () => {
-        expectError(await call('GET', '/nothing-here'), 404);
+        // Under the contract's own paths; a host app's `{base}/other` is not the worker's to answer.
+        expectError(await call('GET', '/jobs/00000000-0000-4000-8000-000000000000/nothing-here'), 404);
+        expectError(await call('GET', '/uploads/nothing-here'), 404);
         expectError(await call('GET', '/jobs/00000000-0000-4000-8000-000000000000'), 404);
         const r = await call('PUT', '/jobs', { json: {} });
         expectError(r, 405);
@@ -824,7 +826,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect(p.status).toBe('mapping');
         expect(p.speakers).toEqual(['SPEAKER_00', 'SPEAKER_01']);
         expect('cameraMap' in p).toBe(false);
-        expect(p.reviewUrl).toMatch(new RegExp(`^${new URL(h.baseUrl).origin}/review/\\?token=.+`));
+        expect(p.reviewUrl).toMatch(new RegExp(`^${h.linkOrigin}/review/\\?token=.+`));
         const m = await summary(jobId);
         expect(m.nextAction.type).toBe('map_speakers');
         expect(m.nextAction.url).toMatch(/\/review\/\?token=/);

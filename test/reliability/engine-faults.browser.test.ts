@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { CreateJobResponse, GetJobResponse } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
-import { buildSite } from '../support/build-site.ts';
+import { buildSite, siteLinks } from '../support/build-site.ts';
 import {
   callEngine,
   ENGINE_PAGE,
@@ -77,12 +77,12 @@ async function makeSite(fixtureDir: string): Promise<void> {
       noAudio,
     ]);
   }
-  // Not a video at all: seeded random bytes with an .mp4 name.
+  // Not a video at all: seeded random bytes with an .mp4 name, behind an MP4 box header so the
+  // upload's media check (which reads only the first bytes) lets it through to the decoder.
   const random = seededRandom(7);
-  writeFileSync(
-    join(MEDIA, 'garbage.mp4'),
-    Uint8Array.from({ length: 200_000 }, () => Math.floor(random() * 256)),
-  );
+  const garbage = Uint8Array.from({ length: 200_000 }, () => Math.floor(random() * 256));
+  garbage.set(Array.from('mp4 ftyp', (c) => c.charCodeAt(0)));
+  writeFileSync(join(MEDIA, 'garbage.mp4'), garbage);
   await buildSite({
     pages: { engine: ENGINE_PAGE },
     outDir: SITE,
@@ -212,7 +212,7 @@ beforeAll(async () => {
   const fixture = await ensureFixture('tiny');
   truth = fixture.truth;
   await makeSite(fixture.dir);
-  server = await serveStatic(SITE);
+  server = await serveStatic(SITE, { allow: siteLinks(SITE) });
   receiver = await startWebhookReceiver({ allowOrigin: server.origin, crossOriginResourcePolicy: true });
   chromium = await launchChromium();
   // Every request the browser makes: pages, dedicated workers and the service worker.

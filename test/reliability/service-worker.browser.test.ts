@@ -14,6 +14,7 @@ import { generateFuzzCases } from './fuzz-cases.ts';
 import { expectFuzzRejected, newTally, summaryLine } from './support.ts';
 import { buildWorld, jobViews } from './world.ts';
 import { patient } from '../support/patience.ts';
+import { isContractPath } from '../../src/contract/base-path.ts';
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261122) + 1;
 const COUNT = Number(process.env['FUZZ_BROWSER_COUNT'] ?? 300);
@@ -54,6 +55,14 @@ describe('through the service worker', () => {
           // fetch itself refuses some requests (a header value it will not send): nothing reached the worker.
           expect(String(error), c.what).toMatch(/TypeError|Failed to execute|Invalid/);
           refusedByFetch++;
+          continue;
+        }
+        const url = new URL(new URL(h.baseUrl).origin + c.path);
+        if (!isContractPath(new URL(h.baseUrl).pathname, url)) {
+          // `/api/jobs/../export` is `/api/export` once the URL is parsed: not the contract's, so
+          // not the worker's either (a host app's own path); the static server answers it.
+          expect(r.servedByServiceWorker, c.what).toBe(false);
+          expect(r.status, c.what).toBe(404);
           continue;
         }
         expectFuzzRejected(tally, r.status, r.json, `${c.what} → ${r.status} ${r.text.slice(0, 200)}`);

@@ -21,6 +21,7 @@ export const STORES = [
   'idempotency',
   'events',
   'work',
+  'runs',
 ] as const;
 
 export { seededRandom } from '../../src/analysis/random.ts';

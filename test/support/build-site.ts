@@ -13,6 +13,20 @@ import { build } from 'vite';
 /** The repository root: page paths are relative to it. */
 export const ROOT = resolve(import.meta.dirname, '../..');
 
+/** What buildSite linked into each outDir in this process: the static server follows only these links. */
+const linked = new Map<string, string[]>();
+
+/**
+ * The targets {@link buildSite} linked into `outDir` in this process, for serveStatic's `allow`
+ * (src/cli/serve.ts refuses any other symlink out of the site).
+ *
+ * @example
+ * server = await serveStatic(SITE, { allow: siteLinks(SITE) });
+ */
+export function siteLinks(outDir: string): string[] {
+  return [...(linked.get(resolve(outDir)) ?? [])];
+}
+
 /** What {@link buildSite} builds. */
 export interface BuildSiteOptions {
   /** Entry pages: chunk name → HTML path relative to the repository root (a leading `/` is allowed). */
@@ -77,6 +91,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<string> {
     rmSync(join(outDir, name), { force: true });
     symlinkSync(target, join(outDir, name));
   }
+  linked.set(resolve(outDir), Object.values(options.links ?? {}));
   return outDir;
 }
 

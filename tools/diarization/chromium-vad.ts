@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildSite, ROOT } from '../../test/support/build-site.ts';
+import { buildSite, ROOT, siteLinks } from '../../test/support/build-site.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import type { VadPageOptions, VadPageRun } from '../../test/browser/pages/vad.worker.ts';
@@ -72,7 +72,7 @@ export async function openVadBrowser(options: { webgpu?: boolean } = {}): Promis
   let server: StaticServer | undefined;
   let chromium: LaunchedChromium | undefined;
   try {
-    server = await serveStatic(SITE, 0, PAGE_PATH);
+    server = await serveStatic(SITE, { index: PAGE_PATH, allow: siteLinks(SITE) });
     chromium = await launchChromium(options.webgpu ? { extraArgs: WEBGPU_FLAGS } : {});
   } catch (error) {
     await server?.close();

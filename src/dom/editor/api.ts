@@ -9,8 +9,9 @@ import { MulticamClient } from '../../client/client.ts';
 
 /** The job id a review token names (`<jobId>.<exp>.<sig>`), or null when it is not one. */
 export function jobIdOfReviewToken(token: string): string | null {
+  // `jobId.exp.sig`, or `jobId.exp.version.sig` since review links can be revoked.
   const parts = token.split('.');
-  return parts.length === 3 && parts[0] !== '' ? parts[0]! : null;
+  return (parts.length === 3 || parts.length === 4) && parts[0] !== '' ? parts[0]! : null;
 }
 
 /**

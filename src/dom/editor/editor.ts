@@ -12,7 +12,7 @@
  */
 import type { MulticamClient } from '../../client/client.ts';
 import { ApiError } from '../../contract/errors.ts';
-import type { GetJobResponse } from '../../contract/types.ts';
+import type { GetJobResponse, JobWarning } from '../../contract/types.ts';
 import { jobIdOfReviewToken, reviewClient } from './api.ts';
 import { el } from './dom.ts';
 import { renderMapping } from './mapping-panel.ts';
@@ -75,8 +75,10 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
   let renderedStatus = '';
   const status = el('p', { class: 'status', 'aria-live': 'polite' });
   const errorBox = el('p', { class: 'error', role: 'alert', hidden: true });
+  // What went wrong without failing the job (a face model not loaded, a webhook not sent…).
+  const warningBanner = el('ul', { class: 'warnings', role: 'status', 'aria-label': 'Warnings', hidden: true });
   const body = el('div', { class: 'editor-body' });
-  root.replaceChildren(el('header', {}, el('h1', { class: 'job-title' }), status), errorBox, body);
+  root.replaceChildren(el('header', {}, el('h1', { class: 'job-title' }), status), errorBox, warningBanner, body);
 
   const s = createSession(root, body, reviewClient(options.baseUrl, token), tokenJobId, {
     status,
@@ -102,6 +104,8 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
       pollTimer = setTimeout(() => void load(), 5000);
       return;
     }
+    // Before the job's view, so the banner shows even when that view cannot be drawn.
+    showWarnings(warningBanner, data.job.warnings ?? []);
     showJob(s, data, renderedStatus);
     renderedStatus = data.job.status;
     root.dataset['ready'] = '1';
@@ -121,6 +125,16 @@ export function mountReviewEditor(root: HTMLElement, options: ReviewEditorOption
 
   void load();
   return { dispose };
+}
+
+/** The job's warnings as a banner, one line each, in plain words; hidden when there are none. */
+function showWarnings(banner: HTMLUListElement, warnings: readonly JobWarning[]): void {
+  banner.replaceChildren(
+    ...warnings.map((w) =>
+      el('li', { 'data-code': w.code }, `${w.message.charAt(0).toUpperCase()}${w.message.slice(1)}.`),
+    ),
+  );
+  banner.hidden = warnings.length === 0;
 }
 
 /** A new session of the editor, before the first load; `ui` holds the header's status and error lines. */

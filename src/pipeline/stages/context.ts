@@ -11,6 +11,7 @@ import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from '../../
 import type { Database, JobRecord, SourceRecord } from '../../store/db.ts';
 import { LocalFileUnavailableError } from '../../store/local-files.ts';
 import type { EngineStage } from '../../contract/engine.ts';
+import type { NewWarning } from '../../contract/warnings.ts';
 import type { StageFailure, StageOutputs } from '../reporter.ts';
 import type { AnalysisWorkerApi } from './protocol.ts';
 
@@ -90,8 +91,10 @@ export type StageResult<S extends EngineStage> =
       /** Figures for logs (ms, counts). */ metrics?: Record<string, number | string>;
       /** Runs once the output is reported (stored) or the report failed: frees what it read from. */
       afterReport?: () => Promise<void>;
+      /** What went wrong without failing the stage; stored on the job's `warnings` before the output. */
+      warnings?: NewWarning[];
     }
-  | { ok: false; failure: StageFailure };
+  | { ok: false; failure: StageFailure; warnings?: NewWarning[] };
 
 /** A stage implementation. */
 export type StageRunner<S extends EngineStage> = (run: StageRun) => Promise<StageResult<S>>;
@@ -125,10 +128,13 @@ export function mediaFailure(job: JobRecord, source: SourceRecord, error: unknow
   return { message: `source ${name} could not be processed: ${detail}` };
 }
 
-/** Replaces source ids in a message with the sources' labels. */
+/** Replaces source ids in a message ("source <id>", "reference <id>") with the sources' labels. */
 export function withLabels(job: JobRecord, message: string): string {
   let out = message;
-  for (const source of job.sources) out = out.split(`source ${source.id}`).join(`source ${sourceName(job, source)}`);
+  for (const source of job.sources) {
+    for (const word of ['source', 'reference'])
+      out = out.split(`${word} ${source.id}`).join(`${word} ${sourceName(job, source)}`);
+  }
   return out;
 }
 

@@ -9,13 +9,16 @@
 import { samplesToReference, type MotionSamples } from '../../analysis/camera/features.ts';
 import { facesToReference, type CameraFaces } from '../../analysis/faces/face-tracks.ts';
 import { openFileBlob } from '../../store/files.ts';
-import type { StageRunner } from './context.ts';
+import type { NewWarning } from '../../contract/warnings.ts';
+import type { SourceRecord } from '../../store/db.ts';
+import { sourceName, type StageRunner } from './context.ts';
 
 /** Runs the mapping stage of one job. */
 export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, signal, onProgress }) => {
   const cameras: Array<{ sourceId: string; samples: MotionSamples | null; faces: CameraFaces | null }> = [];
   let faceCameras = 0;
   let facesError: string | undefined;
+  const unsampled: Array<{ source: SourceRecord; reason: string }> = [];
   let cameraLanes: number;
   const onAbort = (): void => workers.dropCameraMotion(job.id);
   signal.addEventListener('abort', onAbort, { once: true });
@@ -48,6 +51,7 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
         } catch (error) {
           if (signal.aborted) throw error;
           samples = null;
+          unsampled.push({ source, reason: error instanceof Error ? error.message : String(error) });
         }
       }
       cameras.push({ sourceId: source.id, samples, faces });
@@ -58,8 +62,25 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
   }
   workers.dropCameraMotion(job.id);
   if (cameras.length === 0) return { ok: false, failure: { message: 'no camera to map' } };
+  const warnings: NewWarning[] = unsampled.map(({ source, reason }) => ({
+    code: 'camera_not_sampled',
+    message:
+      `the pictures of camera ${sourceName(job, source)} could not be read (${reason}), so it was not used to ` +
+      'work out who is on which camera: check its speakers in the review editor',
+    sourceId: source.id,
+    stage: 'mapping',
+  }));
+  if (facesError !== undefined)
+    warnings.push({
+      code: 'face_model_unavailable',
+      message:
+        `the face model could not be loaded (${facesError}), so cameras were matched to speakers by movement ` +
+        'in the picture only: check who is on which camera in the review editor',
+      stage: 'mapping',
+    });
   return {
     ok: true,
+    ...(warnings.length > 0 ? { warnings } : {}),
     output: { cameraMap: await workers.vision().cameraMap({ cameras, turns: job.turns }) },
     // A face model that could not be loaded leaves motion to judge: the metrics say why.
     metrics: { cameras: cameras.length, faceCameras, cameraLanes, ...(facesError ? { facesError } : {}) },

@@ -19,6 +19,7 @@ import type { SyncSignal } from '../../analysis/sync.ts';
 import type { AudioRange } from '../../media/protocol.ts';
 import type { SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
+import type { NewWarning } from '../../contract/warnings.ts';
 import type { StageFailure, SyncingOutput } from '../reporter.ts';
 import type { AlignResult } from './protocol.ts';
 import { mediaFailure, sourceName, twoAtATime, withLabels, type StageRun, type StageRunner } from './context.ts';
@@ -37,6 +38,14 @@ export const SYNC_TAIL_MS = 2 * 60_000;
  */
 export const SPARSE_MIN_MS = 20 * 60_000;
 
+/**
+ * The shortest source syncing accepts. The alignment (src/analysis/sync.ts) compares at least
+ * 5 s of sound where it can, never less than 1 s, and places fine windows of 2 s in the overlap;
+ * shorter clips either cannot be compared at all or only when they happen to start together.
+ * Pages check it when a file is picked (the demo), the stage when it probes.
+ */
+export const MIN_SYNC_SOURCE_MS = 5_000;
+
 /** One decode: a source, whole or a stretch of it. */
 interface DecodeItem {
   source: SourceRecord;
@@ -45,11 +54,28 @@ interface DecodeItem {
 
 type Decoded = { ok: true; samples: Float32Array[] } | { ok: false; failure: StageFailure };
 
+/** The warning of a source the browser could not read, read by ffmpeg.wasm instead. */
+export function decoderFallbackWarning(run: StageRun, source: SourceRecord, reason: string): NewWarning {
+  return {
+    code: 'decoder_fallback',
+    message:
+      `the browser could not read source ${sourceName(run.job, source)} (${reason}), so the slower ffmpeg.wasm ` +
+      'decoder read it: the edit is unaffected, but this file takes longer to process',
+    sourceId: source.id,
+    stage: 'syncing',
+  };
+}
+
 /**
  * Decodes `items` at {@link SYNC_SAMPLE_RATE}, two at a time; the first failure (in item order)
  * stops the rest. `onDone` is called after each.
  */
-async function decodeItems(run: StageRun, items: readonly DecodeItem[], onDone: () => void): Promise<Decoded> {
+async function decodeItems(
+  run: StageRun,
+  items: readonly DecodeItem[],
+  onDone: () => void,
+  warnings: NewWarning[],
+): Promise<Decoded> {
   const { db, job, workers, signal } = run;
   const media = workers.media();
   const samples: Float32Array[] = [];
@@ -65,6 +91,7 @@ async function decodeItems(run: StageRun, items: readonly DecodeItem[], onDone: 
         ...(range ? { range } : {}),
       });
       samples[index] = audio.samples;
+      if (audio.fallbackReason !== undefined) warnings.push(decoderFallbackWarning(run, source, audio.fallbackReason));
     } catch (error) {
       if (signal.aborted) throw error;
       failures[index] = mediaFailure(job, source, error);
@@ -80,9 +107,14 @@ async function decodeItems(run: StageRun, items: readonly DecodeItem[], onDone: 
 /** Probes every source: durations, or the first source that cannot be synced. */
 async function probeAll(
   run: StageRun,
+  warnings: NewWarning[],
 ): Promise<{ ok: true; durationsMs: Record<string, number> } | { ok: false; failure: StageFailure }> {
   const { db, job, workers, signal } = run;
   const durationsMs: Record<string, number> = {};
+  // Found when the upload completed (routes/uploads.ts): fail before any decoder reads a file.
+  const notMedia = job.sources.find((s) => s.mediaProblem);
+  if (notMedia?.mediaProblem)
+    return { ok: false, failure: { message: notMedia.mediaProblem.message, permanent: true } };
   for (const source of job.sources) {
     if (source.fileId === null)
       return {
@@ -92,6 +124,18 @@ async function probeAll(
     try {
       const probe = await workers.media().probe(await openFileBlob(db, source.fileId), { label: source.label, signal });
       durationsMs[source.id] = Math.round(probe.durationMs);
+      if (probe.durationMs < MIN_SYNC_SOURCE_MS)
+        return {
+          ok: false,
+          // Permanent: the same file is as short on a retry.
+          failure: {
+            message:
+              `source ${sourceName(job, source)} is only ${(probe.durationMs / 1000).toFixed(1)} s long; syncing needs ` +
+              `at least ${MIN_SYNC_SOURCE_MS / 1000} s of sound from every source: use a longer recording`,
+            permanent: true,
+          },
+        };
+      if (probe.fallbackReason !== undefined) warnings.push(decoderFallbackWarning(run, source, probe.fallbackReason));
       if (probe.audio === null)
         return {
           ok: false,
@@ -113,6 +157,7 @@ async function alignSparse(
   run: StageRun,
   durationsMs: Record<string, number>,
   progress: (fraction: number) => void,
+  warnings: NewWarning[],
 ): Promise<{ ok: true; result: AlignResult } | { ok: false; failure: StageFailure } | null> {
   const { job, workers, signal } = run;
   const sources = job.sources;
@@ -120,6 +165,7 @@ async function alignSparse(
     run,
     sources.map((source) => ({ source, range: { startMs: 0, endMs: SYNC_HEAD_MS } })),
     () => progress(0.6 / sources.length),
+    warnings,
   );
   if (!heads.ok) return heads;
   signal.throwIfAborted();
@@ -157,7 +203,7 @@ async function alignSparse(
     reference: itemOf(reference, p.referenceStartMs, p.lengthMs),
     source: itemOf(byId.get(p.id)!, p.sourceStartMs, p.lengthMs),
   }));
-  const tailAudio = await decodeItems(run, items, () => progress(0.4 / Math.max(1, items.length)));
+  const tailAudio = await decodeItems(run, items, () => progress(0.4 / Math.max(1, items.length)), warnings);
   if (!tailAudio.ok) return tailAudio;
   signal.throwIfAborted();
   const piece = (i: number): SyncPiece => ({
@@ -189,11 +235,17 @@ export const runSyncing: StageRunner<'syncing'> = async (run) => {
       workers.cameraMotion(job.id, source.id, () => openFileBlob(db, fileId)).catch(() => undefined);
   }
   const startedAt = performance.now();
-  const fail = (failure: StageFailure): { ok: false; failure: StageFailure } => {
-    workers.dropCameraMotion(job.id);
-    return { ok: false, failure };
+  // Fallbacks taken on the way, once per source (a source read twice, head and tail, warns once).
+  const warnings: NewWarning[] = [];
+  const warned = (): { warnings?: NewWarning[] } => {
+    const unique = warnings.filter((w, i) => warnings.findIndex((x) => x.sourceId === w.sourceId) === i);
+    return unique.length > 0 ? { warnings: unique } : {};
   };
-  const probed = await probeAll(run);
+  const fail = (failure: StageFailure): { ok: false; failure: StageFailure; warnings?: NewWarning[] } => {
+    workers.dropCameraMotion(job.id);
+    return { ok: false, failure, ...warned() };
+  };
+  const probed = await probeAll(run, warnings);
   if (!probed.ok) return fail(probed.failure);
   const { durationsMs } = probed;
   let done = 0;
@@ -202,7 +254,7 @@ export const runSyncing: StageRunner<'syncing'> = async (run) => {
   let mode: 'heads-and-tails' | 'whole' = 'whole';
   let aligned: AlignResult | null = null;
   if (Object.values(durationsMs).every((ms) => ms >= SPARSE_MIN_MS)) {
-    const sparse = await alignSparse(run, durationsMs, progress);
+    const sparse = await alignSparse(run, durationsMs, progress, warnings);
     if (sparse && !sparse.ok) return fail(sparse.failure);
     if (sparse) {
       aligned = sparse.result;
@@ -215,6 +267,7 @@ export const runSyncing: StageRunner<'syncing'> = async (run) => {
       run,
       job.sources.map((source) => ({ source })),
       () => progress(1 / (job.sources.length + 1)),
+      warnings,
     );
     if (!whole.ok) return fail(whole.failure);
     signal.throwIfAborted();
@@ -237,5 +290,5 @@ export const runSyncing: StageRunner<'syncing'> = async (run) => {
     output.offsetsMs![a.id] = a.offsetMs;
     output.driftPpm![a.id] = a.driftPpm;
   }
-  return { ok: true, output, metrics: { mode, ms: Math.round(performance.now() - startedAt) } };
+  return { ok: true, output, ...warned(), metrics: { mode, ms: Math.round(performance.now() - startedAt) } };
 };

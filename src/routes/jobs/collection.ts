@@ -17,9 +17,11 @@ import { sha256Hex } from '../../auth/crypto.ts';
 import type { ServiceContext } from '../../jobs/context.ts';
 import { apiBaseOf, partUploadUrl, putUploadUrl } from '../../jobs/links.ts';
 import { createJobRecord } from '../../jobs/record.ts';
+import type { NewWarning } from '../../contract/warnings.ts';
+import { addJobWarnings } from '../../pipeline/reporter.ts';
 import { getAccount } from '../../store/accounts.ts';
 import type { JobRecord } from '../../store/db.ts';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';
+import { claimIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';
 import { getJobRecord, listJobsForAccount } from '../../store/jobs.ts';
 import { canonicalJson, readJson } from '../http.ts';
 import { toListItem } from '../views.ts';
@@ -71,15 +73,28 @@ export const RENDER_HEADROOM = 0.25;
  * Sources without a declared `fileSize` are not counted (they may fail later, at upload);
  * sources used in place (`local`) count only towards the render's room.
  */
-async function checkStorage(ctx: ServiceContext, sources: readonly ParsedSource[]): Promise<void> {
+async function checkStorage(ctx: ServiceContext, sources: readonly ParsedSource[]): Promise<NewWarning[]> {
   const all = sources.reduce<number>((a, s) => a + (s.fileSize ?? 0), 0);
   const declared = sources.reduce<number>((a, s) => a + (s.local ? 0 : (s.fileSize ?? 0)), 0);
-  if (all === 0 || !ctx.storageEstimate) return;
-  const { quota, usage } = await ctx.storageEstimate().catch(() => ({ quota: undefined, usage: undefined }));
-  if (quota === undefined || usage === undefined) return;
+  if (all === 0 || !ctx.storageEstimate) return [];
+  let reason = '';
+  const { quota, usage } = await ctx.storageEstimate().catch((error: unknown) => {
+    reason = ` (${error instanceof Error ? error.message : String(error)})`;
+    return { quota: undefined, usage: undefined };
+  });
+  // Not a reason to refuse the job, but the person must know the check did not happen.
+  if (quota === undefined || usage === undefined)
+    return [
+      {
+        code: 'storage_estimate_unavailable',
+        message:
+          `this browser did not say how much it may still store${reason}, so it was not checked that the files ` +
+          'fit: an upload or the render may fail later for lack of space',
+      },
+    ];
   const availableBytes = Math.max(0, quota - usage);
   const neededBytes = declared + Math.ceil(all * RENDER_HEADROOM);
-  if (neededBytes <= availableBytes) return;
+  if (neededBytes <= availableBytes) return [];
   const gb = (n: number): string => `${(n / 1e9).toFixed(1)} GB`;
   throw ApiError.withCode(
     'INSUFFICIENT_STORAGE',
@@ -102,8 +117,9 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
   const apiBase = apiBaseOf(ctx, request);
   if (key === null) {
     await checkQuota(ctx, accountId);
-    await checkStorage(ctx, parsed.sources);
+    const warnings = await checkStorage(ctx, parsed.sources);
     const job = await createJobRecord(ctx, accountId, apiBase, parsed);
+    await addJobWarnings(ctx, job.id, warnings);
     return { body: await createdBody(ctx, apiBase, job) };
   }
   const claim = await claimIdempotencyKey(ctx.db, accountId, key, await sha256Hex(canonicalJson(raw)), ctx.now());
@@ -135,14 +151,15 @@ export async function createJob(ctx: ServiceContext, accountId: string, request:
   let job: JobRecord;
   try {
     await checkQuota(ctx, accountId);
-    await checkStorage(ctx, parsed.sources);
-    job = await createJobRecord(ctx, accountId, apiBase, parsed);
+    const warnings = await checkStorage(ctx, parsed.sources);
+    // The job and the key's record are written in one transaction: a crash leaves both or neither.
+    job = await createJobRecord(ctx, accountId, apiBase, parsed, key);
+    await addJobWarnings(ctx, job.id, warnings);
   } catch (error) {
     // Refused before a job existed: the key is not used up.
     await releaseIdempotencyKey(ctx.db, accountId, key);
     throw error;
   }
-  await completeIdempotencyKey(ctx.db, accountId, key, job.id);
   return { body: await createdBody(ctx, apiBase, job) };
 }
 

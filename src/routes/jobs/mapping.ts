@@ -44,7 +44,7 @@ export const submitSpeakerMapping: JobOperation = async (ctx, accountId, jobId, 
   const tracks = parseTracks(body['tracks']);
   const cuts = body['cuts'] === undefined ? null : parseCuts(body['cuts']);
   const removedRanges = body['removedRanges'] === undefined ? null : parseRanges(body['removedRanges']);
-  const link = await reviewUrl(ctx, before.apiBase, jobId);
+  const link = await reviewUrl(ctx, before.apiBase, before);
   const outcome = await updateJob(ctx.db, jobId, (job) => {
     const now = ctx.now();
     if (job.status === 'mapping' && job.mappedBy === null) {

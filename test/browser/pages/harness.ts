@@ -72,7 +72,11 @@ function headersOf(response: Response): Record<string, string> {
 
 const harness = {
   /** Registers the service worker for this base path and database; opens the library API. */
-  async start(options: { basePath: string; dbName: string }): Promise<{ baseUrl: string; controller: string }> {
+  async start(options: {
+    basePath: string;
+    dbName: string;
+    apiOrigins?: string[];
+  }): Promise<{ baseUrl: string; controller: string }> {
     engine?.dispose();
     db?.close();
     instance?.close();

@@ -271,7 +271,7 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
     expect(r.requests.map((x) => x.method)).toEqual(['HEAD']);
   });
 
-  test('signing secrets that cannot be read: sent unsigned, and the log says why', async () => {
+  test('signing secrets that cannot be read: nothing is sent unsigned, the attempt fails and the log says why', async () => {
     const r = await receiver();
     const db = await openTestOutbox();
     const event = await record(db, completeEvent(r.url));
@@ -280,11 +280,11 @@ describe('webhook dispatcher against a real HTTP receiver on 127.0.0.1', () => {
         throw new Error('account acc_test not found');
       },
     }).deliverDue();
-    expect(r.posts()[0]?.headers['webhook-signature']).toBeUndefined();
+    expect(r.posts()).toHaveLength(0);
     const stored = await readEvent(db, event.id);
-    expect(stored?.delivery.state).toBe('delivered');
+    expect(stored?.delivery.state).toBe('pending');
     expect(stored?.delivery.log[0]?.error).toMatch(
-      /not signed: the signing secrets of account acc_test could not be read/,
+      /not sent: it could not be signed, because the signing secrets of account acc_test could not be read/,
     );
   });
 });
