@@ -5,8 +5,9 @@ import { patient } from './test/support/patience.ts';
 // not tests: they live in eval/ and run with `npm run eval`, never in CI.
 export default defineConfig({
   test: {
-    // The reliability tests print their tallies; this reporter adds them up in one line.
-    reporters: ['default', './test/reliability/summary-reporter.ts'],
+    // The reliability tests print their tallies; this reporter adds them up in one line. The tier counter
+    // gives scripts/test-tier.mjs the passed/failed/skipped counts of its closing line.
+    reporters: ['default', './test/reliability/summary-reporter.ts', './test/support/tier-count-reporter.ts'],
     projects: [
       {
         test: {

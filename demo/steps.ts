@@ -1,12 +1,14 @@
 /**
  * The job's progress as a podcaster reads it: one row per step in plain words, each with a bar,
  * the time it took or has taken so far, and an estimate where there is a fraction to go by
- * (the upload's bytes, every running stage's `stageProgress`). The contract's own words (statuses, next-action
- * types) stay in the developer panel.
+ * (the upload's bytes, every running stage's `stageProgress`), taken from the measured rate of
+ * that fraction ({@link RemainingEstimator}), never from the elapsed time. The contract's own
+ * words (statuses, next-action types) stay in the developer panel.
  *
  * @module
  */
 import type { JobStatus, JobSummary } from '../src/contract/types.ts';
+import { RemainingEstimator, remainingText } from './estimate.ts';
 
 /** The steps of a job, in order: the statuses that belong to each. */
 const STEPS: ReadonlyArray<{ key: string; label: string; statuses: readonly JobStatus[]; optional?: true }> = [
@@ -30,6 +32,8 @@ export class StepTracker {
   private readonly ended = new Map<string, number>();
   private current = '';
   private fraction: number | null = null;
+  /** The running step's time left, from the rate its fraction moves at. */
+  private estimator = new RemainingEstimator();
 
   constructor(private readonly list: HTMLOListElement) {
     list.replaceChildren(
@@ -54,8 +58,9 @@ export class StepTracker {
 
   /** The upload's bytes so far. */
   upload(sent: number, total: number): void {
-    if (this.current === 'upload') this.fraction = total > 0 ? sent / total : null;
-    this.draw(Date.now());
+    const now = Date.now();
+    if (this.current === 'upload') this.setFraction(now, total > 0 ? sent / total : null);
+    this.draw(now);
   }
 
   /**
@@ -68,7 +73,7 @@ export class StepTracker {
       summary.status === 'mapping' && asked ? 'ready' : STEPS.find((s) => s.statuses.includes(summary.status))?.key;
     if (step && step !== this.current) this.enter(step, now);
     // Every stage that runs reports its fraction (stageProgress); the upload's comes from its bytes.
-    if (step !== 'upload') this.fraction = summary.stageProgress ?? null;
+    if (step !== 'upload') this.setFraction(now, summary.stageProgress ?? null);
     this.draw(now, summary.status === 'failed');
   }
 
@@ -80,6 +85,12 @@ export class StepTracker {
     this.began.set(step, now);
     this.current = step;
     this.fraction = null;
+    this.estimator = new RemainingEstimator();
+  }
+
+  private setFraction(now: number, fraction: number | null): void {
+    this.fraction = fraction;
+    if (fraction !== null) this.estimator.sample(now, fraction);
   }
 
   private draw(now: number, failed = false): void {
@@ -101,8 +112,7 @@ export class StepTracker {
         const elapsed = now - (began ?? now);
         if (this.fraction !== null && this.fraction > 0) {
           bar.value = this.fraction;
-          const left = (elapsed * (1 - this.fraction)) / this.fraction;
-          time.textContent = `${seconds(elapsed)}, about ${seconds(left)} left`;
+          time.textContent = `${seconds(elapsed)}, ${remainingText(this.estimator.remaining(now))}`;
         } else {
           bar.removeAttribute('value'); // indeterminate: this step reports no fraction
           time.textContent = seconds(elapsed);

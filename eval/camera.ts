@@ -2,21 +2,30 @@
  * Camera-map evaluation: how soon `computeCameraMap` is sure of every close-up on generated
  * fixtures, and that motion unrelated to speech never makes it sure.
  *
- *   npx tsx eval/run.ts --only camera [--quick]
+ *   npx tsx eval/run.ts --only camera [--split tuning|test|both] [--quick]
+ *
+ * **Splits** ({@link CAMERA_SPLITS}). A test split is never used to choose a parameter. The
+ * map's thresholds (`zHigh`, `zLow`, `minSpeechMs`, `minSureSpeechMs`) were swept on the 90 s
+ * fixture with seeds 1–4 and on the 150 cameras of chance conversations 1–50
+ * (src/analysis/camera/camera-map.ts, docs/camera-map.md): those are the tuning split, printed
+ * as info. The test split is fresh: fixture seeds 5–8 and chance conversations 51–100. Gates
+ * read the test split only.
  *
  * - **How sure, how soon** (as bench/camera/seconds-needed.ts, every frame): the 90 s tiny
- *   fixture (test/support/fixtures.ts; fixture seeds 1–4, seed 1 with `--quick`; 3 speakers,
- *   close-ups of two, a two-shot, a wide, a frozen camera, a switched feed). Each camera is
+ *   fixture (test/support/fixtures.ts; 3 speakers, close-ups of two, a two-shot, a wide, a
+ *   frozen camera, a switched feed; the first seed of each split with `--quick`). Each camera is
  *   decoded once with ffmpeg at 160×90 gray (test/node/camera/ffmpeg-frames.ts), its motion
  *   features put on the reference timeline, and the map run on growing prefixes of the
- *   conversation (10 s, 15 s, … every 5 s; `minSpeechMs` 1 s as the bench). Reported per set:
- *   the first prefix at which every close-up is answered right with `high` confidence (and no
- *   camera has a wrong `high` answer), and the prefix from which every longer prefix is.
- *   Targets: sure and right from ≤ 90 s on every set; no prefix of any set gives a wrong `high`
- *   answer. The README quotes "sure at every longer prefix from 70 s (every frame, 90 s set)".
- * - **Never sure by chance** (as camera-map.test.ts, 50 conversations, 6 with `--quick`):
- *   3 cameras per conversation (a close-up, a two-shot and a wide layout) whose motion ignores
- *   speech (gain 0), sampled in 2 s runs or every frame; target: no `high` answer.
+ *   conversation (10 s, 15 s, … every 5 s; `minSpeechMs` 1 s as the bench), by motion alone and
+ *   with BlazeFace's faces every 2 s (the product's path: faces first, motion the fallback).
+ *   Reported per set: the first prefix at which every close-up is answered right with `high`
+ *   confidence (and no camera has a wrong `high` answer), and the prefix from which every longer
+ *   prefix is. Gates (test split, faces on): sure and right from ≤ 90 s on every set; no prefix
+ *   gives a wrong `high` answer; no worse than motion alone. Motion alone is a stage measured on
+ *   its own, not the product's path: its rows are info on both splits.
+ * - **Never sure by chance** (as camera-map.test.ts; 50 conversations per split, 6 with
+ *   `--quick`): 3 cameras per conversation (a close-up, a two-shot and a wide layout) whose
+ *   motion ignores speech (gain 0), sampled in 2 s runs or every frame; gate: no `high` answer.
  *
  * @module
  */
@@ -32,11 +41,23 @@ import { fixtureCameraSamples } from '../test/node/camera/ffmpeg-frames.ts';
 import { samplesBefore, turnsBefore } from '../test/node/camera/prefixes.ts';
 import { conversation, syntheticSamples, type Layout } from '../test/node/camera/synthetic.ts';
 import { ensureFixture } from '../test/support/fixtures.ts';
-import type { AreaEvaluation, TargetResult } from './target.ts';
+import { Targets, type AreaEvaluation, type EvalSplits, type Split } from './target.ts';
 
 /** Conversation length of the fixture sets (seconds) and the prefix step, as the bench. */
 const SECONDS = 90;
 const STEP_S = 5;
+
+/** The cases of each split: fixture seeds of the 90 s set, and chance conversations. */
+export const CAMERA_SPLITS: EvalSplits<{ fixtureSeeds: readonly string[]; chanceSeeds: readonly number[] }> = {
+  /** The thresholds' sweep (issue 35, docs/camera-map.md "When a speaker is judged"). */
+  tuning: { fixtureSeeds: ['1', '2', '3', '4'], chanceSeeds: range(1, 50) },
+  /** Fresh: no parameter was chosen on these. */
+  test: { fixtureSeeds: ['5', '6', '7', '8'], chanceSeeds: range(51, 100) },
+};
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
 
 const same = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
@@ -162,21 +183,31 @@ function chanceMap(seed: number): CameraMap {
 
 const fmtS = (s: number | null): string => (s === null ? 'never' : `${s} s`);
 
-export const evaluateCamera: AreaEvaluation = async ({ quick, log }) => {
-  const targets: TargetResult[] = [];
-  const target = (name: string, measured: string, pass: boolean): void => {
-    targets.push({ area: 'camera', target: name, measured, pass });
-  };
-
-  // How sure, how soon: motion alone (as before faces), then with BlazeFace's faces too.
+export const evaluateCamera: AreaEvaluation = async ({ quick, splits, log }) => {
+  const targets = new Targets('camera');
   const detector = await createNodeBlazeFace();
-  const seeds = quick ? ['1'] : ['1', '2', '3', '4'];
-  const byMode = new Map<
-    string,
-    Array<{ seed: string; first: number | null; stableFrom: number | null; wrong: number }>
-  >();
+  for (const split of splits) {
+    const cases = CAMERA_SPLITS[split];
+    await howSoon(split, quick ? cases.fixtureSeeds.slice(0, 1) : cases.fixtureSeeds, detector, targets, log);
+    neverByChance(split, quick ? cases.chanceSeeds.slice(0, 6) : cases.chanceSeeds, targets, log);
+  }
+  await detector.dispose();
+  return targets.results;
+};
+
+type PerSet = Array<{ seed: string; first: number | null; stableFrom: number | null; wrong: number }>;
+
+/** How sure, how soon on the 90 s fixture with `seeds`: motion alone (info), then with faces (gated on the test split). */
+async function howSoon(
+  split: Split,
+  seeds: readonly string[],
+  detector: BlazeFace,
+  targets: Targets,
+  log: (line: string) => void,
+): Promise<void> {
+  const byMode = new Map<'motion' | 'faces', PerSet>();
   for (const mode of ['motion', 'faces'] as const) {
-    const perSet: Array<{ seed: string; first: number | null; stableFrom: number | null; wrong: number }> = [];
+    const perSet: PerSet = [];
     const wrongLines: string[] = [];
     for (const seed of seeds) {
       const rows = await prefixesOf(seed, mode === 'faces' ? detector : undefined);
@@ -186,7 +217,7 @@ export const evaluateCamera: AreaEvaluation = async ({ quick, log }) => {
       perSet.push({ seed, first, stableFrom, wrong: wrong.length });
       const last = rows.at(-1)!;
       log(
-        `tiny 90 s seed ${seed}, every frame${mode === 'faces' ? ' + faces every 2 s' : ''}: every close-up sure and right first at ${fmtS(first)}, ` +
+        `[${split}] tiny 90 s seed ${seed}, every frame${mode === 'faces' ? ' + faces every 2 s' : ''}: every close-up sure and right first at ${fmtS(first)}, ` +
           `at every longer prefix from ${fmtS(stableFrom)}; ${wrong.length} of ${rows.length} prefixes with a wrong sure answer; ` +
           `at ${last.seconds} s: ${last.cells.join('  ')}`,
       );
@@ -195,54 +226,65 @@ export const evaluateCamera: AreaEvaluation = async ({ quick, log }) => {
     for (const line of wrongLines.slice(0, 10)) log(`  wrong sure answer: ${line}`);
     byMode.set(mode, perSet);
   }
-  await detector.dispose();
-  const perSet = byMode.get('motion')!;
-  const stable = perSet.map((p) => p.stableFrom);
-  const latest = stable.some((s) => s === null) ? null : Math.max(...(stable as number[]));
-  target(
-    `tiny 90 s (seeds ${seeds.join(', ')}), every frame: every close-up sure and right at every prefix from ≤ 90 s`,
-    perSet.map((p) => `seed ${p.seed}: first ${fmtS(p.first)}, stable from ${fmtS(p.stableFrom)}`).join('; '),
-    latest !== null && latest <= SECONDS,
-  );
-  const wrongTotal = perSet.reduce((n, p) => n + p.wrong, 0);
-  target(
-    `tiny 90 s (seeds ${seeds.join(', ')}), every frame: no prefix gives a wrong high answer`,
-    `${wrongTotal} prefixes with a wrong high answer`,
-    wrongTotal === 0,
-  );
-  // Drawn figures with faces on: no later and no more wrong than motion alone.
+  const label = `tiny 90 s (seeds ${seeds.join(', ')}), every frame`;
+  const stableOf = (perSet: PerSet): string =>
+    perSet.map((p) => `seed ${p.seed}: first ${fmtS(p.first)}, stable from ${fmtS(p.stableFrom)}`).join('; ');
+  const within = (perSet: PerSet): boolean => perSet.every((p) => p.stableFrom !== null && p.stableFrom <= SECONDS);
+  const wrongOf = (perSet: PerSet): number => perSet.reduce((n, p) => n + p.wrong, 0);
+
+  // Motion alone: the stage on its own, not the product's path (faces first): info on both splits.
+  const motion = byMode.get('motion')!;
+  targets.info(split, `${label}, motion alone: every close-up sure and right at every prefix from`, stableOf(motion));
+  targets.info(split, `${label}, motion alone: prefixes with a wrong high answer`, `${wrongOf(motion)}`);
+
+  // With faces on (the product's path): the drawn figures' faces are found now and then.
   const withFaces = byMode.get('faces')!;
+  targets.on(
+    split,
+    `${label}, faces on (BlazeFace every 2 s): every close-up sure and right at every prefix from ≤ ${SECONDS} s`,
+    stableOf(withFaces),
+    within(withFaces),
+  );
+  targets.on(
+    split,
+    `${label}, faces on: no prefix gives a wrong high answer`,
+    `${wrongOf(withFaces)} prefixes with a wrong high answer`,
+    wrongOf(withFaces) === 0,
+  );
   // Later: never where motion got there, or a later second.
   const later = (a: number | null, b: number | null): boolean => (a === null ? b !== null : b !== null && a > b);
-  const worse = withFaces.filter((f, i) => later(f.stableFrom, perSet[i]!.stableFrom) || f.wrong > perSet[i]!.wrong);
-  target(
-    `drawn figures with faces on (BlazeFace every 2 s): no worse than motion alone on any seed`,
+  const worse = withFaces.filter((f, i) => later(f.stableFrom, motion[i]!.stableFrom) || f.wrong > motion[i]!.wrong);
+  targets.on(
+    split,
+    `${label}: faces on no later and no more wrong than motion alone on any seed`,
     withFaces.map((p) => `seed ${p.seed}: stable from ${fmtS(p.stableFrom)}, ${p.wrong} wrong`).join('; '),
     worse.length === 0,
   );
+}
 
-  // Never sure by chance.
-  const count = quick ? 6 : 50;
+/** Never sure by chance: the chance conversations `seeds`, 3 cameras each. */
+function neverByChance(split: Split, seeds: readonly number[], targets: Targets, log: (line: string) => void): void {
   let high = 0;
   let low = 0;
   let cameras = 0;
-  for (let seed = 1; seed <= count; seed++) {
+  for (const [i, seed] of seeds.entries()) {
     const map = chanceMap(seed);
     for (const c of map.cameras) {
       cameras++;
       if (c.confidence === 'high') high++;
       else if (c.confidence === 'low') low++;
     }
-    if (seed % 25 === 0) log(`  chance: ${seed}/${count}`);
+    if ((i + 1) % 25 === 0) log(`  chance: ${i + 1}/${seeds.length}`);
   }
+  const which = `${seeds.length} conversations (${seeds[0]}–${seeds.at(-1)}) × 3 cameras`;
   log(
-    `motion unrelated to speech: ${count} conversations × 3 cameras (120 s; half 2 s runs, half every frame): ` +
+    `[${split}] motion unrelated to speech: ${which} (120 s; half 2 s runs, half every frame): ` +
       `${high} high, ${low} low of ${cameras} answers`,
   );
-  target(
-    `never sure by chance (${count} conversations × 3 cameras, motion unrelated to speech): no high answer`,
+  targets.on(
+    split,
+    `never sure by chance (${which}, motion unrelated to speech): no high answer`,
     `${high} high (${low} low) of ${cameras}`,
     high === 0,
   );
-  return targets;
-};
+}

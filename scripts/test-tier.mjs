@@ -1,6 +1,11 @@
-// Runs one vitest tier (`unit`, `browser` or `consumer`) with a header and its wall time, so `npm test`
-// shows where each tier starts and how long it took.
+// Runs one vitest tier (`unit`, `browser` or `consumer`) with a header, its wall time and its counts, so `npm test`
+// shows where each tier starts, how long it took, and how many tests passed, failed and were skipped (a test skipped
+// for want of shared data or a WebGPU adapter is counted as skipped, never as passed). The last line is the tier's
+// closing line, `unit: 651 passed, 0 failed, 1 skipped`; test/support/tier-count-reporter.ts counts.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const tier = process.argv[2];
 if (tier !== 'unit' && tier !== 'browser' && tier !== 'consumer') {
@@ -8,9 +13,32 @@ if (tier !== 'unit' && tier !== 'browser' && tier !== 'consumer') {
   process.exit(2);
 }
 console.log(`\n=== ${tier} tier`);
+const dir = mkdtempSync(join(tmpdir(), `multicam-${tier}-tier-`));
+const countsFile = join(dir, 'counts.json');
 const started = performance.now();
-const run = spawnSync('npx', ['vitest', 'run', '--project', tier, ...process.argv.slice(3)], { stdio: 'inherit' });
+const run = spawnSync('npx', ['vitest', 'run', '--project', tier, ...process.argv.slice(3)], {
+  stdio: 'inherit',
+  env: { ...process.env, MULTICAM_TIER_COUNTS: countsFile },
+});
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 const target = tier === 'unit' ? ' (target: under 90 s on 2 idle cores)' : '';
-console.log(`=== ${tier} tier: ${seconds} s${target}, exit ${run.status ?? run.signal}`);
+const exit = run.status ?? run.signal;
+let counts;
+try {
+  counts = JSON.parse(readFileSync(countsFile, 'utf8'));
+} catch {
+  counts = null;
+}
+rmSync(dir, { recursive: true, force: true });
+if (counts === null) {
+  // vitest ended before its reporters (a crash, a config error): the tier failed, with no tests to count.
+  console.log(`=== ${tier} tier: no counts (vitest ended before reporting); ${seconds} s${target}, exit ${exit}`);
+  counts = { passed: 0, failed: 1, skipped: 0 };
+} else if (run.status !== 0 && counts.failed === 0) {
+  // Failed without a failed test (e.g. a reporter's error): still a failure.
+  counts.failed = 1;
+}
+const tally = `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`;
+console.log(`=== ${tier} tier: ${tally}; ${seconds} s${target}, exit ${exit}`);
+console.log(`${tier}: ${tally}`);
 process.exit(run.status ?? 1);

@@ -155,7 +155,7 @@ test('an event is delivered from the tab to a cross-origin receiver that allows 
   console.info(
     `record -> POST at the receiver: ${post!.receivedAtEpochMs - t0} ms (Chromium, dispatcher idle, woken by the channel)`,
   );
-  const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'delivered', 5_000);
+  const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'delivered', patient(5_000));
   expect(stored.delivery).toMatchObject({ attempts: 1, log: [{ attempt: 1, status: 200 }] });
   expect(post?.headers['origin']).toBe(server.origin);
   expect(post?.headers['webhook-id']).toBe(e.id);
@@ -175,13 +175,14 @@ test('an event is delivered from the tab to a cross-origin receiver that allows 
 test('a delivery survives a reload between attempts: the 2nd attempt comes from the reloaded tab, same id, and is the last', async () => {
   const signing = secret();
   const r = await receiver({ allowOrigin: server.origin, answer: failFirst(1, 503) });
-  const schedule: RetrySchedule = { attempts: 3, attemptTimeoutMs: 2_000, backoffMs: [1_500, 1_500] };
+  // The backoff leaves room (times PATIENCE) to reload before the second attempt is due.
+  const schedule: RetrySchedule = { attempts: 3, attemptTimeoutMs: 2_000, backoffMs: [patient(1_500), 1_500] };
   const page = await openPage('wh-reload');
   const e = event(r.url);
   await call(page, 'start', { secrets: [signing], schedule });
   await call(page, 'record', e);
   await r.waitForPosts(1, 10_000);
-  const afterFirst = await call<OutboxEvent>(page, 'waitForLoggedAttempt', e.id, 1, 5_000);
+  const afterFirst = await call<OutboxEvent>(page, 'waitForLoggedAttempt', e.id, 1, patient(5_000));
   expect(afterFirst.delivery).toMatchObject({ state: 'pending', attempts: 1, log: [{ attempt: 1, status: 503 }] });
   // Reload before the second attempt is due: the dispatcher in memory is gone.
   await page.reload();
@@ -192,7 +193,7 @@ test('a delivery survives a reload between attempts: the 2nd attempt comes from 
   expect(r.posts()).toHaveLength(1);
   await call(page, 'start', { secrets: [signing], schedule });
   const posts = await r.waitForPosts(2, 10_000);
-  const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'delivered', 5_000);
+  const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'delivered', patient(5_000));
   expect(stored.delivery.log.map((x) => x.status)).toEqual([503, 200]);
   expect(posts[1]!.receivedAtEpochMs).toBeGreaterThanOrEqual(afterFirst.delivery.nextAttemptAt - 5);
   expect(posts.map((p) => p.headers['webhook-id'])).toEqual([e.id, e.id]);
@@ -210,12 +211,13 @@ test('a delivery survives a reload between attempts: the 2nd attempt comes from 
 
 test('a reload during an attempt: it counts, the next one is sent after limit + backoff by the reloaded tab', async () => {
   const signing = secret();
-  // The first POST is held past the reload; the second is answered at once.
+  // The time limit leaves room (times PATIENCE) to read the claim and reload while the first
+  // attempt is still in flight; the first POST is held past it, the second is answered at once.
+  const schedule: RetrySchedule = { attempts: 3, attemptTimeoutMs: patient(1_500), backoffMs: [500, 500] };
   const r = await receiver({
     allowOrigin: server.origin,
-    answer: (n) => ({ status: 200, delayMs: n === 1 ? 5_000 : 0 }),
+    answer: (n) => ({ status: 200, delayMs: n === 1 ? 4 * schedule.attemptTimeoutMs : 0 }),
   });
-  const schedule: RetrySchedule = { attempts: 3, attemptTimeoutMs: 1_500, backoffMs: [500, 500] };
   const page = await openPage('wh-crash');
   const e = event(r.url);
   await call(page, 'start', { secrets: [signing], schedule });
@@ -229,7 +231,7 @@ test('a reload during an attempt: it counts, the next one is sent after limit + 
   await call(page, 'start', { secrets: [signing], schedule });
   const posts = await r.waitForPosts(2, 10_000);
   expect(posts[1]!.receivedAtEpochMs).toBeGreaterThanOrEqual(claimed.delivery.nextAttemptAt - 5);
-  const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'delivered', 5_000);
+  const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'delivered', patient(5_000));
   expect(stored.delivery.log).toEqual([
     expect.objectContaining({ attempt: 1, error: expect.stringMatching(/never reported back/) }),
     expect.objectContaining({ attempt: 2, status: 200 }),
@@ -243,7 +245,7 @@ test('a receiver without CORS consent: the browser blocks the POST and the log s
   const e = event(r.url);
   await call(page, 'start', { secrets: [secret()], schedule: { attempts: 1, attemptTimeoutMs: 2_000, backoffMs: [] } });
   await call(page, 'record', e);
-  const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'failed', 10_000);
+  const stored = await call<OutboxEvent>(page, 'waitForState', e.id, 'failed', patient(10_000));
   const error = stored.delivery.log[0]?.error ?? '';
   expect(error).toMatch(new RegExp(`^blocked by CORS( or network)?: `));
   expect(error).toContain(`the receiver at ${r.origin} must allow this origin`);
@@ -268,8 +270,8 @@ test('the diagnostic tells a CORS refusal from a host that is down when the rece
   await call(page, 'start', { secrets: [secret()], schedule: { attempts: 1, attemptTimeoutMs: 2_000, backoffMs: [] } });
   await call(page, 'record', blocked);
   await call(page, 'record', unreachable);
-  const a = await call<OutboxEvent>(page, 'waitForState', blocked.id, 'failed', 10_000);
-  const b = await call<OutboxEvent>(page, 'waitForState', unreachable.id, 'failed', 10_000);
+  const a = await call<OutboxEvent>(page, 'waitForState', blocked.id, 'failed', patient(10_000));
+  const b = await call<OutboxEvent>(page, 'waitForState', unreachable.id, 'failed', patient(10_000));
   expect(a.delivery.log[0]?.error).toMatch(
     new RegExp(
       `^blocked by CORS: the host is up but refused the cross-origin POST; the receiver at ${refusing.origin} must allow`,
@@ -291,7 +293,7 @@ test('two tabs: one dispatcher holds the lock, each event is sent once; a subscr
   const events = [event(r.url), event(r.url), event(null)];
   for (const e of events) await call(b, 'record', e);
   await r.waitForPosts(2, 10_000);
-  for (const e of events.slice(0, 2)) await call(a, 'waitForState', e.id, 'delivered', 5_000);
+  for (const e of events.slice(0, 2)) await call(a, 'waitForState', e.id, 'delivered', patient(5_000));
   await new Promise((ok) => setTimeout(ok, 500));
   expect(
     r
@@ -326,7 +328,7 @@ test('two tabs: one dispatcher holds the lock, each event is sent once; a subscr
   await holder.close();
   const handedOver = event(r.url);
   await call(other, 'record', handedOver);
-  await call<OutboxEvent>(other, 'waitForState', handedOver.id, 'delivered', 10_000);
+  await call<OutboxEvent>(other, 'waitForState', handedOver.id, 'delivered', patient(10_000));
   expect(await call(other, 'attemptsSeen')).toBe(1);
   expect(r.posts()).toHaveLength(3);
 });

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { patient } from './patience.ts';
 
 /** One request the receiver got. */
 export interface ReceivedRequest {
@@ -53,7 +54,7 @@ export interface WebhookReceiver {
   requests: ReceivedRequest[];
   /** Only the POSTs. */
   posts(): ReceivedRequest[];
-  /** Resolves when `count` POSTs have arrived; rejects after `timeoutMs`. */
+  /** Resolves when `count` POSTs have arrived; rejects after `timeoutMs` (an idle machine's bound) times PATIENCE. */
   waitForPosts(count: number, timeoutMs: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
@@ -143,8 +144,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`receiver got ${posts().length} POSTs, expected ${count} within ${timeoutMs} ms`));
-        }, timeoutMs);
+          reject(new Error(`receiver got ${posts().length} POSTs, expected ${count} within ${patient(timeoutMs)} ms`));
+        }, patient(timeoutMs));
         waiters.add(check);
         check();
       });

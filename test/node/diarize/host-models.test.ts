@@ -4,10 +4,10 @@
  * (permanent when the file is wrong, retried when the fetch failed). Files are answered by a
  * TEST DOUBLE fetch; the speaker-embedding model is the test double of test/support/onnx-model.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web/wasm';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { configureOrtWasm } from '../../../src/models/ort-runtime.ts';
 import { HostModelError, HostModelSlots } from '../../../src/models/host-models.ts';
 import type { DiarizeRequest } from '../../../src/pipeline/stages/protocol.ts';
@@ -15,6 +15,7 @@ import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { SEGMENTATION_MODEL_PATH } from '../../../tools/diarization/vad-node.ts';
 import { fbankSpreadEmbeddingModel } from '../../support/onnx-model.ts';
 import { sharedPath } from '../../../tools/shared-data.ts';
+import { requireSharedData } from '../../support/shared-data.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const runtime = ort;
@@ -61,15 +62,23 @@ describe('HostModelSlots', () => {
   test('a supplied speaker-embedding model is fetched once, then reused, and gives the embedding grid', async () => {
     const url = `${BASE}embedding.onnx`;
     const { fetcher, requests } = fetchTestDouble({ [url]: fbankSpreadEmbeddingModel() });
+    // Counts the onnxruntime sessions made: reuse means no new one (its load time is no proof; speed is for benchmarks).
+    const sessions = vi.spyOn(runtime.InferenceSession, 'create');
     const slots = new HostModelSlots(runtime, { fetcher });
     const first = await slots.run(request({ embeddingModelUrl: url }), speech);
+    const createdByFirst = sessions.mock.calls.length;
     const second = await slots.run(request({ embeddingModelUrl: url }), speech);
+    const createdByBoth = sessions.mock.calls.length;
+    sessions.mockRestore();
+    expect(createdByFirst).toBeGreaterThan(0);
+    expect(createdByBoth).toBe(createdByFirst);
     expect(requests.get(url)).toBe(1);
     const expectedWindows = Math.floor((Math.floor((speech.length - 400) / 160) + 1 - 150) / 75) + 1;
     expect(first.embeddings?.vectors.length).toBe(expectedWindows);
     expect(first.embeddings?.vectors[0]?.length).toBe(80);
     expect(first.uses.embedding).toMatchObject({ state: 'used', url });
-    expect(second.uses.embedding.state === 'used' && second.uses.embedding.loadMs).toBeLessThan(5);
+    expect(second.uses.embedding).toMatchObject({ state: 'used', url });
+    expect(second.embeddings?.vectors).toEqual(first.embeddings?.vectors);
     expect(first.uses.segmentation).toEqual({ state: 'not-supplied' });
     await slots.dispose();
   });
@@ -113,7 +122,8 @@ describe('HostModelSlots', () => {
     );
   });
 
-  test.skipIf(!existsSync(SEGMENTATION_MODEL_PATH))(
+  // Absent here: skipped; absent where CI=true: the file fails naming the model.
+  test.skipIf(!requireSharedData([SEGMENTATION_MODEL_PATH]))(
     'the real segmentation-3.0 model in its slot gives local speakers and an overlap track over the whole signal (skipped when ../shared lacks the model)',
     async () => {
       const url = `${BASE}pyannote-segmentation-3.0.int8.onnx`;

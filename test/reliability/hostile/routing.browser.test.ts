@@ -57,7 +57,7 @@ test('a webhook delivery (webhook-id) to a receiver under the base path reaches 
   expect(r.status, r.text).toBe(200);
   expect(r.headers[SERVED_BY_HEADER]).toBeUndefined();
   expect(r.response.fromServiceWorker()).toBe(false);
-  const posts = await configured.waitForPosts(1, patient(10_000));
+  const posts = await configured.waitForPosts(1, 10_000);
   expect(posts[0]).toMatchObject({ path: '/api/jobs', body });
   expect(posts[0]!.headers['webhook-id']).toBe('msg_routing_1');
 });
@@ -68,7 +68,7 @@ test('a foreign origin nobody configured goes to the network, under the base pat
   expect(r.status, r.text).toBe(200);
   expect(r.headers[SERVED_BY_HEADER]).toBeUndefined();
   expect(r.response.fromServiceWorker()).toBe(false);
-  expect((await other.waitForPosts(1, patient(10_000)))[0]).toMatchObject({ path: '/api/jobs', body: 'hello' });
+  expect((await other.waitForPosts(1, 10_000))[0]).toMatchObject({ path: '/api/jobs', body: 'hello' });
 });
 
 test('a host app’s own same-origin /api/other goes to the network', async () => {

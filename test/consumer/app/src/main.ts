@@ -87,8 +87,12 @@ button.addEventListener('click', () => {
   button.disabled = true;
   edit([...(input.files ?? [])])
     .then((job) => {
-      download.href = job.output_url!;
-      download.download = 'edit.mp4';
+      // A plain link with `download=<name>` (the service answers Content-Disposition: attachment),
+      // not the `download` attribute: Chromium does not send an <a download> click through the
+      // service worker, so the server's index.html would be saved instead (docs/contract.md).
+      const url = new URL(job.output_url!, location.href);
+      url.searchParams.set('download', 'edit.mp4');
+      download.href = url.href;
       download.hidden = false;
       download.dataset['format'] = JSON.stringify(job.output_format);
       say('complete');
