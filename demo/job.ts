@@ -9,7 +9,16 @@
  */
 import { proposalTracks } from '../src/analysis/automap.ts';
 import { MulticamClient } from '../src/client/client.ts';
-import type { AutoMapMode, Job, JobSummary, PresetId, SilenceMode, SourceExt, Track } from '../src/contract/types.ts';
+import type {
+  AutoMapMode,
+  CameraKind,
+  Job,
+  JobSummary,
+  PresetId,
+  SilenceMode,
+  SourceExt,
+  Track,
+} from '../src/contract/types.ts';
 import { SOURCE_EXTS } from '../src/contract/types.ts';
 
 /** A file chosen by a person (input, drop), the built-in sample or the command line. */
@@ -153,3 +162,69 @@ export function isSettled(summary: Pick<JobSummary, 'status'>): boolean {
 
 /** Presets the page and the CLI offer for a recut in `ready`. */
 export type { PresetId };
+
+/** A camera kind in words. */
+const KIND_WORDS: Record<CameraKind, string> = {
+  closeup: 'close-up',
+  twoshot: 'two-shot',
+  wide: 'wide',
+  multi: 'several people in turn',
+  unknown: '',
+};
+
+/** One camera on the page's "who is on which camera" strip. */
+export interface CameraCard {
+  sourceId: string;
+  label: string;
+  /** Who the camera shows, in words: the mapping's speakers by name, a proposal, or nobody. */
+  who: string;
+  /** `mapped`: the edit uses it for these speakers; `proposed`: the camera map's answer, not yet used; `unused`: nobody. */
+  state: 'mapped' | 'proposed' | 'unused';
+  /** Where in the camera's own file to show a frame (ms): mid-way through its speaker's longest turn. */
+  frameMs: number;
+}
+
+/**
+ * Who is on which camera, once the camera map is in (or a person mapped): one card per camera
+ * with the speakers by the names the job shows, from the mapping when there is one, else the
+ * camera map's proposal; a camera with nobody says so (the job's warning says why).
+ *
+ * @example
+ * cameraCards(job).map((c) => `${c.label}: ${c.who}`); // ['Cam 1: Ada (SPEAKER_00)', …]
+ */
+export function cameraCards(
+  job: Pick<Job, 'sources' | 'tracks' | 'camera_map' | 'turns' | 'speaker_names'>,
+): CameraCard[] {
+  const mapped = job.tracks.length > 0;
+  const name = (s: string): string => {
+    const given = job.speaker_names[s];
+    return given ? `${given} (${s})` : s;
+  };
+  return job.sources
+    .filter((s) => s.kind === 'video')
+    .map((source) => {
+      const proposal = job.camera_map?.cameras.find((c) => c.sourceId === source.id);
+      const speakers = mapped
+        ? (job.tracks.find((t) => t.sourceId === source.id)?.speakers ?? [])
+        : (proposal?.speakers ?? []);
+      const state: CameraCard['state'] = speakers.length === 0 ? 'unused' : mapped ? 'mapped' : 'proposed';
+      const kind = proposal && proposal.kind !== 'unknown' ? `${KIND_WORDS[proposal.kind]}: ` : '';
+      const who =
+        state === 'unused'
+          ? mapped
+            ? 'nobody: not used in the edit'
+            : 'nobody matched yet'
+          : `${kind}${speakers.map(name).join(', ')}${state === 'proposed' ? ` (proposed, confidence ${proposal?.confidence ?? 'none'})` : ''}`;
+      // A frame from the middle of the longest turn of the first speaker shown, in the camera's own time.
+      const longest = job.turns
+        .filter((t) => t.speaker === speakers[0])
+        .reduce<{ startMs: number; endMs: number } | null>(
+          (best, t) => (best === null || t.endMs - t.startMs > best.endMs - best.startMs ? t : best),
+          null,
+        );
+      const durationMs = source.durationMs ?? 0;
+      const atRef = longest ? (longest.startMs + longest.endMs) / 2 : (source.offsetMs ?? 0) + durationMs / 3;
+      const frameMs = Math.max(0, Math.min(Math.max(0, durationMs - 100), atRef - (source.offsetMs ?? 0)));
+      return { sourceId: source.id, label: source.label, who, state, frameMs: Math.round(frameMs) };
+    });
+}

@@ -19,7 +19,15 @@ import { MIN_SYNC_SOURCE_MS } from '../src/pipeline/stages/syncing.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { readAllEvents, type OutboxEvent } from '../src/webhooks/outbox.ts';
 import { subscribeToEvents } from '../src/webhooks/subscribe.ts';
-import { createAndStartJob, isSettled, kindOf, proposedTracks, type ChosenFile, type JobOptions } from './job.ts';
+import {
+  cameraCards,
+  createAndStartJob,
+  isSettled,
+  kindOf,
+  proposedTracks,
+  type ChosenFile,
+  type JobOptions,
+} from './job.ts';
 import type { SampleManifest } from './sample/manifest.ts';
 import { el, openDemoSession, showError, type DemoSession } from './session.ts';
 import { plainStatus, StepTracker } from './steps.ts';
@@ -278,6 +286,42 @@ function showSummary(summary: JobSummary): void {
   }
 }
 
+/** Statuses in which the page shows who is on which camera (once the camera map or a mapping is in). */
+const STRIP_STATUSES = new Set(['mapping', 'ready', 'rendering', 'complete', 'approved', 'failed']);
+/** The status the strip was last drawn in; it is drawn again when the job moves on. */
+let stripShownAt = '';
+/** The strip's content last drawn, so polling does not reload the frames. */
+let stripKey = '';
+
+/** Who is on which camera: a frame of each camera and the speakers on it, by name. */
+function showCameraStrip({ job, sourceUrls }: GetJobResponse): void {
+  const strip = $('camera-strip');
+  if (job.camera_map === null && job.tracks.length === 0) {
+    strip.hidden = true;
+    return;
+  }
+  const cards = cameraCards(job);
+  const key = JSON.stringify([job.id, cards]);
+  strip.hidden = false;
+  if (key === stripKey) return;
+  stripKey = key;
+  $('camera-cards').replaceChildren(
+    ...cards.map((card) => {
+      const item = el('li', undefined, { class: card.state, 'data-source': card.sourceId });
+      const url = sourceUrls[card.sourceId];
+      if (url) {
+        // A still of the camera (the service worker answers the Range requests): never played here.
+        const still = el('video', undefined, { muted: '', preload: 'auto', playsinline: '', 'aria-hidden': 'true' });
+        still.muted = true;
+        still.src = `${url}#t=${(card.frameMs / 1000).toFixed(2)}`;
+        item.append(still);
+      }
+      item.append(el('div', card.label, { class: 'label' }), el('div', card.who, { class: 'who' }));
+      return item;
+    }),
+  );
+}
+
 async function listJobs(session: DemoSession): Promise<void> {
   const response = await session.listJobs();
   const servedBy = response.headers.get('x-multicam-served-by') ?? 'network';
@@ -363,6 +407,10 @@ try {
     if (summary.status === 'mapping' && askedToMap.has(summary.id) && proposals.get(summary.id) !== true)
       proposals.set(summary.id, proposedTracks((await client.getJob(summary.id)).job) !== null);
     showSummary(summary);
+    if (STRIP_STATUSES.has(summary.status) && (summary.status === 'mapping' || stripShownAt !== summary.status)) {
+      stripShownAt = summary.status;
+      showCameraStrip(await client.getJob(summary.id));
+    }
     await refreshEvents();
   };
   /** Creates the job from the chosen files and starts it (see DemoApi.start). */
@@ -371,6 +419,8 @@ try {
     const opts = { ...readOptions(), ...options };
     $('stages').replaceChildren();
     lastStatus = '';
+    stripShownAt = stripKey = '';
+    $('camera-strip').hidden = true;
     $('job').hidden = false;
     const inPlace = opts.inPlace && chosen.some((f) => f.picked);
     $('job-plain').textContent = inPlace

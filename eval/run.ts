@@ -12,8 +12,15 @@
  * picks which splits run (both by default). Exits 1 when a gate fails, 0 otherwise (info rows
  * never count), 2 on a bad option.
  *
+ * Each area's rows of each split are written to `eval/results/<area>-<split>[-quick].json` (with
+ * the commit and date), the file the README's figures block and docs/figures.md are generated
+ * from (`node scripts/eval-figures.mjs`; `npm run check` fails when they differ).
+ *
  * @module
  */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EVAL_AREAS, SPLITS, type AreaEvaluation, type EvalArea, type Split, type TargetResult } from './target.ts';
 
@@ -46,6 +53,35 @@ const AREAS: Record<EvalArea, () => Promise<AreaEvaluation>> = {
   handsoff: async () => (await import('./handsoff.ts')).evaluateHandsOff,
 };
 
+const RESULTS_DIR = join(import.meta.dirname, 'results');
+
+/** The commit the figures were measured on, `+` when the tree had changes. */
+function commitOf(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    return dirty === '' ? head : `${head}+`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** One area's rows of one split, as the figures are generated from (scripts/eval-figures.mjs). */
+function writeResults(area: EvalArea, s: Split, seconds: number, rows: TargetResult[]): void {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${area}-${s}${values.quick ? '-quick' : ''}.json`);
+  const record = {
+    area,
+    split: s,
+    quick: values.quick,
+    commit: commitOf(),
+    date: new Date().toISOString().slice(0, 10),
+    seconds,
+    rows,
+  };
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+}
+
 const results: TargetResult[] = [];
 for (const area of EVAL_AREAS) {
   if (only !== undefined && only !== area) continue;
@@ -53,8 +89,16 @@ for (const area of EVAL_AREAS) {
   console.log(`\n=== ${area} (${splits.join(' and ')} split${values.quick ? ', quick' : ''})`);
   const evaluate = await AREAS[area]();
   const rows = await evaluate({ quick: values.quick, splits, log: (line) => console.log(line) });
-  console.log(`=== ${area}: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const seconds = Math.round((performance.now() - started) / 1000);
+  console.log(`=== ${area}: ${seconds} s`);
   results.push(...rows);
+  for (const s of splits)
+    writeResults(
+      area,
+      s,
+      seconds,
+      rows.filter((r) => r.split === s),
+    );
 }
 
 console.log('\n=== targets (PASS/FAIL: gates on the test split; info: never counted)');

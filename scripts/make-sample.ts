@@ -33,7 +33,9 @@ const FIXTURE_ARGS = [
   'tiny',
   ...Object.entries(SAMPLE_FIXTURE_OPTIONS).flatMap(([k, v]) => (v === true ? [`--${k}`] : [`--${k}`, String(v)])),
 ];
-const VERSION = FIXTURE_ARGS.join(' ');
+/** Bumped by hand when the manifest's labels or files change. */
+const MANIFEST_REVISION = 2;
+const VERSION = `${FIXTURE_ARGS.join(' ')} manifest ${MANIFEST_REVISION}`;
 
 /** Makes the sample unless an up-to-date one is there; returns its directory. */
 export function makeSample(options: { force?: boolean; root?: string } = {}): string {
@@ -49,8 +51,9 @@ export function makeSample(options: { force?: boolean; root?: string } = {}): st
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const recipe: Array<Omit<SampleManifest['files'][number], 'size'>> = [
-    { file: 'cam1.mp4', label: 'Cam 1 (close-up, speaker 1)', kind: 'video' },
-    { file: 'cam2.mp4', label: 'Cam 2 (close-up, speaker 2)', kind: 'video' },
+    // No speaker in the labels: the job names speakers by what it hears (SPEAKER_00, …), in its own order.
+    { file: 'cam1.mp4', label: 'Cam 1 (close-up)', kind: 'video' },
+    { file: 'cam2.mp4', label: 'Cam 2 (close-up)', kind: 'video' },
     { file: 'cam3.mp4', label: 'Cam 3 (two-shot)', kind: 'video' },
     { file: 'mic-spk1.wav', label: 'Mic 1', kind: 'audio' },
     { file: 'mic-spk2.wav', label: 'Mic 2', kind: 'audio' },

@@ -44,6 +44,7 @@ export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o o
   [--auto-map always|confident|off]     camera mapping: 'always' (default) lets the service map;
                                         otherwise the CLI accepts the camera map proposal
   [--map VIDEO=SPEAKER[,SPEAKER…]]…    who is on which camera (VIDEO: file name or position);
+                                        always wins (the service then does not map by itself);
                                         without it, the service's camera map; when that is not
                                         sure the CLI lists the speakers it heard and exits 4
   [--copy]                              store copies of the files in the browser (uploads);

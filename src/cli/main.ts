@@ -34,7 +34,7 @@ import type { GetJobResponse, JobSummary } from '../contract/types.ts';
 import type { StageRunRecord } from '../pipeline/runner.ts';
 import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
 import { runInit } from './init.ts';
-import { chooseMapping, describeMapping } from './mapping.ts';
+import { autoMapToSend, chooseMapping, describeMapping } from './mapping.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SITE = join(ROOT, '.cache/cli-app');
@@ -270,7 +270,7 @@ export async function runEdit(
     const jobId = await demo<string>('start', {
       inPlace: !args.copy,
       review: true,
-      autoMap: args.autoMap,
+      autoMap: autoMapToSend(args.autoMap, args.map),
       silence: args.silence,
       ...(args.title ? { title: args.title } : {}),
     });

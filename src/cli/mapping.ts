@@ -7,7 +7,7 @@
  * @module
  */
 import { proposalTracks } from '../analysis/automap.ts';
-import type { Job, Track } from '../contract/types.ts';
+import type { AutoMapMode, Job, Track } from '../contract/types.ts';
 
 /** One `--map VIDEO=S1,S2`: the video by its position among the videos (0-based), and its speakers. */
 export interface MapOption {
@@ -85,6 +85,15 @@ export function chooseMapping(
       `Cameras: ${videoNames.map((n, i) => `${i + 1}. ${n}`).join(', ')}\n` +
       `Run again saying who is on each camera, e.g. ${example} (a wide shot may list several: --map wide.mp4=S1,S2).`,
   };
+}
+
+/**
+ * The autoMap mode the CLI starts the job with: `off` when the person gave `--map`, so the
+ * service asks at once and the person's mapping is the one used (with `always` the service
+ * would map the cameras itself before the CLI could submit, and `--map` would be ignored).
+ */
+export function autoMapToSend(autoMap: AutoMapMode, map: readonly MapOption[]): AutoMapMode {
+  return map.length > 0 ? 'off' : autoMap;
 }
 
 /** One line per camera: `cam1.mp4 → S1`, for the log. */

@@ -186,6 +186,8 @@ export const WARNING_CODES = [
   'storage_estimate_unavailable',
   /** A source's uploaded file is empty or not a video or audio file: syncing will fail at once until it is uploaded again. */
   'source_not_media',
+  /** A camera the mapping gives no speaker while the job has speakers: the edit never shows it until someone says who is on it. */
+  'camera_unused',
 ] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 

@@ -14,6 +14,7 @@ import { makeEvent } from '../store/events.ts';
 import { updateJob } from '../store/jobs.ts';
 import type { ServiceContext } from './context.ts';
 import type { EngineStage } from '../contract/engine.ts';
+import { replaceWarnings, unusedCameraWarnings } from '../contract/warnings.ts';
 
 /**
  * Applies `trigger` to `job` in place: status, `updatedAt` and the event with `payload`
@@ -60,8 +61,11 @@ export function talkTimes(turns: readonly Turn[]): Array<{ speaker: string; talk
     .sort((a, b) => b.talkMs - a.talkMs || a.speaker.localeCompare(b.speaker));
 }
 
-/** Saves `tracks` and cuts generated from them with the job's preset and silence settings. */
-export function generateCutsInPlace(job: JobRecord, tracks: Track[]): void {
+/**
+ * Saves `tracks` and cuts generated from them with the job's preset and silence settings, and
+ * says on the job which cameras the mapping leaves unused.
+ */
+export function generateCutsInPlace(job: JobRecord, tracks: Track[], now: number): void {
   const plan = planEdit({
     turns: job.turns,
     tracks,
@@ -74,6 +78,16 @@ export function generateCutsInPlace(job: JobRecord, tracks: Track[]): void {
   job.tracks = tracks;
   job.cuts = plan.cuts;
   job.removedRanges = plan.removedRanges;
+  noteUnusedCameras(job, now);
+}
+
+/**
+ * Recomputes the job's `camera_unused` warnings from its tracks (after every mapping, by the
+ * service or a person): a camera no one is on is said on the Job, never dropped silently.
+ */
+export function noteUnusedCameras(job: JobRecord, now: number): void {
+  const warnings = replaceWarnings(job.warnings ?? [], 'camera_unused', unusedCameraWarnings(job), now);
+  if (warnings.length > 0 || job.warnings) job.warnings = warnings;
 }
 
 /** Moves a job with cuts into rendering (ready/complete → rendering). */

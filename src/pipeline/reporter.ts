@@ -132,7 +132,7 @@ async function mappingResult(
       }));
       return { job, events: event ? [event] : [], result: false };
     }
-    generateCutsInPlace(job, decision.tracks);
+    generateCutsInPlace(job, decision.tracks, now);
     job.mappedBy = 'service';
     const event = applyTrigger(job, 'autoMapped', now, () => ({ reviewUrl: link }));
     const renderNow = !job.review && job.cuts.length > 0;

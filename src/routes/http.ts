@@ -47,12 +47,29 @@ export const MAX_JSON_DEPTH = 64;
 
 const tooLarge = (): ApiError => new ApiError(413, `the request body is over ${MAX_JSON_BODY_BYTES} bytes`);
 
+/**
+ * A request's body as a stream, or as a Blob where the browser gives no stream: Firefox's
+ * service worker fetch events carry no `request.body` (it is undefined), so the body is read
+ * whole with `blob()` there (which Firefox may keep on disk). Null when there is no body.
+ */
+export async function requestBody(request: Request): Promise<ReadableStream<Uint8Array> | Blob | null> {
+  if (request.body !== undefined) return request.body;
+  if (request.method === 'GET' || request.method === 'HEAD') return null;
+  const blob = await request.blob();
+  return blob.size === 0 ? null : blob;
+}
+
 /** Reads the body as text, stopping (and cancelling the stream) once it passes the limit. */
 async function readBoundedText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > MAX_JSON_BODY_BYTES) throw tooLarge();
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
+  const body = await requestBody(request);
+  if (body === null) return '';
+  if (body instanceof Blob) {
+    if (body.size > MAX_JSON_BODY_BYTES) throw tooLarge();
+    return new TextDecoder().decode(await body.arrayBuffer());
+  }
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

@@ -30,7 +30,7 @@ import { getJobRecord } from '../store/jobs.ts';
 import { changeSourceFile } from '../store/source-files.ts';
 import { LocalFileUnavailableError, localFileRegistry } from '../store/local-files.ts';
 import type { ServiceContext } from '../jobs/context.ts';
-import { contentDisposition, json, readJson } from './http.ts';
+import { contentDisposition, json, readJson, requestBody } from './http.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   mp4: 'video/mp4',
@@ -215,7 +215,7 @@ export async function putSourceFile(
   const maxBytes = Math.min(LIMITS.maxPutSize, declared ?? LIMITS.maxPutSize);
   let run;
   try {
-    run = await writeRun(ctx.db, request.body, maxBytes);
+    run = await writeRun(ctx.db, await requestBody(request), maxBytes);
   } catch (error) {
     if (!(error instanceof StreamTooLargeError)) collectedError(error);
     const refused =
@@ -334,7 +334,7 @@ export async function putPartFile(
   }
   let run;
   try {
-    run = await writeRun(ctx.db, request.body, upload.partSize);
+    run = await writeRun(ctx.db, await requestBody(request), upload.partSize);
   } catch (error) {
     if (error instanceof StreamTooLargeError)
       throw ApiError.badRequest(`part ${partNumber} is larger than partSize (${upload.partSize} bytes)`);

@@ -154,6 +154,24 @@ test(
     expect(edit.closeups['cam2.mp4']).toHaveLength(1);
     expect(edit.closeups['cam1.mp4']).not.toEqual(edit.closeups['cam2.mp4']);
     expect(edit.share, JSON.stringify(edit)).toBeGreaterThanOrEqual(0.9);
+    // The page itself shows who is on which camera: a still of each and the speakers the edit uses.
+    await page.waitForSelector('#camera-strip:not([hidden]) #camera-cards li', { timeout: patient(10_000) });
+    const strip = await page.$$eval('#camera-cards li', (items) =>
+      items.map((li) => ({
+        state: li.className,
+        label: li.querySelector('.label')?.textContent,
+        who: li.querySelector('.who')?.textContent,
+        still: li.querySelector('video')?.getAttribute('src') ?? null,
+      })),
+    );
+    expect(strip.map((c) => c.label)).toEqual(['Cam 1 (close-up)', 'Cam 2 (close-up)', 'Cam 3 (two-shot)']);
+    expect(strip.every((c) => c.state === 'mapped' && c.still !== null)).toBe(true);
+    expect(strip[0]!.who).toBe(`close-up: ${edit.closeups['cam1.mp4']![0]}`);
+    expect(strip[1]!.who).toBe(`close-up: ${edit.closeups['cam2.mp4']![0]}`);
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll<HTMLVideoElement>('#camera-cards video')].every((v) => v.readyState >= 2),
+    );
+    await shot('02a-camera-strip');
     // The review editor is linked (reviewUrl from nextAction / the ready event).
     const reviewHref = await page.getAttribute('#review-link', 'href');
     expect(reviewHref).toMatch(/\/review\/\?token=/);
@@ -300,6 +318,9 @@ test.skipIf(!facesPresent)(
     await page.waitForSelector('#steps li[data-step="ready"].active', { timeout: patient(10_000) });
     expect(await page.getAttribute('#steps li[data-step="mapping"]', 'class')).toBe('done');
     expect(await page.textContent('#steps li[data-step="ready"] .time')).toBe('waiting for you');
+    // Before anyone confirms, the page shows the proposal as a proposal.
+    await page.waitForSelector('#camera-strip:not([hidden]) #camera-cards li.proposed', { timeout: patient(10_000) });
+    expect(await page.textContent('#camera-cards li:first-child .who')).toMatch(/\(proposed, confidence high\)$/);
     await shot('09-real-faces-mapping');
     const { job } = await demoJob();
     const map = job.camera_map!;

@@ -897,6 +897,41 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
         expect('cameraMap' in events[0]!.payload).toBe(false);
       });
 
+      test('a camera the mapping leaves without a speaker is a warning on the Job naming it; mapping it clears the warning', async () => {
+        const { jobId, a, b } = await mappingJob({ autoMap: 'always' });
+        const map = sureMap(a, b);
+        // A wide of both on camera A (so the service can map), nobody matched on camera B.
+        map.cameras[0] = { sourceId: a, kind: 'wide', confidence: 'high', speakers: ['SPEAKER_00', 'SPEAKER_01'] };
+        map.cameras[1] = {
+          sourceId: b,
+          kind: 'unknown',
+          confidence: 'none',
+          speakers: [],
+          evidence: 'faces',
+          faces: 1,
+        };
+        await h.completeStage(jobId, 'mapping', { cameraMap: map });
+        expect(await statusOf(jobId)).toBe('ready');
+        const job = (await getJob(jobId)).job;
+        const unused = (job.warnings as Json[]).filter((w) => w.code === 'camera_unused');
+        expect(unused).toHaveLength(1);
+        expect(unused[0]).toMatchObject({ sourceId: b, stage: 'mapping' });
+        expect(unused[0]!.message).toMatch(
+          /camera "Cam B" is not used in the edit: no one was matched to it \(1 face seen/,
+        );
+        expect(unused[0]!.message).toContain("--map 'Cam B=SPEAKER'");
+        expect((await summary(jobId)).warnings.map((w: Json) => w.code)).toContain('camera_unused');
+        // A person says who is on it: the warning goes.
+        const tracks = [
+          { sourceId: a, speakers: ['SPEAKER_00'] },
+          { sourceId: b, speakers: ['SPEAKER_01'] },
+        ];
+        const r = await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks, cuts: job.cuts } });
+        expect(r.status, r.text).toBe(200);
+        const after = (await getJob(jobId)).job;
+        expect((after.warnings as Json[]).some((w) => w.code === 'camera_unused')).toBe(false);
+      });
+
       test('always uses likely answers; with review false the render starts at once', async () => {
         const { jobId, a, b } = await mappingJob({ autoMap: 'always', review: false });
         await h.completeStage(jobId, 'mapping', { cameraMap: unsureMap(a, b) });

@@ -252,10 +252,13 @@ export function mappingCorrection(s: EditorSession, data: GetJobResponse): HTMLE
 }
 
 /** What a proposal rests on, in words: the faces seen and matched by their mouths, or the picture's motion. */
-function evidenceNote(proposal: Pick<CameraMapCamera, 'evidence' | 'faces'>): string {
+export function evidenceNote(proposal: Pick<CameraMapCamera, 'evidence' | 'faces' | 'speakers'>): string {
   if (proposal.evidence !== 'faces') return '';
   const n = proposal.faces ?? 0;
-  return ` · ${n} ${n === 1 ? 'face' : 'faces'} seen, matched to the voices by their mouths`;
+  const seen = `${n} ${n === 1 ? 'face' : 'faces'} seen`;
+  // No answer: the faces were seen, but no mouth went with a voice clearly enough.
+  if (proposal.speakers.length === 0) return ` · ${seen}, but no mouth moved with a voice clearly enough to say whose`;
+  return ` · ${seen}, matched to the voices by their mouths`;
 }
 
 /** Where a two-shot's or wide's people sit, left to right, by name. */

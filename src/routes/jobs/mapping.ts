@@ -8,7 +8,13 @@ import { ApiError } from '../../contract/errors.ts';
 import type { SubmitSpeakerMappingResponse, Track } from '../../contract/types.ts';
 import { parseCuts, parseRanges, parseTracks, requireObject } from '../../contract/validate.ts';
 import { reviewUrl } from '../../jobs/links.ts';
-import { applyTrigger, enqueueOrFail, generateCutsInPlace, startRenderInPlace } from '../../jobs/transitions.ts';
+import {
+  applyTrigger,
+  enqueueOrFail,
+  generateCutsInPlace,
+  noteUnusedCameras,
+  startRenderInPlace,
+} from '../../jobs/transitions.ts';
 import type { JobRecord } from '../../store/db.ts';
 import { updateJob } from '../../store/jobs.ts';
 import { canonicalJson, readJson } from '../http.ts';
@@ -49,7 +55,7 @@ export const submitSpeakerMapping: JobOperation = async (ctx, accountId, jobId, 
     const now = ctx.now();
     if (job.status === 'mapping' && job.mappedBy === null) {
       checkTracks(job, tracks);
-      generateCutsInPlace(job, tracks);
+      generateCutsInPlace(job, tracks, now);
       job.mappedBy = 'client';
       const event = applyTrigger(job, 'submitMapping', now, () => ({ reviewUrl: link }));
       const render = !job.review && job.cuts.length > 0;
@@ -70,6 +76,7 @@ export const submitSpeakerMapping: JobOperation = async (ctx, accountId, jobId, 
       checkCuts(job, cuts, removedRanges ?? job.removedRanges ?? []);
       applyTrigger(job, 'correctMapping', now);
       job.tracks = tracks;
+      noteUnusedCameras(job, now);
       job.cuts = cuts;
       if (removedRanges !== null) job.removedRanges = removedRanges;
       job.mappedBy = 'client';
