@@ -12,7 +12,9 @@
  *   edit but never counts as a speaker's own camera. Cameras that are not sure get no speakers.
  *   Any switched feed (`multi`) holds it back.
  * - `always`: sure answers, then likely ones (`low`) of speakers with enough speech: every
- *   close-up with a likely speaker is in the edit. It asks when nothing is usable, and when a
+ *   close-up with a likely speaker is in the edit, unless another camera contradicts it (a sure
+ *   close-up of the same speaker elsewhere, or a second likely close-up claiming them:
+ *   {@link contradictedCloseups}). It asks when nothing is usable, and when a
  *   speaker with enough speech is on no camera while a camera has no answer (they may be on
  *   it: a person says). The spec's last step, spreading the speakers left over the cameras
  *   left over by talk time, is a guess and is not done.
@@ -84,10 +86,12 @@ function confident(map: CameraMap, enough: EnoughSpeech): AutoMapDecision | null
 function always(map: CameraMap, enough: EnoughSpeech): Track[] | null {
   const judged = new Set(map.speakers);
   const assigned = new Map<CameraMapCamera, string[]>();
-  // Sure answers, then likely ones of speakers with enough speech to act on.
+  const contradicted = contradictedCloseups(map);
+  // Sure answers, then likely ones of speakers with enough speech to act on, unless another
+  // camera's evidence says the close-up shows someone else.
   for (const level of ['high', 'low'] as const) {
     for (const c of map.cameras) {
-      if (c.confidence !== level || assigned.has(c)) continue;
+      if (c.confidence !== level || assigned.has(c) || contradicted.has(c)) continue;
       const shown = c.speakers.filter((s) => judged.has(s) && (level === 'high' || enough(s)));
       if (shown.length) assigned.set(c, shown);
     }
@@ -98,6 +102,23 @@ function always(map: CameraMap, enough: EnoughSpeech): Track[] | null {
   const missing = map.speakers.some((s) => enough(s) && !onCamera.has(s));
   if (assigned.size === 0 || (missing && open)) return null;
   return toTracks(map.cameras.filter((c) => assigned.has(c)).map((c) => [c, assigned.get(c)!]));
+}
+
+/**
+ * Likely (`low`) close-ups the other cameras contradict (issue 51): a `low` answer is not a
+ * licence to show a face. A close-up answered `low` for a speaker who has a sure (`high`)
+ * close-up elsewhere, or for a speaker another `low` close-up also claims, likely shows someone
+ * else: it is not used for that speaker (the job asks, or shows them on a wide, and the camera's
+ * `camera_unused` warning says so). Never a face rendered for a speaker when the evidence says it
+ * is someone else's.
+ */
+export function contradictedCloseups(map: CameraMap): Set<CameraMapCamera> {
+  const closeups = map.cameras.filter((c) => c.kind === 'closeup' && c.speakers.length > 0);
+  const sureOf = new Set(closeups.filter((c) => c.confidence === 'high').flatMap((c) => c.speakers));
+  const likely = closeups.filter((c) => c.confidence === 'low');
+  const claims = new Map<string, number>();
+  for (const c of likely) for (const s of c.speakers) claims.set(s, (claims.get(s) ?? 0) + 1);
+  return new Set(likely.filter((c) => c.speakers.some((s) => sureOf.has(s) || (claims.get(s) ?? 0) > 1)));
 }
 
 function toTracks(entries: Array<[CameraMapCamera, string[]]>): Track[] {

@@ -97,7 +97,7 @@ function mapArg(label: string): string {
 function whyUnmatched(camera: CameraMapCamera | undefined): string {
   if (!camera) return 'no one was matched to it (the camera map has no answer for it)';
   if (camera.speakers.length > 0)
-    return `the camera map's answer (${camera.speakers.join(', ')}, confidence ${camera.confidence}) was not sure enough to use without a person`;
+    return `the camera map's answer (${camera.speakers.join(', ')}, confidence ${camera.confidence}) was not used: another camera's evidence contradicts it, or it is not sure enough to show without a person`;
   const seen =
     camera.evidence === 'faces' && camera.faces !== undefined
       ? `${camera.faces} ${camera.faces === 1 ? 'face' : 'faces'} seen on it, but no one's mouth moved with a voice clearly enough`

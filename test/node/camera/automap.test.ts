@@ -135,6 +135,35 @@ describe('autoMap always', () => {
     expect(decideAutoMap({ mode: 'always', cameraMap: full, speakers: talk }).action).toBe('map');
   });
 
+  test('a likely close-up another camera contradicts is never shown for that speaker (issue 51)', () => {
+    // B has a sure close-up on s2: s3's likely "B" shows someone else. C is on the wide: map, s3 unused.
+    const sureElsewhere = map([
+      cam('s1', 'closeup', 'high', [A]),
+      cam('s2', 'closeup', 'high', [B]),
+      cam('s3', 'closeup', 'low', [B]),
+      cam('s4', 'wide', 'high', [A, B, C]),
+    ]);
+    expect(decideAutoMap({ mode: 'always', cameraMap: sureElsewhere, speakers: talk })).toEqual({
+      action: 'map',
+      tracks: [
+        { sourceId: 's1', speakers: [A] },
+        { sourceId: 's2', speakers: [B] },
+        { sourceId: 's4', speakers: [A, B, C] },
+      ],
+    });
+    // Two likely close-ups both claim B: neither is shown for B; B is on no camera while both
+    // close-ups are open, so a person says (the issue's hour: one person's face for another's speech).
+    const twoClaims = map([
+      cam('s1', 'closeup', 'high', [A]),
+      cam('s2', 'closeup', 'low', [B]),
+      cam('s3', 'closeup', 'low', [B]),
+    ]);
+    expect(decideAutoMap({ mode: 'always', cameraMap: twoClaims, speakers: talk })).toEqual({
+      action: 'ask',
+      cameraMap: twoClaims,
+    });
+  });
+
   test('likely answers on too little speech are not used: a short clip asks', () => {
     const short = [
       { speaker: A, talkMs: 6_000 },
