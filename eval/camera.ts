@@ -23,6 +23,14 @@
  *   prefix is. Gates (test split, faces on): sure and right from ≤ 90 s on every set; no prefix
  *   gives a wrong `high` answer; no worse than motion alone. Motion alone is a stage measured on
  *   its own, not the product's path: its rows are info on both splits.
+ * - **End to end** (issue 49; gates on the test split): the same 90 s sets' cameras (no mics)
+ *   through the real product pipeline in Chromium (eval/engine-run.ts: `multicam edit`
+ *   in-process, analysis only, `--auto-map always`): detected turns, measured sync, faces as the
+ *   browser samples them. Its final camera map, the engine's speakers named as the truth's by
+ *   the DER's optimal mapping: every camera's kind and speakers right (a switched feed: kind
+ *   only) with every close-up `high`, and no wrong `high` answer. Also reported: the engine's DER
+ *   (0.25 s collar) and worst pairwise offset error. Run it under the browser lock
+ *   (`flock /tmp/multicam-browser.lock npm run eval -- --only camera …`).
  * - **Never sure by chance** (as camera-map.test.ts; 50 conversations per split, 6 with
  *   `--quick`): 3 cameras per conversation (a close-up, a two-shot and a wide layout) whose
  *   motion ignores speech (gain 0), sampled in 2 s runs or every frame; gate: no `high` answer.
@@ -41,6 +49,7 @@ import { fixtureCameraSamples } from '../test/node/camera/ffmpeg-frames.ts';
 import { samplesBefore, turnsBefore } from '../test/node/camera/prefixes.ts';
 import { conversation, syntheticSamples, type Layout } from '../test/node/camera/synthetic.ts';
 import { ensureFixture } from '../test/support/fixtures.ts';
+import { describeCamera, describeFailure, engineCameraRight, filesOf, onTruth, runEngine } from './engine-run.ts';
 import { Targets, type AreaEvaluation, type EvalSplits, type Split } from './target.ts';
 
 /** Conversation length of the fixture sets (seconds) and the prefix step, as the bench. */
@@ -190,6 +199,7 @@ export const evaluateCamera: AreaEvaluation = async ({ quick, splits, log }) => 
     const cases = CAMERA_SPLITS[split];
     await howSoon(split, quick ? cases.fixtureSeeds.slice(0, 1) : cases.fixtureSeeds, detector, targets, log);
     neverByChance(split, quick ? cases.chanceSeeds.slice(0, 6) : cases.chanceSeeds, targets, log);
+    await endToEnd(split, quick ? cases.fixtureSeeds.slice(0, 1) : cases.fixtureSeeds, targets, log);
   }
   await detector.dispose();
   return targets.results;
@@ -287,4 +297,71 @@ function neverByChance(split: Split, seeds: readonly number[], targets: Targets,
     `${high} high (${low} low) of ${cameras}`,
     high === 0,
   );
+}
+
+/**
+ * End to end: the 90 s fixture with `seeds` through the engine in Chromium (autoMap always);
+ * its camera map against the expected one (kind and speakers).
+ */
+async function endToEnd(
+  split: Split,
+  seeds: readonly string[],
+  targets: Targets,
+  log: (line: string) => void,
+): Promise<void> {
+  const perSet: string[] = [];
+  const figures: string[] = [];
+  let allRight = true;
+  let wrongHigh = 0;
+  for (const seed of seeds) {
+    const { dir, truth } = await ensureFixture('tiny', { seed, seconds: SECONDS });
+    const files = filesOf(dir, truth);
+    const run = await runEngine(files, { autoMap: 'always' });
+    const what = `[${split}] tiny 90 s seed ${seed} (end to end, ${files.videos.length} cameras + ${files.audio.length} mics)`;
+    if (run.outcome !== 'ready') {
+      log(`${what}: ${describeFailure(run)}`);
+      perSet.push(`seed ${seed}: ${run.outcome}`);
+      allRight = false;
+      continue;
+    }
+    const on = onTruth(run.job, truth);
+    const expected = truth.expectedCameraMap.cameras;
+    const kindOnly = { positions: false };
+    const right = expected.filter((e) => {
+      const c = on.cameraOf(e.file);
+      return engineCameraRight(c, e, kindOnly) && (e.kind !== 'closeup' || c?.confidence === 'high');
+    }).length;
+    const wrong = expected.filter((e) => {
+      const c = on.cameraOf(e.file);
+      return c?.confidence === 'high' && !engineCameraRight(c, e, kindOnly);
+    });
+    wrongHigh += wrong.length;
+    if (right !== expected.length) allRight = false;
+    perSet.push(
+      `seed ${seed}: ${right}/${expected.length} right${wrong.length > 0 ? `, ${wrong.length} wrong high` : ''}`,
+    );
+    figures.push(
+      `seed ${seed}: DER ${on.derPct.toFixed(1)} % (${on.speakersHeard} heard), sync ≤ ${on.syncErrorMs.toFixed(0)} ms`,
+    );
+    log(
+      `${what}: ${right}/${expected.length} cameras right (close-ups sure), ${wrong.length} wrong high, ` +
+        `${run.mappedBy === 'service' ? 'mapped by the service' : 'the service asked (the CLI took the proposal)'}; ` +
+        `DER ${on.derPct.toFixed(1)} % (0.25 s collar, ${on.speakersHeard} speakers heard of ${truth.speakers.length}), ` +
+        `worst pairwise offset error ${on.syncErrorMs.toFixed(1)} ms; ${run.seconds} s`,
+    );
+    for (const e of expected)
+      log(
+        `    ${engineCameraRight(on.cameraOf(e.file), e, kindOnly) ? 'ok' : 'NO'} ${describeCamera(on.cameraOf(e.file), e.file)} (expected ${e.kind} [${e.speakers.join(',')}])`,
+      );
+  }
+  const e2e = 'end to end (detected turns, measured sync, faces)';
+  const label = `tiny 90 s (seeds ${seeds.join(', ')}) ${e2e}`;
+  targets.on(
+    split,
+    `${label}, autoMap always: every camera's kind and speakers right, every close-up high`,
+    perSet.join('; '),
+    allRight,
+  );
+  targets.on(split, `${label}: no wrong high answer`, `${wrongHigh}`, wrongHigh === 0);
+  targets.info(split, `${label}: DER (0.25 s collar) and worst pairwise offset error`, figures.join('; '));
 }
