@@ -12,6 +12,7 @@
 import { MulticamClient } from '../src/client/client.ts';
 import { downloadUrl } from '../src/client/download.ts';
 import { MEDIA_SNIFF_BYTES, sniffMedia } from '../src/contract/media-sniff.ts';
+import type { ExportFormat } from '../src/export/index.ts';
 import type { GetJobResponse, JobListItem, JobSummary, JobWarning, PresetId, Track } from '../src/contract/types.ts';
 import { probeWithMediabunny } from '../src/media/mediabunny-decoder.ts';
 import type { StageRunRecord } from '../src/pipeline/runner.ts';
@@ -365,6 +366,8 @@ export interface DemoApi {
   stageRuns(): StageRunRecord[];
   /** `length` bytes of the output from `offset`, base64, through a Range request; '' past the end. */
   readOutput(offset: number, length: number): Promise<{ base64: string; total: number }>;
+  /** The current job's edit exported in `format` (fcpxml, xmeml, otio, edl) with the defaults: its text (the CLI's `--export`). */
+  exportEdit(format: ExportFormat): Promise<string>;
 }
 
 try {
@@ -529,6 +532,7 @@ try {
       for (let i = 0; i < slice.length; i += 0x8000) binary += String.fromCharCode(...slice.subarray(i, i + 0x8000));
       return { base64: btoa(binary), total };
     },
+    exportEdit: async (format) => (await client.exportEdit(requireJob(), format)).body,
   };
   (window as unknown as { multicamDemo: DemoApi }).multicamDemo = api;
 

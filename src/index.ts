@@ -67,6 +67,7 @@ export type {
   ErrorExtras,
   EventPayload,
   EventType,
+  FrameRateFraction,
   GetJobResponse,
   Job,
   JobListItem,

@@ -15,6 +15,7 @@ import {
   type PresetId,
   type SilenceMode,
 } from '../contract/types.ts';
+import { EXPORT_FORMATS, isExportFormat, type ExportFormat } from '../export/index.ts';
 import type { MapOption } from './mapping.ts';
 
 /** `multicam edit`'s options, validated. */
@@ -36,6 +37,48 @@ export interface EditArgs {
   copy: boolean;
   /** `--map VIDEO=S1,S2`: who is on which camera, when the service cannot tell. */
   map: MapOption[];
+  /** `--export fcpxml,xmeml,otio,edl`: edit exports written next to the output, in this order. */
+  exports: CliExport[];
+}
+
+/** An export `--export` asks for and the file it is written to. */
+export interface CliExport {
+  format: ExportFormat;
+  path: string;
+}
+
+/** The file extension of each export format (`xmeml` is Premiere's `.xml`). */
+export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = {
+  fcpxml: 'fcpxml',
+  xmeml: 'xml',
+  otio: 'otio',
+  edl: 'edl',
+};
+
+/** `--help` or `-h` among `edit`'s arguments: the usage is printed and the exit code is 0. */
+export class HelpRequested extends Error {
+  override name = 'HelpRequested';
+}
+
+/** Where each export of `--export` goes: beside `output`, its extension replaced (`out.mp4` → `out.fcpxml`). */
+export function exportPaths(value: string, output: string): CliExport[] {
+  const formats = value
+    .split(',')
+    .map((f) => f.trim().toLowerCase())
+    .filter((f) => f !== '');
+  if (formats.length === 0)
+    throw new UsageError(`--export needs formats: ${EXPORT_FORMATS.join(',')} (got "${value}")`);
+  const unknown = formats.find((f) => !isExportFormat(f));
+  if (unknown !== undefined)
+    throw new UsageError(`--export: "${unknown}" is not an export format (use ${EXPORT_FORMATS.join(', ')})`);
+  const stem = /\.[^./\\]+$/.test(output) ? output.slice(0, output.lastIndexOf('.')) : output;
+  const exports = [...new Set(formats as ExportFormat[])].map((format) => ({
+    format,
+    path: `${stem}.${EXPORT_EXTENSIONS[format]}`,
+  }));
+  const clash = exports.find((e) => e.path === output);
+  if (clash) throw new UsageError(`--export ${clash.format} would overwrite -o ${output}: give -o another extension`);
+  return exports;
 }
 
 export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o out.mp4
@@ -49,7 +92,10 @@ export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o o
                                         sure the CLI lists the speakers it heard and exits 4
   [--copy]                              store copies of the files in the browser (uploads);
                                         default: the files are used in place, nothing copied
-  [--title T] [--timeout SECONDS] [--verbose] [--rebuild]
+  [--export fcpxml,xmeml,otio,edl]      also write the edit for editing software beside -o
+                                        (out.fcpxml, out.xml, out.otio, out.edl), at the main
+                                        camera's frame rate and size
+  [--title T] [--timeout SECONDS] [--verbose] [--rebuild] [--help]
 Runs the whole job headless in Chromium (/usr/bin/chromium, MULTICAM_CHROMIUM, or a
 Playwright-installed browser) and writes the rendered video to -o.
 usage: multicam init <publicDir> [--ffmpeg]
@@ -94,12 +140,17 @@ export function parseEditArgs(argv: string[]): EditArgs {
         rebuild: { type: 'boolean' },
         copy: { type: 'boolean' },
         map: { type: 'string', multiple: true },
+        export: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
+    // `--help` wins over any mistake beside it.
+    if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequested('help');
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
+  if (values.help === true) throw new HelpRequested('help');
   if (positionals.length < 2) throw new UsageError(`give at least two videos (got ${positionals.length})`);
   positionals.forEach((p, i) => checkFile(`videos[${i}]`, p));
   const audio = values.audio ?? [];
@@ -121,6 +172,7 @@ export function parseEditArgs(argv: string[]): EditArgs {
     rebuild: values.rebuild === true,
     copy: values.copy === true,
     map: (values.map ?? []).map((m) => parseMap(m, positionals)),
+    exports: values.export === undefined ? [] : exportPaths(values.export.join(','), values.output),
   };
 }
 

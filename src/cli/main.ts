@@ -6,7 +6,8 @@
  * createJob → the files used in place (`attachLocalFile`: nothing copied; `--copy` uploads
  * them to the signed URLs instead) → startProcessing, the mapping from the camera map,
  * an optional recut with the preset, startRender, and the output downloaded in 4 MB ranges
- * to `-o`. Progress lines go to stdout; a failed job exits 1 with the job's error.
+ * to `-o`, and with `--export` the edit's exports beside it. Progress lines go to stdout; a
+ * failed job exits 1 with the job's error.
  *
  * The mapping comes from `--map`, else the service's camera map; when neither says who is on
  * which camera, the CLI prints the speakers it heard and exits 4: it never renders a guess.
@@ -32,7 +33,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { GetJobResponse, JobSummary } from '../contract/types.ts';
 import type { StageRunRecord } from '../pipeline/runner.ts';
-import { parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
+import { HelpRequested, parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
 import { runInit } from './init.ts';
 import { autoMapToSend, chooseMapping, describeMapping } from './mapping.ts';
 
@@ -281,6 +282,11 @@ export async function runEdit(
     if (!hooks.analysisOnly) {
       const bytes = await downloadOutput(args.output, demo);
       say(`wrote ${args.output} (${(bytes / 1e6).toFixed(2)} MB)`);
+      for (const { format, path } of args.exports) {
+        // The export route's defaults: the main camera's probed rate and frame size.
+        writeFileSync(path, await demo<string>('exportEdit', format));
+        say(`wrote ${path} (${format})`);
+      }
     }
     hooks.onStageRuns?.(await demo<StageRunRecord[]>('stageRuns'));
     return 0;
@@ -306,6 +312,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await runEdit(parseEditArgs(rest));
   } catch (error) {
+    if (error instanceof HelpRequested) {
+      console.log(USAGE);
+      return 0;
+    }
     if (error instanceof UsageError) {
       console.error(`multicam edit: ${error.message}\n${USAGE}`);
       return 2;

@@ -78,6 +78,22 @@ export interface JobSource {
   driftPpm?: number;
   /** Video frame rate in frames per second, when probing found it (edit exports use the main camera's). */
   frameRate?: number;
+  /** Additive: the same rate as an exact fraction of frames per second (29.97 is `{ num: 30000, den: 1001 }`). */
+  frameRateExact?: FrameRateFraction;
+  /** Additive: the video's frame durations vary (a phone's variable frame rate); `frameRate` is then the nearest standard rate to its average. */
+  variableFrameRate?: boolean;
+  /** Additive: the video's display frame size in pixels (after rotation and pixel aspect ratio). */
+  width?: number;
+  height?: number;
+  /** Additive: the audio track's sample rate in Hz and channel count, when probing found them. */
+  sampleRate?: number;
+  channels?: number;
+}
+
+/** A frame rate as the exact fraction `num/den` frames per second. */
+export interface FrameRateFraction {
+  num: number;
+  den: number;
 }
 
 export interface Track {

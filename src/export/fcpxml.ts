@@ -10,7 +10,8 @@
  * at every cut. The project's spine has one `mc-clip` per event: `start` is the reference frame,
  * `mc-source srcEnable="video"` picks the live camera, and the audio comes from the audio
  * sources (or from the live camera when the job has none). Times are rational seconds in
- * whole frames (`1001/30000s`).
+ * whole frames (`1001/30000s`); the format is the timeline's rate and frame size, each asset
+ * declares its file's own audio rate and channels.
  *
  * @module
  */
@@ -20,7 +21,7 @@ import { el, xmlDocument, type XmlNode } from './xml.ts';
 
 /** Options of {@link writeFcpxml}. */
 export interface FcpxmlOptions {
-  /** Frame size of the format; default 1920×1080. */
+  /** Frame size of the format; default the timeline's (the main camera's). */
   width?: number;
   height?: number;
   /** Drop-frame timecode display at 29.97/59.94; default true. */
@@ -156,8 +157,9 @@ export function writeFcpxml(t: EditTimeline, options: FcpxmlOptions = {}): strin
         format: s.kind === 'video' ? formatId : undefined,
         hasAudio: '1',
         audioSources: '1',
-        audioChannels: '2',
-        audioRate: '48000',
+        // The file's own audio format as probed (a 16 kHz mono mic is declared so); stereo 48 kHz when unknown.
+        audioChannels: String(s.channels ?? 2),
+        audioRate: String(s.sampleRate ?? 48000),
       },
       [el('media-rep', { kind: 'original-media', src: s.url })],
     ),
@@ -166,7 +168,7 @@ export function writeFcpxml(t: EditTimeline, options: FcpxmlOptions = {}): strin
   const angles = t.sources.map((s) => mcAngle(t, s, clipsBySource.get(s.id)!, assetId.get(s.id)!, tcFormat));
   const spine = mcSpine(t, multicamId);
 
-  const { width = 1920, height = 1080 } = options;
+  const { width = t.width, height = t.height } = options;
   const root = el('fcpxml', { version: FCPXML_VERSION }, [
     el('resources', {}, [
       el('format', { id: formatId, name: formatName(t.rate, width, height), frameDuration: time(1), width, height }),

@@ -6,13 +6,13 @@
  *
  * @module
  */
-import type { Job } from '../contract/types.ts';
+import type { Job, JobSource } from '../contract/types.ts';
 import { writeEdl } from './edl.ts';
 import { ExportError } from './errors.ts';
 import { writeFcpxml } from './fcpxml.ts';
 import { writeOtio } from './otio.ts';
 import { frameRateOf, type FrameRate } from './rate.ts';
-import { buildTimeline } from './timeline.ts';
+import { buildTimeline, DEFAULT_HEIGHT, DEFAULT_WIDTH } from './timeline.ts';
 import { writeXmeml } from './xmeml.ts';
 
 export { ExportError } from './errors.ts';
@@ -39,7 +39,10 @@ export type ExportableJob = Pick<Job, 'id' | 'title' | 'sources' | 'cuts' | 'rem
 
 /** Options of {@link exportEdit}; every field has a default. */
 export interface ExportOptions {
-  /** Frame rate (23.976, 24, 25, 29.97, 30, 50, 59.94, 60, …). Default: the main camera's probed `frameRate`, else `defaultFps`. */
+  /**
+   * Frame rate (23.976, 24, 25, 29.97, 30, 50, 59.94, 60, …), overriding the default: the main
+   * camera's probed `frameRateExact` (or `frameRate`), else `defaultFps`.
+   */
   fps?: number;
   /** Rate when neither `fps` nor a probed rate is known. Default 30. */
   defaultFps?: number;
@@ -47,7 +50,7 @@ export interface ExportOptions {
   dropFrame?: boolean;
   /** EDL only: 0 the switched edit (default), N only camera N. */
   track?: number;
-  /** Frame size written into FCPXML and xmeml formats. Default 1920×1080. */
+  /** Frame size of the timeline (FCPXML and xmeml formats, OTIO metadata). Default the main camera's probed size, else 1920×1080. */
   width?: number;
   height?: number;
   /** Prefix of every media URL (e.g. `file:///Volumes/Podcast/ep12/`); default bare file names, relinked by the editor. */
@@ -75,19 +78,56 @@ export function isExportFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
 }
 
-/**
- * The frame rate of an export: `fps` if given, else the main camera's (the video source live
- * longest) probed `frameRate`, else `defaultFps` (30).
- */
-export function exportRate(job: ExportableJob, options: Pick<ExportOptions, 'fps' | 'defaultFps'> = {}): FrameRate {
-  if (options.fps !== undefined) return frameRateOf(options.fps, 'fps');
+/** The main camera: the video source live longest in the cuts (the first video source when there are none). */
+export function mainCamera(job: Pick<ExportableJob, 'sources' | 'cuts'>): JobSource | undefined {
   const live = new Map<string, number>();
   for (const c of job.cuts) live.set(c.sourceId, (live.get(c.sourceId) ?? 0) + Math.max(0, c.endMs - c.startMs));
   const main = [...live.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const probed = job.sources.find((s) => s.id === main)?.frameRate;
-  if (probed !== undefined && probed > 0)
-    return frameRateOf(probed, `sources[${job.sources.findIndex((s) => s.id === main)}].frameRate`);
+  return job.sources.find((s) => s.id === main) ?? job.sources.find((s) => s.kind === 'video');
+}
+
+/** A probed exact rate the writers can express: whole, or NTSC (`n·1000/1001`), from 1 to 240 fps. */
+function writableRate(rate: JobSource['frameRateExact']): FrameRate | null {
+  if (!rate || !Number.isInteger(rate.num) || !Number.isInteger(rate.den) || rate.den <= 0) return null;
+  const fps = rate.num / rate.den;
+  if (!(fps >= 1 && fps <= 240)) return null;
+  if (rate.num % rate.den === 0) return { num: rate.num / rate.den, den: 1 };
+  if (rate.den === 1001 && rate.num % 1000 === 0) return { num: rate.num, den: 1001 };
+  return null;
+}
+
+/**
+ * The frame rate of an export: `fps` if given, else the main camera's (the video source live
+ * longest) probed `frameRateExact` (30000/1001 stays exact), else its `frameRate` (a rate
+ * writers cannot express, such as 14.985, becomes the nearest whole rate), else `defaultFps` (30).
+ */
+export function exportRate(job: ExportableJob, options: Pick<ExportOptions, 'fps' | 'defaultFps'> = {}): FrameRate {
+  if (options.fps !== undefined) return frameRateOf(options.fps, 'fps');
+  const main = mainCamera(job);
+  const exact = writableRate(main?.frameRateExact);
+  if (exact) return exact;
+  const probed = main?.frameRate;
+  if (probed !== undefined && Number.isFinite(probed) && probed > 0) {
+    try {
+      return frameRateOf(probed, `sources[${job.sources.indexOf(main!)}].frameRate`);
+    } catch {
+      return frameRateOf(Math.min(240, Math.max(1, Math.round(probed))));
+    }
+  }
   return frameRateOf(options.defaultFps ?? 30, 'defaultFps');
+}
+
+/** The frame size of an export: `width`/`height` if given, else the main camera's probed size, else 1920×1080. */
+export function exportFrameSize(
+  job: ExportableJob,
+  options: Pick<ExportOptions, 'width' | 'height'> = {},
+): { width: number; height: number } {
+  const main = mainCamera(job);
+  const probed =
+    main?.width !== undefined && main.height !== undefined && main.width > 0 && main.height > 0
+      ? { width: main.width, height: main.height }
+      : { width: DEFAULT_WIDTH, height: DEFAULT_HEIGHT };
+  return { width: options.width ?? probed.width, height: options.height ?? probed.height };
 }
 
 /** A file name without characters that file systems or headers refuse. */
@@ -122,13 +162,11 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
     cuts: job.cuts,
     removedRanges: job.removed_ranges ?? [],
     rate,
+    ...exportFrameSize(job, options),
     ...(job.speaker_names === undefined ? {} : { speakerNames: job.speaker_names }),
     ...(options.mediaRoot === undefined ? {} : { mediaRoot: options.mediaRoot }),
   });
-  const frame = {
-    ...(options.width === undefined ? {} : { width: options.width }),
-    ...(options.height === undefined ? {} : { height: options.height }),
-  };
+  const frame = { width: timeline.width, height: timeline.height };
   const dropFrame = options.dropFrame === undefined ? {} : { dropFrame: options.dropFrame };
   let body: string;
   switch (format) {

@@ -35,6 +35,15 @@ function otioGap(rate: number, frames: number): Json {
   };
 }
 
+/** The file's probed format (what OTIO's schema has no field for), as far as it is known. */
+function mediaMetadata(s: ExportSource): Json {
+  const out: Json = {};
+  if (s.width !== null && s.height !== null) Object.assign(out, { width: s.width, height: s.height });
+  if (s.sampleRate !== null) out.sampleRate = s.sampleRate;
+  if (s.channels !== null) out.channels = s.channels;
+  return out;
+}
+
 function otioClip(rate: number, s: ExportSource, r: SourceRange, note = ''): Json {
   return {
     OTIO_SCHEMA: 'Clip.2',
@@ -60,7 +69,7 @@ function otioClip(rate: number, s: ExportSource, r: SourceRange, note = ''): Jso
     media_references: {
       DEFAULT_MEDIA: {
         OTIO_SCHEMA: 'ExternalReference.1',
-        metadata: {},
+        metadata: { multicam: mediaMetadata(s) },
         name: s.fileName,
         available_range: s.durationFrames === null ? null : otioRange(rate, 0, s.durationFrames),
         available_image_bounds: null,
@@ -145,7 +154,8 @@ export function writeOtio(t: EditTimeline): string {
 
   const timeline = {
     OTIO_SCHEMA: 'Timeline.1',
-    metadata: {},
+    // The timeline's exact rate and frame size (the main camera's): RationalTime's float rate loses the fraction.
+    metadata: { multicam: { rate: { num: t.rate.num, den: t.rate.den }, width: t.width, height: t.height } },
     name: t.name,
     global_start_time: otioTime(rate, 0),
     tracks: {

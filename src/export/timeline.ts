@@ -33,6 +33,12 @@ export interface ExportSource {
   clock: ClockMapping;
   /** Length of the media in frames, when known. */
   durationFrames: number | null;
+  /** The video's display frame size as probed, when known. */
+  width: number | null;
+  height: number | null;
+  /** The audio track's sample rate (Hz) and channel count as probed, when known. */
+  sampleRate: number | null;
+  channels: number | null;
 }
 
 /** One stretch of the output timeline shown from one camera. */
@@ -63,6 +69,9 @@ export interface SourceRange {
 export interface EditTimeline {
   name: string;
   rate: FrameRate;
+  /** Frame size of the timeline (the main camera's, or as asked). */
+  width: number;
+  height: number;
   /** Output length in frames. */
   durationFrames: number;
   /** Every source, in job order. */
@@ -82,11 +91,22 @@ export interface TimelineInput {
   cuts: readonly Cut[];
   removedRanges: readonly TimeRange[];
   rate: FrameRate;
+  /** Frame size of the timeline; default 1920×1080. */
+  width?: number;
+  height?: number;
   /** Names of the speakers (label → name) used in the events' notes. */
   speakerNames?: SpeakerNames;
   /** Prefix of every media URL (e.g. `file:///Users/me/podcast/`); default none (bare file names). */
   mediaRoot?: string;
 }
+
+/** Frame size of a timeline when neither the job nor the options give one. */
+export const DEFAULT_WIDTH = 1920;
+export const DEFAULT_HEIGHT = 1080;
+
+/** A probed count (pixels, Hz, channels) when it is a whole number above 0, else null. */
+const wholePositive = (n: number | undefined): number | null =>
+  n !== undefined && Number.isInteger(n) && n > 0 ? n : null;
 
 /** CMX 3600 reel names: 8 characters of A–Z, 0–9 and `_` (what Avid and Resolve accept). */
 export function reelNames(labels: readonly string[]): string[] {
@@ -196,6 +216,10 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
       reel: reels[i]!,
       clock: { offsetMs: s.offsetMs ?? 0, driftPpm: s.driftPpm ?? 0 },
       durationFrames: s.durationMs === undefined ? null : Math.floor(s.durationMs / ms + 1e-6),
+      width: wholePositive(s.width),
+      height: wholePositive(s.height),
+      sampleRate: wholePositive(s.sampleRate),
+      channels: wholePositive(s.channels),
     };
   });
   const kind = new Map(sources.map((s) => [s.id, s.kind]));
@@ -246,6 +270,8 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
   return {
     name: plainLine(input.name),
     rate: input.rate,
+    width: input.width ?? DEFAULT_WIDTH,
+    height: input.height ?? DEFAULT_HEIGHT,
     durationFrames: record,
     sources,
     cameras: sources.filter((s) => s.kind === 'video'),

@@ -58,12 +58,19 @@ function clipitemWriter(format: XmemlFormat): ClipitemWriter {
     const media: XmlNode[] = [];
     if (s.kind === 'video')
       media.push(
-        el('video', {}, [el('samplecharacteristics', {}, [rate(), el('width', {}, width), el('height', {}, height)])]),
+        el('video', {}, [
+          el('samplecharacteristics', {}, [
+            rate(),
+            el('width', {}, s.width ?? width),
+            el('height', {}, s.height ?? height),
+          ]),
+        ]),
       );
+    // The file's own frame size and audio format as probed; the sequence's when unknown.
     media.push(
       el('audio', {}, [
-        el('samplecharacteristics', {}, [el('depth', {}, 16), el('samplerate', {}, 48000)]),
-        el('channelcount', {}, 2),
+        el('samplecharacteristics', {}, [el('depth', {}, 16), el('samplerate', {}, s.sampleRate ?? 48000)]),
+        el('channelcount', {}, s.channels ?? 2),
       ]),
     );
     return el('file', { id }, [
@@ -122,7 +129,7 @@ function xmemlAudioTracks(t: EditTimeline, clipitem: ClipitemWriter): XmlNode[] 
  * const xml = writeXmeml(buildTimeline({ name: 'Ep 12', sources, cuts, removedRanges, rate: frameRateOf(25) }));
  */
 export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string {
-  const { width = 1920, height = 1080 } = options;
+  const { width = t.width, height = t.height } = options;
   const dropFrame = (options.dropFrame ?? true) && supportsDropFrame(t.rate);
   const format: XmemlFormat = { t, width, height, dropFrame };
   const rate = (): XmlNode => xmemlRate(t);

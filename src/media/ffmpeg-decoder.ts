@@ -10,6 +10,7 @@
  */
 import { FFFSType, FFmpeg } from '@ffmpeg/ffmpeg';
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
+import { nearestFrameRate } from './frame-rate.ts';
 import type { DecodedAudio, FfmpegRunInfo, MediaProbe, MediaProgress, StreamInfo, VideoInfo } from './protocol.ts';
 
 /** Where the pinned ffmpeg cores are served, and whether to use the threaded one. */
@@ -246,6 +247,22 @@ function rate(s: string | undefined): number | null {
   return Number.isFinite(r) && r > 0 ? r : null;
 }
 
+/** ffprobe's rates (`30000/1001`) as the exact fraction; the two differ on variable-rate files. */
+function ffprobeRate(
+  average: string | undefined,
+  real: string | undefined,
+): Pick<VideoInfo, 'frameRate' | 'frameRateExact' | 'variableFrameRate'> {
+  const fps = rate(average) ?? rate(real);
+  if (fps === null) return { frameRate: null, frameRateExact: null, variableFrameRate: false };
+  const exact = nearestFrameRate(fps, 0.0002);
+  const r = rate(real);
+  return {
+    frameRate: exact.num / exact.den,
+    frameRateExact: exact,
+    variableFrameRate: r !== null && Math.abs(r - fps) / fps > 0.01,
+  };
+}
+
 function fromFfprobe(j: FfprobeJson): MediaProbe {
   const streams: StreamInfo[] = (j.streams ?? []).map((s) => ({
     type: s.codec_type === 'video' ? 'video' : s.codec_type === 'audio' ? 'audio' : 'other',
@@ -258,7 +275,8 @@ function fromFfprobe(j: FfprobeJson): MediaProbe {
         codec: v.codec_name ?? null,
         width: v.width ?? 0,
         height: v.height ?? 0,
-        frameRate: rate(v.avg_frame_rate) ?? rate(v.r_frame_rate),
+        ...ffprobeRate(v.avg_frame_rate, v.r_frame_rate),
+        rotation: 0,
       }
     : null;
   const durationSec = Number(j.format?.duration ?? a?.duration ?? v?.duration ?? NaN);

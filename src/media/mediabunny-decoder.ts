@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { ALL_FORMATS, AudioSampleSink, BlobSource, Input } from 'mediabunny';
+import { ALL_FORMATS, AudioSampleSink, BlobSource, EncodedPacketSink, Input, type InputVideoTrack } from 'mediabunny';
 import { StreamingResampler } from '../analysis/signal-resample.ts';
 import { MediaAbortError, NoAudioTrackError } from './errors.ts';
+import { frameRateOfTimestamps, nearestFrameRate, type DetectedFrameRate } from './frame-rate.ts';
 import { MonoWriter, type MonoOutput } from './mono-writer.ts';
 import type { AudioRange, DecodedAudio, MediaProbe, MediaProgress, StreamInfo } from './protocol.ts';
 
@@ -27,6 +28,23 @@ export async function probeWithMediabunny(blob: Blob, signal: AbortSignal): Prom
   } finally {
     input.dispose();
   }
+}
+
+/** Packets whose timestamps give the frame rate: about 8 s at 30 fps, read without their data. */
+const RATE_PACKETS = 240;
+
+/** The video track's exact frame rate from its first packets' timestamps (mediabunny's average when they give none). */
+async function detectFrameRate(v: InputVideoTrack): Promise<DetectedFrameRate | null> {
+  const timestamps: number[] = [];
+  const sink = new EncodedPacketSink(v);
+  for await (const packet of sink.packets(undefined, undefined, { metadataOnly: true })) {
+    timestamps.push(packet.timestamp);
+    if (timestamps.length >= RATE_PACKETS) break;
+  }
+  const detected = frameRateOfTimestamps(timestamps, await v.getTimeResolution());
+  if (detected) return detected;
+  const stats = await v.computePacketStats(RATE_PACKETS);
+  return stats.averagePacketRate > 0 ? { rate: nearestFrameRate(stats.averagePacketRate), variable: false } : null;
 }
 
 async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe> {
@@ -54,12 +72,15 @@ async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe
   const a = await input.getPrimaryAudioTrack();
   let video: MediaProbe['video'] = null;
   if (v) {
-    const stats = await v.computePacketStats(120);
+    const detected = await detectFrameRate(v);
     video = {
       codec: (await v.getCodec()) ?? null,
       width: await v.getDisplayWidth(),
       height: await v.getDisplayHeight(),
-      frameRate: stats.averagePacketRate > 0 ? stats.averagePacketRate : null,
+      rotation: await v.getRotation(),
+      frameRate: detected ? detected.rate.num / detected.rate.den : null,
+      frameRateExact: detected?.rate ?? null,
+      variableFrameRate: detected?.variable ?? false,
     };
   }
   const audio: MediaProbe['audio'] = a

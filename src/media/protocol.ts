@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { FrameRateFraction } from '../contract/types.ts';
 
 /** Which decoder did the work: mediabunny (WebCodecs, or its own PCM reader) or ffmpeg.wasm. */
 export type MediaEngine = 'mediabunny' | 'ffmpeg.wasm';
@@ -24,8 +25,14 @@ export interface VideoInfo {
   codec: string | null;
   width: number;
   height: number;
-  /** Frames per second (average over the first packets), or null when unknown. */
+  /** Frames per second (`frameRateExact` as a number), or null when unknown. */
   frameRate: number | null;
+  /** The exact rate from the packets' timestamps (29.97 is 30000/1001), or null when unknown. */
+  frameRateExact: FrameRateFraction | null;
+  /** Frame durations vary (a phone's variable frame rate); the rate is then the nearest standard one to the average. */
+  variableFrameRate: boolean;
+  /** Clockwise rotation the frames are shown with (`width`/`height` are after it); 0 when unknown. */
+  rotation: number;
 }
 
 /** The audio stream a source is synced and diarized by. */

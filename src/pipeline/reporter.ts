@@ -5,7 +5,7 @@
  * @module
  */
 import { decideAutoMap } from '../analysis/automap.ts';
-import type { CameraMap, OutputFormat, TimeRange, Turn } from '../contract/types.ts';
+import type { CameraMap, JobSource, OutputFormat, TimeRange, Turn } from '../contract/types.ts';
 import { addWarning, type NewWarning } from '../contract/warnings.ts';
 import type { ServiceContext } from '../jobs/context.ts';
 import { eventOutputUrl, reviewUrl } from '../jobs/links.ts';
@@ -28,6 +28,29 @@ export interface SyncingOutput {
   durationsMs?: Record<string, number>;
   offsetsMs?: Record<string, number>;
   driftPpm?: Record<string, number>;
+  /** What probing found of each source's streams (frame rate, frame size, audio format), kept on its Job source. */
+  media?: Record<string, ProbedSourceMedia>;
+}
+
+/** A source's streams as probing found them: the Job source's additive fields of the same names. */
+export type ProbedSourceMedia = Pick<
+  JobSource,
+  'frameRate' | 'frameRateExact' | 'variableFrameRate' | 'width' | 'height' | 'sampleRate' | 'channels'
+>;
+
+const positive = (n: number | undefined): n is number => n !== undefined && Number.isFinite(n) && n > 0;
+
+/** Copies the probed fields that hold sensible values onto `source` (an engine's report is not trusted blindly). */
+function applyProbedMedia(source: JobSource, media: ProbedSourceMedia): void {
+  if (positive(media.frameRate)) source.frameRate = media.frameRate;
+  const exact = media.frameRateExact;
+  if (exact && Number.isInteger(exact.num) && Number.isInteger(exact.den) && exact.num > 0 && exact.den > 0)
+    source.frameRateExact = { num: exact.num, den: exact.den };
+  if (media.variableFrameRate !== undefined) source.variableFrameRate = media.variableFrameRate === true;
+  for (const key of ['width', 'height', 'sampleRate', 'channels'] as const) {
+    const value = media[key];
+    if (positive(value) && Number.isInteger(value)) source[key] = value;
+  }
 }
 
 /** Output of `diarizing`: speech turns and the speakers, most talkative first (derived from turns when omitted). */
@@ -80,7 +103,7 @@ export interface StageReporter {
   stageFailed(jobId: string, stage: EngineStage, failure: StageFailure): Promise<void>;
   /** Progress 0..1 of `stage` (default rendering) while the job is in it. */
   setProgress(jobId: string, progress: number, stage?: EngineStage): Promise<void>;
-  /** Source durations (bills the account in input minutes) and offsets, keyed by source id. */
+  /** Source durations (bills the account in input minutes), offsets and probed formats, keyed by source id. */
   setSourceInfo(jobId: string, info: SyncingOutput): Promise<void>;
   /** Stores a camera map proposal without deciding anything (autoMap `off`: it appears in getJob). */
   setCameraMap(jobId: string, cameraMap: CameraMap): Promise<void>;
@@ -157,7 +180,7 @@ export async function enforceMappingDeadline(ctx: ServiceContext, job: JobRecord
   return true;
 }
 
-/** Stores the durations, offsets and drifts syncing found and bills the footage minutes not billed yet. */
+/** Stores the durations, offsets, drifts and stream formats syncing found and bills the footage minutes not billed yet. */
 async function setSourceInfo(ctx: ServiceContext, jobId: string, info: SyncingOutput): Promise<void> {
   const { db } = ctx;
   const billed = await updateJob(db, jobId, (job) => {
@@ -168,6 +191,8 @@ async function setSourceInfo(ctx: ServiceContext, jobId: string, info: SyncingOu
       if (offset !== undefined && Number.isFinite(offset)) source.offsetMs = offset;
       const drift = info.driftPpm?.[source.id];
       if (drift !== undefined && Number.isFinite(drift)) source.driftPpm = drift;
+      const media = info.media?.[source.id];
+      if (media) applyProbedMedia(source, media);
     }
     // Billed in input minutes: all uploaded footage. Re-reported durations bill only the difference.
     const minutes = job.sources.reduce((sum, s) => sum + (s.durationMs ?? 0), 0) / 60_000;

@@ -33,6 +33,12 @@ function toJobSource(source: SourceRecord): JobSource {
   if (source.offsetMs !== undefined) out.offsetMs = source.offsetMs;
   if (source.driftPpm !== undefined) out.driftPpm = source.driftPpm;
   if (source.frameRate !== undefined) out.frameRate = source.frameRate;
+  if (source.frameRateExact !== undefined) out.frameRateExact = { ...source.frameRateExact };
+  if (source.variableFrameRate !== undefined) out.variableFrameRate = source.variableFrameRate;
+  if (source.width !== undefined) out.width = source.width;
+  if (source.height !== undefined) out.height = source.height;
+  if (source.sampleRate !== undefined) out.sampleRate = source.sampleRate;
+  if (source.channels !== undefined) out.channels = source.channels;
   return out;
 }
 

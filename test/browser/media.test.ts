@@ -86,6 +86,8 @@ describe('every source format', () => {
     if (c.hasVideo) expect(p.video).toMatchObject({ width: 160, height: 120 });
     else expect(p.video).toBeNull();
     if (c.hasVideo) expect(p.video!.frameRate).toBeCloseTo(30, 0);
+    // The exact rate from the packets' timestamps, whatever the container's timescale (issue 52).
+    if (c.hasVideo) expect(p.video).toMatchObject({ frameRateExact: { num: 30, den: 1 }, variableFrameRate: false });
 
     const d = ok(await decode(c.file, { headSec: 2 }));
     // WebCodecs cannot decode AC-3 in Chromium: that file must take the ffmpeg.wasm path.
@@ -165,6 +167,7 @@ describe('ffmpeg.wasm fallback', () => {
     expect(p.container).toContain('webm');
     expect(p.video).toMatchObject({ codec: 'vp8', width: 160, height: 120 });
     expect(p.video!.frameRate).toBeCloseTo(30, 0);
+    expect(p.video!.frameRateExact).toEqual({ num: 30, den: 1 });
     expect(p.audio).toMatchObject({ codec: 'opus', sampleRate: 48000, channels: 2 });
     expect(Math.abs(p.durationMs - 5000)).toBeLessThan(60);
   });

@@ -16,11 +16,11 @@
 import { transfer } from 'comlink';
 import { planTails, type SyncPiece, type TailPair } from '../../analysis/sync-tails.ts';
 import type { SyncSignal } from '../../analysis/sync.ts';
-import type { AudioRange } from '../../media/protocol.ts';
+import type { AudioRange, MediaProbe } from '../../media/protocol.ts';
 import type { SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { NewWarning } from '../../contract/warnings.ts';
-import type { StageFailure, SyncingOutput } from '../reporter.ts';
+import type { ProbedSourceMedia, StageFailure, SyncingOutput } from '../reporter.ts';
 import type { AlignResult } from './protocol.ts';
 import { mediaFailure, sourceName, twoAtATime, withLabels, type StageRun, type StageRunner } from './context.ts';
 
@@ -104,13 +104,38 @@ async function decodeItems(
   return failure === undefined ? { ok: true, samples } : { ok: false, failure };
 }
 
-/** Probes every source: durations, or the first source that cannot be synced. */
+/** The Job source fields of a probe: the video's exact rate and display size, the audio's rate and channels. */
+export function probedMedia(probe: Pick<MediaProbe, 'video' | 'audio'>): ProbedSourceMedia {
+  const out: ProbedSourceMedia = {};
+  const v = probe.video;
+  if (v) {
+    if (v.frameRateExact) {
+      out.frameRateExact = v.frameRateExact;
+      out.frameRate = v.frameRateExact.num / v.frameRateExact.den;
+      out.variableFrameRate = v.variableFrameRate;
+    } else if (v.frameRate !== null) out.frameRate = v.frameRate;
+    if (v.width > 0 && v.height > 0) {
+      out.width = v.width;
+      out.height = v.height;
+    }
+  }
+  const a = probe.audio;
+  if (a && a.sampleRate > 0) out.sampleRate = a.sampleRate;
+  if (a && a.channels > 0) out.channels = a.channels;
+  return out;
+}
+
+/** Probes every source: durations and formats, or the first source that cannot be synced. */
 async function probeAll(
   run: StageRun,
   warnings: NewWarning[],
-): Promise<{ ok: true; durationsMs: Record<string, number> } | { ok: false; failure: StageFailure }> {
+): Promise<
+  | { ok: true; durationsMs: Record<string, number>; media: Record<string, ProbedSourceMedia> }
+  | { ok: false; failure: StageFailure }
+> {
   const { db, job, workers, signal } = run;
   const durationsMs: Record<string, number> = {};
+  const media: Record<string, ProbedSourceMedia> = {};
   // Found when the upload completed (routes/uploads.ts): fail before any decoder reads a file.
   const notMedia = job.sources.find((s) => s.mediaProblem);
   if (notMedia?.mediaProblem)
@@ -124,6 +149,7 @@ async function probeAll(
     try {
       const probe = await workers.media().probe(await openFileBlob(db, source.fileId), { label: source.label, signal });
       durationsMs[source.id] = Math.round(probe.durationMs);
+      media[source.id] = probedMedia(probe);
       if (probe.durationMs < MIN_SYNC_SOURCE_MS)
         return {
           ok: false,
@@ -149,7 +175,7 @@ async function probeAll(
       return { ok: false, failure: mediaFailure(job, source, error) };
     }
   }
-  return { ok: true, durationsMs };
+  return { ok: true, durationsMs, media };
 }
 
 /** Aligns from heads and tails; null when they do not align (the caller decodes everything). */
@@ -247,7 +273,7 @@ export const runSyncing: StageRunner<'syncing'> = async (run) => {
   };
   const probed = await probeAll(run, warnings);
   if (!probed.ok) return fail(probed.failure);
-  const { durationsMs } = probed;
+  const { durationsMs, media } = probed;
   let done = 0;
   const progress = (share: number): void => onProgress(Math.min(0.95, (done += share)));
 
@@ -285,7 +311,7 @@ export const runSyncing: StageRunner<'syncing'> = async (run) => {
     signal.throwIfAborted();
   }
   if (!aligned.ok) return fail({ message: withLabels(job, aligned.failures.map((f) => f.message).join('; ')) });
-  const output: SyncingOutput = { durationsMs, offsetsMs: {}, driftPpm: {} };
+  const output: SyncingOutput = { durationsMs, offsetsMs: {}, driftPpm: {}, media };
   for (const a of aligned.alignments) {
     output.offsetsMs![a.id] = a.offsetMs;
     output.driftPpm![a.id] = a.driftPpm;
