@@ -151,7 +151,9 @@ test(
     expect(existsSync(output)).toBe(false);
     const map = mapFromAsk(asked.stdout);
     expect(map.length, asked.stdout).toBeGreaterThanOrEqual(4);
-    const run = await runCli([...common, ...map], 600_000);
+    const exportsAsked = ['--export', 'fcpxml,xmeml,otio,edl'];
+    for (const ext of ['fcpxml', 'xml', 'otio', 'edl']) rmSync(output.replace(/\.mp4$/, `.${ext}`), { force: true });
+    const run = await runCli([...common, ...map, ...exportsAsked], 600_000);
     writeFileSync(join(OUT, 'tiny.log'), `${run.stdout}\n--- stderr\n${run.stderr}`);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/mapping from --map: cam1\.mp4 → SPEAKER_\d\d/);
@@ -169,6 +171,14 @@ test(
     expect(existsSync(`${output}.part`)).toBe(false);
     const media = probe(output);
     expect(media.codecs).toEqual(['aac', 'h264']);
+    // --export wrote each edit beside -o, at the main camera's probed rate (the fixture's 30 fps).
+    const fcpxml = readFileSync(output.replace(/\.mp4$/, '.fcpxml'), 'utf8');
+    expect(fcpxml).toContain('frameDuration="1/30s"');
+    expect(readFileSync(output.replace(/\.mp4$/, '.xml'), 'utf8')).toContain('<xmeml');
+    expect(JSON.parse(readFileSync(output.replace(/\.mp4$/, '.otio'), 'utf8'))).toMatchObject({
+      OTIO_SCHEMA: expect.stringMatching(/^Timeline/),
+    });
+    expect(readFileSync(output.replace(/\.mp4$/, '.edl'), 'utf8')).toMatch(/^TITLE: /);
     // The tiny conversation is ~20 s; silence tightening may only shorten it.
     expect(media.durationS).toBeGreaterThan(8);
     expect(media.durationS).toBeLessThan(30);
