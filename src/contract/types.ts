@@ -183,6 +183,30 @@ export interface OutputFormat {
   audio_codec: 'aac' | 'opus' | null;
   audio_encoder: 'webcodecs' | 'ffmpeg.wasm' | null;
   note: string | null;
+  /**
+   * Additive: how loud the render's audio is; null when it has no audio, absent on renders
+   * made before it was measured.
+   */
+  loudness?: OutputLoudness | null;
+}
+
+/**
+ * The loudness of a render's audio per ITU-R BS.1770-4 / EBU R128, measured on the mix as it
+ * went to the encoder (a lossy encoder may move the true peak by a few tenths of a dB). A value
+ * is null where silence leaves nothing to measure. Podcast hosts ask for about −16 LUFS
+ * integrated (Apple) or −14 (Spotify, YouTube) and at most −1 dBTP.
+ */
+export interface OutputLoudness {
+  /** Integrated (programme) loudness, LUFS: gated at −70 LUFS and 10 LU below the ungated level. */
+  integrated_lufs: number | null;
+  /** Loudness range, LU (EBU Tech 3342): how much the level varies, 10th to 95th percentile of 3 s loudness. */
+  loudness_range_lu: number | null;
+  /** Highest short-term (3 s) loudness, LUFS. */
+  max_short_term_lufs: number | null;
+  /** True peak (4× oversampled), dBTP. */
+  true_peak_dbtp: number | null;
+  /** Highest sample, dBFS. */
+  sample_peak_dbfs: number | null;
 }
 
 /**

@@ -3,11 +3,13 @@
  * at the synced time of each output sample (offset and drift applied, linear interpolation),
  * the sources are averaged, and the kept ranges are joined with equal-power crossfades
  * ({@link rangeGain}). Memory holds a few seconds of decoded audio per source, whatever the
- * length of the footage.
+ * length of the footage. Every output chunk passes through a BS.1770 loudness meter
+ * (src/analysis/loudness.ts) on its way out, so the job can say how loud the render is.
  *
  * @module
  */
 import { AudioSampleSink, type AudioSample, type InputAudioTrack } from 'mediabunny';
+import { LoudnessMeter, type LoudnessSummary } from '../analysis/loudness.ts';
 import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
 import { rangeGain, rangeSpan, type AudioRange } from './plan.ts';
 
@@ -149,6 +151,8 @@ export class AudioMixer {
   readonly channels: number;
   readonly totalSamples: number;
   private produced = 0;
+  /** Measures every chunk handed out (the mix as the encoder receives it). */
+  private readonly meter: LoudnessMeter;
 
   constructor(
     private readonly readers: readonly SourceAudioReader[],
@@ -157,6 +161,12 @@ export class AudioMixer {
   ) {
     this.channels = Math.min(2, Math.max(1, ...readers.map((r) => r.channels)));
     this.totalSamples = Math.round((keptMs / 1000) * OUTPUT_SAMPLE_RATE);
+    this.meter = new LoudnessMeter(OUTPUT_SAMPLE_RATE, this.channels);
+  }
+
+  /** The loudness of the mix handed out so far (all of it once {@link done}). */
+  loudness(): LoudnessSummary {
+    return this.meter.summary();
   }
 
   /** Output samples produced so far. */
@@ -195,6 +205,7 @@ export class AudioMixer {
       }
     }
     this.produced += count;
+    this.meter.push(out);
     return out;
   }
 }

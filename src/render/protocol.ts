@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { LoudnessSummary } from '../analysis/loudness.ts';
 import type { Cut, TimeRange } from '../contract/types.ts';
 
 /** One recorded file the render may read. */
@@ -112,6 +113,11 @@ export interface RenderResult {
    * on the other audio paths (encoded along the way).
    */
   audioMix: 'disk' | 'memory' | null;
+  /**
+   * The loudness of the audio as it went to the encoder (BS.1770-4 / EBU R128, measured while
+   * it streamed past); null when the render has no audio.
+   */
+  loudness: LoudnessSummary | null;
   frames: number;
   durationMs: number;
   /** The kept timeline (cut coverage minus removed ranges), ms. */

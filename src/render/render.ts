@@ -152,6 +152,7 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       audioEncoder: audio.encoder,
       audioMix: audio.mix,
       audioNote: audioPlan?.note ?? null,
+      loudness: mixer ? mixer.loudness() : null,
       frames: framesDone,
       durationMs: plan.durationMs,
       keptMs: plan.keptMs,

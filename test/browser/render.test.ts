@@ -178,6 +178,30 @@ describe('render of the tiny fixture', () => {
     expect(Math.abs(Number(a.duration) * 1000 - r.keptMs)).toBeLessThanOrEqual(1000 / r.fps);
   });
 
+  test("the loudness the render reports is native ffmpeg's ebur128 reading of the file (within what AAC moves)", () => {
+    const loudness = summary.result!.loudness!;
+    const res = spawnSync('ffmpeg', [
+      '-nostats',
+      '-hide_banner',
+      '-i',
+      file,
+      '-af',
+      'ebur128=peak=true',
+      '-f',
+      'null',
+      '-',
+    ]);
+    const text = res.stderr.toString();
+    const report = text.slice(text.lastIndexOf('Summary:'));
+    const value = (label: string): number => Number(new RegExp(`${label}:\\s+(-?[\\d.]+)`).exec(report)?.[1]);
+    console.log(
+      `render loudness: I ${loudness.integratedLufs} LUFS (ffmpeg ${value('I')}), LRA ${loudness.lraLu} LU (ffmpeg ${value('LRA')}), true peak ${loudness.truePeakDbtp} dBTP (ffmpeg ${value('Peak')})`,
+    );
+    // ffmpeg prints one decimal; the AAC encoder moves the level a little and the peaks more.
+    expect(Math.abs(loudness.integratedLufs! - value('I'))).toBeLessThanOrEqual(0.3);
+    expect(Math.abs(loudness.truePeakDbtp! - value('Peak'))).toBeLessThanOrEqual(1);
+  });
+
   test('the middle frame of every segment shows the marker of the camera its cut names', () => {
     const r = summary.result!;
     const markerOf = new Map(cameras().map((c) => [c.label, c.markerIndex]));

@@ -107,6 +107,15 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
           audio_codec: result.audioCodec,
           audio_encoder: result.audioEncoder,
           note: result.audioNote,
+          loudness: result.loudness
+            ? {
+                integrated_lufs: result.loudness.integratedLufs,
+                loudness_range_lu: result.loudness.lraLu,
+                max_short_term_lufs: result.loudness.maxShortTermLufs,
+                true_peak_dbtp: result.loudness.truePeakDbtp,
+                sample_peak_dbfs: result.loudness.samplePeakDbfs,
+              }
+            : null,
         },
       },
       metrics: {
