@@ -38,7 +38,7 @@ import { fitToFootage } from './footage.ts';
 import { OutputClock } from './output-clock.ts';
 import { shotReason } from './reasons.ts';
 import { optimalShots, type PlannedShot } from './shot-planner.ts';
-import { buildSteps, quickExchanges, speechSegments, type Exchange, type Steps } from './timeline.ts';
+import { buildSteps, holdOwnPauses, quickExchanges, speechSegments, type Exchange, type Steps } from './timeline.ts';
 
 /** Input of {@link planCuts}. */
 export interface PlanCutsInput {
@@ -71,10 +71,12 @@ export function planCuts(input: PlanCutsInput): Cut[] {
   const clock = new OutputClock(input.startMs, input.endMs, input.removedRanges);
   const cams = cameras.all;
   if (cams.length === 0 || clock.lengthMs <= 0) return fallbackCuts(input);
-  const segments = speechSegments(input.turns, clock);
+  // Shots are planned on turns whose own short pauses are held (silence removal keeps the real turns).
+  const turns = holdOwnPauses(input.turns);
+  const segments = speechSegments(turns, clock);
   const steps = buildSteps(segments, cams, input.spans, clock);
   const costs: CutCosts = { ...DEFAULT_CUT_COSTS, ...input.costs };
-  const exchanges = costs.quickExchanges ? quickExchanges(input.turns, clock, preset.minShotMs) : [];
+  const exchanges = costs.quickExchanges ? quickExchanges(turns, clock, preset.minShotMs) : [];
   const closeupIdx = new Map<string, number>();
   for (const [speaker, cam] of cameras.closeups) {
     const i = cams.findIndex((c) => c.sourceId === cam.sourceId);
