@@ -28,7 +28,8 @@
  * 2 close-ups and a two-shot, close mics; issue 35 measured the wrong guess on it) and the
  * 3-minute, 3-speaker set (a close-up each and a wide, no mics) with fixture seeds 1–4, the sets
  * these figures were quoted from while the camera map's thresholds and the autoMap rules were
- * settled. The test split is fresh: the same 3-minute set with fixture seeds 5–8 (the first seed
+ * settled, and seeds 5–8, whose end-to-end result led to the planner's hold of a speaker's own
+ * pauses. The test split is fresh: the same 3-minute set with fixture seeds 9–12 (the first seed
  * of each split with `--quick`). Gates (test split, end to end): every set maps itself, each
  * close-up with its own speaker, and ≥ 90 % on the own close-up with the default preset
  * (balanced). The tuning split's figures are info.
@@ -51,9 +52,15 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 
 /** The cases of each split: whether the built-in sample is in it, and the 3-minute set's fixture seeds. */
 export const HANDSOFF_SPLITS: EvalSplits<{ builtInSample: boolean; seeds: readonly string[] }> = {
-  tuning: { builtInSample: true, seeds: ['1', '2', '3', '4'] },
-  /** Fresh: no parameter was chosen on these. */
-  test: { builtInSample: false, seeds: ['5', '6', '7', '8'] },
+  /**
+   * Seeds 5–8 were the test split until 27 Nov: their end-to-end result (69.5–89.2 % with every
+   * close-up mapped right) showed the planner reading a monologue's pauses as quick exchanges.
+   * The hold that fixed it (OWN_PAUSE_MS) was chosen on seeds 1–4, but seeds 5–8 showed the
+   * mechanism, so they moved here and seeds 9–12 took their place.
+   */
+  tuning: { builtInSample: true, seeds: ['1', '2', '3', '4', '5', '6', '7', '8'] },
+  /** Fresh: no parameter was chosen on these, and none was looked at while choosing one. */
+  test: { builtInSample: false, seeds: ['9', '10', '11', '12'] },
 };
 
 export const evaluateHandsOff: AreaEvaluation = async ({ quick, splits, log }) => {
