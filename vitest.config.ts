@@ -47,6 +47,17 @@ export default defineConfig({
           hookTimeout: patient(300_000),
         },
       },
+      {
+        test: {
+          name: 'firefox',
+          // Debian's stock firefox-esr through src/cli/firefox.ts (puppeteer-core, WebDriver BiDi). Not a tier yet.
+          include: ['test/firefox/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: patient(300_000),
+          hookTimeout: patient(300_000),
+        },
+      },
     ],
   },
 });

@@ -52,14 +52,32 @@ export interface StartMulticamOptions {
 }
 
 /**
+ * How long start-up waits for the answer to `persist()`. Chromium answers at once; Firefox asks
+ * the person with a prompt, and the page must not sit at "starting" until they answer it (a
+ * headless Firefox never does).
+ */
+const PERSIST_ANSWER_MS = 1000;
+
+/**
  * Asks the browser to keep the site's storage. True: it will not be evicted; false: refused (the
- * browser may delete it under storage pressure); null: not asked, or this browser cannot say.
+ * browser may delete it under storage pressure); null: not asked, this browser cannot say, or it
+ * is still asking the person (the prompt stays up; their answer applies, start-up goes on).
  */
 async function requestPersistence(): Promise<boolean | null> {
   const storage = (navigator as Partial<Navigator>).storage;
   if (!storage?.persist) return null;
   try {
-    return (await storage.persisted?.()) === true || (await storage.persist());
+    if ((await storage.persisted?.()) === true) return true;
+    const asked = storage.persist();
+    // The answer may come after start-up went on (or the call fail then): nothing waits on it.
+    asked.catch(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unanswered = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), PERSIST_ANSWER_MS)));
+    try {
+      return await Promise.race([asked, unanswered]);
+    } finally {
+      clearTimeout(timer);
+    }
   } catch {
     // Some browsers refuse the call itself outside a secure context: the same as not asked.
     return null;
@@ -89,7 +107,8 @@ export interface MulticamInstance {
   /**
    * Whether the browser agreed to keep this site's storage (`navigator.storage.persist()`):
    * false means it may delete jobs and files when space runs low (a warning says so too); null
-   * when it was not asked (`persistStorage: false`) or the browser cannot say.
+   * when it was not asked (`persistStorage: false`), the browser cannot say, or it was still
+   * asking the person a second after start (Firefox's prompt).
    */
   readonly storagePersisted: boolean | null;
   /** Closes the page's database connection and stops the engine (the worker keeps answering). */
