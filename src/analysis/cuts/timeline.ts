@@ -42,12 +42,18 @@ export function holdOwnPauses(turns: readonly Turn[], maxPauseMs: number = OWN_P
   const sorted = [...turns].sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
   const out: Turn[] = [];
   const lastOf = new Map<string, number>();
-  for (const t of sorted) {
+  // The latest end of any turn begun strictly before the current start, and the latest of
+  // another speaker than that one's: together they give, for any speaker, the latest end of
+  // someone else's earlier turn (one sweep instead of a scan per turn).
+  const latest = new LatestEnds();
+  let group = 0; // index of the first turn not yet in `latest`
+  for (const [i, t] of sorted.entries()) {
+    for (; group < i && sorted[group]!.startMs < t.startMs; group++) latest.add(sorted[group]!);
     const j = lastOf.get(t.speaker);
     const prev = j === undefined ? undefined : out[j]!;
     if (prev !== undefined) {
       const gap = t.startMs - prev.endMs;
-      const someoneElse = sorted.some((o) => o.speaker !== t.speaker && o.startMs < t.startMs && o.endMs > prev.endMs);
+      const someoneElse = latest.endOfOtherThan(t.speaker) > prev.endMs;
       if (gap <= maxPauseMs && !someoneElse) {
         out[j!] = { ...prev, endMs: Math.max(prev.endMs, t.endMs) };
         continue;
@@ -57,6 +63,25 @@ export function holdOwnPauses(turns: readonly Turn[], maxPauseMs: number = OWN_P
     out.push({ ...t });
   }
   return out.sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
+}
+
+/** The two latest turn ends of two different speakers among the turns added. */
+class LatestEnds {
+  private first = { endMs: -Infinity, speaker: '' };
+  private second = -Infinity;
+
+  add(turn: Turn): void {
+    if (turn.speaker === this.first.speaker) this.first.endMs = Math.max(this.first.endMs, turn.endMs);
+    else if (turn.endMs > this.first.endMs) {
+      this.second = this.first.endMs;
+      this.first = { endMs: turn.endMs, speaker: turn.speaker };
+    } else this.second = Math.max(this.second, turn.endMs);
+  }
+
+  /** The latest end among the turns of speakers other than `speaker`. */
+  endOfOtherThan(speaker: string): number {
+    return speaker === this.first.speaker ? this.second : this.first.endMs;
+  }
 }
 
 /** A stretch of output time during which the same speakers talk. */
