@@ -1,5 +1,5 @@
 /**
- * The engine's analysis worker: exposes {@link AnalysisWorkerApi} (src/pipeline/stages/protocol.ts)
+ * The engine's analysis worker: exposes {@link AnalysisWorkerApi} (src/media/analysis-protocol.ts)
  * with comlink. The engine runner (src/pipeline/runner.ts) starts it for the syncing and
  * diarizing stages.
  *
@@ -49,7 +49,7 @@ import {
   type HostModelSlot,
   type HostModelUse,
   type VadLaneApi,
-} from '../src/pipeline/stages/protocol.ts';
+} from '../src/media/analysis-protocol.ts';
 
 const running = new Map<string, AbortController>();
 

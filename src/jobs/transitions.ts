@@ -6,13 +6,13 @@
  *
  * @module
  */
-import { planEdit } from '../analysis/edit.ts';
 import { transition, type Trigger } from '../contract/machine.ts';
 import type { EventType, PipelineStage, Track, Turn } from '../contract/types.ts';
 import type { EventRecord, JobRecord } from '../store/db.ts';
 import { makeEvent } from '../store/events.ts';
 import { updateJob } from '../store/jobs.ts';
 import type { ServiceContext } from './context.ts';
+import { replanEdit } from './replan.ts';
 import type { EngineStage } from '../contract/engine.ts';
 import { replaceWarnings, unusedCameraWarnings } from '../contract/warnings.ts';
 
@@ -66,15 +66,7 @@ export function talkTimes(turns: readonly Turn[]): Array<{ speaker: string; talk
  * says on the job which cameras the mapping leaves unused.
  */
 export function generateCutsInPlace(job: JobRecord, tracks: Track[], now: number): void {
-  const plan = planEdit({
-    turns: job.turns,
-    tracks,
-    sources: job.sources,
-    cameraMap: job.cameraMap,
-    presetId: job.presetId,
-    silence: job.silence,
-    ...(job.quietRanges ? { quietRanges: job.quietRanges } : {}),
-  });
+  const plan = replanEdit(job, { tracks });
   job.tracks = tracks;
   job.cuts = plan.cuts;
   job.removedRanges = plan.removedRanges;

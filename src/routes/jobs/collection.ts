@@ -18,7 +18,7 @@ import type { ServiceContext } from '../../jobs/context.ts';
 import { apiBaseOf, partUploadUrl, putUploadUrl } from '../../jobs/links.ts';
 import { createJobRecord } from '../../jobs/record.ts';
 import type { NewWarning } from '../../contract/warnings.ts';
-import { addJobWarnings } from '../../pipeline/reporter.ts';
+import { addJobWarnings } from '../../jobs/warnings.ts';
 import { getAccount } from '../../store/accounts.ts';
 import type { JobRecord } from '../../store/db.ts';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { planEdit } from '../../analysis/edit.ts';
 import { ApiError } from '../../contract/errors.ts';
 import type { RecutResponse } from '../../contract/types.ts';
 import { parseCuts, parsePresetId, parseRanges, parseSilence, requireObject } from '../../contract/validate.ts';
+import { replanEdit } from '../../jobs/replan.ts';
 import { applyTrigger } from '../../jobs/transitions.ts';
 import { updateJob } from '../../store/jobs.ts';
 import { readJson } from '../http.ts';
@@ -22,15 +22,7 @@ export const recutJob: JobOperation = async (ctx, accountId, jobId, request) => 
   const result = await updateJob(ctx.db, jobId, (job) => {
     requireEditable(job, 'recutJob');
     const resolved = silence ?? job.silence;
-    const plan = planEdit({
-      turns: job.turns,
-      tracks: job.tracks,
-      sources: job.sources,
-      cameraMap: job.cameraMap,
-      presetId,
-      silence: resolved,
-      ...(job.quietRanges ? { quietRanges: job.quietRanges } : {}),
-    });
+    const plan = replanEdit(job, { presetId, silence: resolved });
     applyTrigger(job, 'recut', ctx.now());
     job.presetId = presetId;
     job.silence = resolved;

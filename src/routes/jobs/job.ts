@@ -7,7 +7,7 @@ import { ApiError } from '../../contract/errors.ts';
 import type { OkResponse } from '../../contract/types.ts';
 import type { ServiceContext } from '../../jobs/context.ts';
 import { apiBaseOf } from '../../jobs/links.ts';
-import { enforceMappingDeadline } from '../../pipeline/reporter.ts';
+import { enforceMappingDeadline } from '../../jobs/mapping-decision.ts';
 import { deleteFile, deleteUpload, uploadsOfJob } from '../../store/files.ts';
 import { deleteJobRecord } from '../../store/jobs.ts';
 import { toGetJobResponse, toSummary } from '../views.ts';
