@@ -52,6 +52,8 @@ export interface ExportEditOptions {
   fps?: number;
   /** Drop-frame (`df`, default at 29.97/59.94) or non-drop (`ndf`) timecode. */
   timecode?: 'df' | 'ndf';
+  /** Timecode of the timeline's first frame (`HH:MM:SS:FF`) in every format; default `01:00:00:00`. */
+  recordStart?: string;
   /** Folder URL the media paths are written under (e.g. `file:///Volumes/Podcast/ep12/`); default bare file names. */
   mediaRoot?: string;
 }
@@ -200,6 +202,7 @@ export class MulticamClient {
     if (options.track !== undefined) query.set('track', String(options.track));
     if (options.fps !== undefined) query.set('fps', String(options.fps));
     if (options.timecode !== undefined) query.set('timecode', options.timecode);
+    if (options.recordStart !== undefined) query.set('recordStart', options.recordStart);
     if (options.mediaRoot !== undefined) query.set('mediaRoot', options.mediaRoot);
     const response = await this.fetchImpl(`${this.baseUrl}${this.job(jobId, `/export?${query}`)}`, {
       method: 'GET',

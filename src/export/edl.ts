@@ -1,19 +1,21 @@
 /**
  * CMX 3600 EDL: one video track as a list of cut events, for Avid Media Composer, Resolve and
  * Premiere. By default the switched edit (every event, the live camera's reel); with `track: N`
- * only camera N's events. Reels are the sources' labels (8 characters of A–Z, 0–9, `_`) and each
- * event carries `* FROM CLIP NAME: <file>` so editors relink by file name, and each video event
- * `* COMMENT: <why>` (the cut's reason with speaker names). Timecode is
- * drop-frame (`;`) at 29.97/59.94 unless `dropFrame: false`; the record side starts at 01:00:00:00
- * (the usual program start), the source side is the file's own frames from 00:00:00:00.
+ * only camera N's events. Reels are named from the sources' labels (8 characters of A–Z, 0–9,
+ * `_`, unique in the job; see `reelNames`) and each event carries `* FROM CLIP NAME: <file>`,
+ * so every reel maps to one file and editors relink by file name; each video event also has
+ * `* COMMENT: <why>` (the cut's reason with speaker names). Timecode is drop-frame (`;`) at
+ * 29.97/59.94 unless `dropFrame: false`; the record side starts at the timeline's `recordStart`
+ * (01:00:00:00 by default), the source side at each file's own start timecode (00:00:00:00
+ * for a file without one).
  * Pure: an {@link EditTimeline} in, a string out.
  *
  * @module
  */
 import { plainLine } from '../contract/text.ts';
 import { ExportError } from './errors.ts';
-import { fromTimecode, supportsDropFrame, toTimecode } from './rate.ts';
-import { sourceRange, type EditTimeline } from './timeline.ts';
+import { supportsDropFrame, toTimecode } from './rate.ts';
+import { sourceRange, type EditTimeline, type ExportSource } from './timeline.ts';
 
 /** Options of {@link writeEdl}. */
 export interface EdlOptions {
@@ -44,7 +46,7 @@ function reelName(reel: string): string {
  * // TITLE: Ep 12
  * // FCM: DROP FRAME
  * //
- * // 001  CAM_A    V     C        00:00:00;00 00:00:05;00 01:00:00;00 01:00:05;00
+ * // 001  CAM_A    V     C        01:02:03;04 01:02:08;04 01:00:00;00 01:00:05;00
  * // * FROM CLIP NAME: Cam A.mp4
  * // * COMMENT: Ana speaks (close-up)
  * //
@@ -61,7 +63,7 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
   }
   const dropFrame = (options.dropFrame ?? true) && supportsDropFrame(t.rate);
   const tc = (frame: number): string => toTimecode(frame, t.rate, dropFrame);
-  const recordStart = fromTimecode(dropFrame ? '01:00:00;00' : '01:00:00:00', t.rate);
+  const recordStart = t.recordStart;
   const camera = track === 0 ? null : t.cameras[track - 1]!;
   // Every free-text field is one plain line: EDL readers split on line breaks, so a newline in a
   // name would start a line of its own (an extra event), and control characters upset them.
@@ -71,16 +73,16 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
   const lines = [`TITLE: ${title}`, `FCM: ${dropFrame ? 'DROP FRAME' : 'NON-DROP FRAME'}`, ''];
   let n = 0;
   const event = (
-    reel: string,
+    source: Pick<ExportSource, 'reel' | 'fileName' | 'timecodeStart'>,
     channel: string,
     r: { sourceIn: number; sourceOut: number; recordIn: number; recordOut: number },
-    fileName: string,
     note = '',
   ): void => {
     n += 1;
+    const from = source.timecodeStart;
     lines.push(
-      `${String(n).padStart(3, '0')}  ${reelName(reel)} ${channel.padEnd(5)} C        ${tc(r.sourceIn)} ${tc(r.sourceOut)} ${tc(recordStart + r.recordIn)} ${tc(recordStart + r.recordOut)}`,
-      `* FROM CLIP NAME: ${plainLine(fileName) || 'clip'}`,
+      `${String(n).padStart(3, '0')}  ${reelName(source.reel)} ${channel.padEnd(5)} C        ${tc(from + r.sourceIn)} ${tc(from + r.sourceOut)} ${tc(recordStart + r.recordIn)} ${tc(recordStart + r.recordOut)}`,
+      `* FROM CLIP NAME: ${plainLine(source.fileName) || 'clip'}`,
       ...(plainLine(note) === '' ? [] : [`* COMMENT: ${plainLine(note)}`]),
       '',
     );
@@ -90,10 +92,10 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
     if (camera && e.sourceId !== camera.id) continue;
     const live = t.cameras.find((c) => c.id === e.sourceId)!;
     const r = sourceRange(live, e, t.rate);
-    if (r) event(live.reel, t.audio.length === 0 ? 'B' : 'V', r, live.fileName, e.note);
+    if (r) event(live, t.audio.length === 0 ? 'B' : 'V', r, e.note);
     audio.forEach((s, i) => {
       const a = sourceRange(s, e, t.rate);
-      if (a) event(s.reel, AUDIO_CHANNELS[i]!, a, s.fileName);
+      if (a) event(s, AUDIO_CHANNELS[i]!, a);
     });
   }
   return `${lines.join('\n')}\n`;

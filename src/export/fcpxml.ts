@@ -11,7 +11,10 @@
  * `mc-source srcEnable="video"` picks the live camera, and the audio comes from the audio
  * sources (or from the live camera when the job has none). Times are rational seconds in
  * whole frames (`1001/30000s`); the format is the timeline's rate and frame size, each asset
- * declares its file's own audio rate and channels.
+ * declares its file's own audio rate and channels. Timecode: each asset's `start` is its file's
+ * start timecode (so its asset-clips' `start` are the camera's own timecode), and the
+ * sequence's `tcStart` is the record start (01:00:00:00 by default), which its spine's offsets
+ * count from, as Final Cut and Resolve write them.
  *
  * @module
  */
@@ -94,7 +97,7 @@ function mcAngle(
         ref,
         offset: time(c.offset),
         name: s.label,
-        start: time(c.start),
+        start: time(s.timecodeStart + c.start),
         duration: time(c.duration),
         tcFormat,
       }),
@@ -118,7 +121,7 @@ function mcSpine(t: EditTimeline, multicamId: string): XmlNode[] {
       'mc-clip',
       {
         ref: multicamId,
-        offset: time(e.recordIn),
+        offset: time(t.recordStart + e.recordIn),
         name: `${t.name} Multicam`,
         start: time(e.referenceIn),
         duration: time(e.recordOut - e.recordIn),
@@ -151,7 +154,8 @@ export function writeFcpxml(t: EditTimeline, options: FcpxmlOptions = {}): strin
       {
         id: assetId.get(s.id),
         name: s.label,
-        start: '0s',
+        // The file's start timecode: its asset-clips' `start` count from it.
+        start: time(s.timecodeStart),
         duration: time(assetFrames(s, clipsBySource.get(s.id)!)),
         hasVideo: s.kind === 'video' ? '1' : undefined,
         format: s.kind === 'video' ? formatId : undefined,
@@ -185,7 +189,7 @@ export function writeFcpxml(t: EditTimeline, options: FcpxmlOptions = {}): strin
             {
               format: formatId,
               duration: time(t.durationFrames),
-              tcStart: '0s',
+              tcStart: time(t.recordStart),
               tcFormat,
               audioLayout: 'stereo',
               audioRate: '48k',

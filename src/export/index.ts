@@ -11,7 +11,8 @@ import { writeEdl } from './edl.ts';
 import { ExportError } from './errors.ts';
 import { writeFcpxml } from './fcpxml.ts';
 import { writeOtio } from './otio.ts';
-import { frameRateOf, type FrameRate } from './rate.ts';
+import { timecodeFrames } from '../media/timecode.ts';
+import { frameRateOf, supportsDropFrame, timebaseOf, type FrameRate } from './rate.ts';
 import { buildTimeline, DEFAULT_HEIGHT, DEFAULT_WIDTH } from './timeline.ts';
 import { writeXmeml } from './xmeml.ts';
 
@@ -22,6 +23,8 @@ export { writeOtio } from './otio.ts';
 export { frameRateOf, fromTimecode, rationalSeconds, toTimecode, type FrameRate } from './rate.ts';
 export {
   buildTimeline,
+  reelNames,
+  timecodeStartAt,
   type EditTimeline,
   type ExportSource,
   type TimelineEvent,
@@ -55,6 +58,31 @@ export interface ExportOptions {
   height?: number;
   /** Prefix of every media URL (e.g. `file:///Volumes/Podcast/ep12/`); default bare file names, relinked by the editor. */
   mediaRoot?: string;
+  /**
+   * Timecode of the timeline's first frame in every format (EDL record side, FCPXML sequence
+   * `tcStart`, xmeml sequence `<timecode>`, OTIO `global_start_time`): `HH:MM:SS:FF`, read in the
+   * export's timecode (drop-frame at 29.97/59.94 unless `dropFrame: false`). Default `01:00:00:00`.
+   */
+  recordStart?: string;
+}
+
+/** The record start editors expect of a program: one hour. */
+export const DEFAULT_RECORD_START = '01:00:00:00';
+
+/**
+ * The record start as a frame count at `rate`, read in the export's timecode (`01:00:00:00` is
+ * frame 107 892 in 29.97 drop-frame, 108 000 non-drop). Throws {@link ExportError} (`recordStart`)
+ * for anything but a valid label at that rate.
+ */
+export function recordStartFrames(label: string, rate: FrameRate, dropFrame: boolean): number {
+  const drop = dropFrame && supportsDropFrame(rate);
+  const frames = timecodeFrames(label, rate, drop);
+  if (frames === null)
+    throw new ExportError(
+      'recordStart',
+      `recordStart must be a timecode HH:MM:SS:FF with frames below ${timebaseOf(rate)}${drop ? ' that exists in drop-frame' : ''} (got "${label}")`,
+    );
+  return frames;
 }
 
 /** An exported file. */
@@ -155,6 +183,7 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
     throw new ExportError('format', `format must be one of ${EXPORT_FORMATS.join(', ')} (got "${format}")`);
   if (job.cuts.length === 0) throw new ExportError('cuts', `job ${job.id} has no cuts to export yet`);
   const rate = exportRate(job, options);
+  const recordStart = recordStartFrames(options.recordStart ?? DEFAULT_RECORD_START, rate, options.dropFrame ?? true);
   const name = job.title ?? job.id;
   const timeline = buildTimeline({
     name,
@@ -162,6 +191,7 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
     cuts: job.cuts,
     removedRanges: job.removed_ranges ?? [],
     rate,
+    recordStart,
     ...exportFrameSize(job, options),
     ...(job.speaker_names === undefined ? {} : { speakerNames: job.speaker_names }),
     ...(options.mediaRoot === undefined ? {} : { mediaRoot: options.mediaRoot }),

@@ -14,7 +14,8 @@
 import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
 import { withSpeakerNames, type SpeakerNames } from '../contract/speaker-names.ts';
 import { plainLine } from '../contract/text.ts';
-import type { Cut, JobSource, TimeRange } from '../contract/types.ts';
+import type { Cut, JobSource, SourceTimecode, TimeRange } from '../contract/types.ts';
+import { startFrameOf, validSourceTimecode } from '../media/timecode.ts';
 import { keptPieces, RenderPlanError } from '../render/plan.ts';
 import { ExportError } from './errors.ts';
 import { frameMs, type FrameRate } from './rate.ts';
@@ -39,6 +40,14 @@ export interface ExportSource {
   /** The audio track's sample rate (Hz) and channel count as probed, when known. */
   sampleRate: number | null;
   channels: number | null;
+  /** The file's start timecode as probed, when it has one (and it holds together). */
+  timecode: SourceTimecode | null;
+  /**
+   * The file's first frame as a timecode frame count at the timeline's rate (0 without a
+   * timecode): the source side of every format counts from here, so clips carry the camera's
+   * own timecode.
+   */
+  timecodeStart: number;
 }
 
 /** One stretch of the output timeline shown from one camera. */
@@ -74,6 +83,8 @@ export interface EditTimeline {
   height: number;
   /** Output length in frames. */
   durationFrames: number;
+  /** Timecode of the output's first frame as a frame count at `rate` (01:00:00:00 unless asked otherwise). */
+  recordStart: number;
   /** Every source, in job order. */
   sources: ExportSource[];
   /** Video sources (cameras), in job order: track N is `cameras[N-1]`. */
@@ -98,6 +109,8 @@ export interface TimelineInput {
   speakerNames?: SpeakerNames;
   /** Prefix of every media URL (e.g. `file:///Users/me/podcast/`); default none (bare file names). */
   mediaRoot?: string;
+  /** Timecode of the output's first frame, as a frame count at `rate`; default 0 (exportEdit gives 01:00:00:00). */
+  recordStart?: number;
 }
 
 /** Frame size of a timeline when neither the job nor the options give one. */
@@ -108,21 +121,55 @@ export const DEFAULT_HEIGHT = 1080;
 const wholePositive = (n: number | undefined): number | null =>
   n !== undefined && Number.isInteger(n) && n > 0 ? n : null;
 
-/** CMX 3600 reel names: 8 characters of A–Z, 0–9 and `_` (what Avid and Resolve accept). */
+/** Reel names CMX 3600 readers give a meaning of their own (black, bars, an auxiliary source). */
+const RESERVED_REELS = ['AX', 'BL', 'BLACK', 'BARS'];
+
+/**
+ * CMX 3600 reel names from the sources' labels: up to 8 characters of A–Z, 0–9 and `_` (what
+ * Avid and Resolve accept), unique within the job. The label's words are joined by `_`
+ * (`Cam A` → `CAM_A`); when a name would not fit in 8, the leading words every label shares
+ * are dropped first, so the part that tells cameras apart survives the cut to 8
+ * (`Conv2 Cam A`, `Conv2 Cam B`, `Conv2 Wide` → `CAM_A`, `CAM_B`, `WIDE`). A name already taken (or one readers reserve: AX, BL, BLACK,
+ * BARS) gets the lowest free number in place of its last characters (`CAM_A2`), in job order,
+ * so the same labels always give the same reels.
+ *
+ * @example
+ * reelNames(['Conv2 A cam', 'Conv2 B cam', 'Conv2 wide']); // ['A_CAM', 'B_CAM', 'WIDE']
+ * reelNames(['Cam A', 'cam-a']);                          // ['CAM_A', 'CAM_A2']
+ */
 export function reelNames(labels: readonly string[]): string[] {
-  const used = new Set<string>();
-  return labels.map((label, i) => {
-    const base = (
-      label
-        .toUpperCase()
-        .replace(/[^A-Z0-9_]+/g, '_')
-        .replace(/^_+|_+$/g, '') || `SRC${i + 1}`
-    ).slice(0, 8);
+  const words = labels.map((label) =>
+    label
+      .toUpperCase()
+      .split(/[^A-Z0-9]+/)
+      .filter((w) => w !== ''),
+  );
+  // Only when some name would lose characters to the 8: then the words they all begin with go.
+  let shared = 0;
+  const first = words[0] ?? [];
+  if (words.length > 1 && words.some((w) => w.join('_').length > 8))
+    while (words.every((w) => w.length > shared + 1 && w[shared] === first[shared])) shared += 1;
+  const used = new Set(RESERVED_REELS);
+  return words.map((w, i) => {
+    const base = w.slice(shared).join('_').slice(0, 8).replace(/_+$/, '') || `SRC${i + 1}`;
     let reel = base;
     for (let n = 2; used.has(reel); n++) reel = `${base.slice(0, 8 - String(n).length)}${n}`;
     used.add(reel);
     return reel;
   });
+}
+
+/**
+ * A source's start timecode as a frame count at the timeline's `rate`: the same instant, so a
+ * 25 fps camera at 10:00:00:00 in a 29.97 timeline starts at frame 1 078 921 (36 000 s).
+ * 0 when the source has no timecode (or one that does not hold together).
+ */
+export function timecodeStartAt(timecode: SourceTimecode | undefined, rate: FrameRate): number {
+  if (!timecode || !validSourceTimecode(timecode)) return 0;
+  const frames = startFrameOf(timecode) ?? 0;
+  const tc = timecode.frameRate;
+  if (tc.num * rate.den === rate.num * tc.den) return frames;
+  return Math.round((frames * tc.den * rate.num) / (tc.num * rate.den));
 }
 
 /** Percent-encodes each path segment (spaces and `#` are not allowed in a URL). */
@@ -220,6 +267,8 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
       height: wholePositive(s.height),
       sampleRate: wholePositive(s.sampleRate),
       channels: wholePositive(s.channels),
+      timecode: s.timecode && validSourceTimecode(s.timecode) ? s.timecode : null,
+      timecodeStart: timecodeStartAt(s.timecode, input.rate),
     };
   });
   const kind = new Map(sources.map((s) => [s.id, s.kind]));
@@ -273,6 +322,7 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
     width: input.width ?? DEFAULT_WIDTH,
     height: input.height ?? DEFAULT_HEIGHT,
     durationFrames: record,
+    recordStart: input.recordStart ?? 0,
     sources,
     cameras: sources.filter((s) => s.kind === 'video'),
     audio: sources.filter((s) => s.kind === 'audio'),

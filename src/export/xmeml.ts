@@ -1,10 +1,15 @@
 /**
  * Final Cut Pro 7 XML (`xmeml` version 5), the XML Premiere Pro imports (and Resolve, Avid via
  * tools). Premiere's import drops multiclips, so the cameras become stacked video tracks:
- * track N holds camera N over the whole edit, its clipitems enabled where that camera is live
- * and disabled elsewhere, so switching a camera is toggling a clip. Audio tracks carry the
- * audio sources (or the live camera's sound when the job has none). Pure: an
- * {@link EditTimeline} in, a string out. Times are frames at `timebase`/`ntsc`.
+ * V1…VN hold camera N over the whole edit, its clipitems enabled where that camera is live
+ * and disabled elsewhere (switching a camera is toggling a clip), and the top track, V(N+1),
+ * holds the cut itself: the live camera's clip for every event. A reader shows the top track
+ * wherever it has a clip, so the chosen camera is what plays whether or not it honours
+ * `enabled` (OTIO's FCP 7 adapter does not). Audio tracks carry the audio sources (or the live
+ * camera's sound when the job has none). Timecode: the sequence's `<timecode>` is the record
+ * start (01:00:00:00 by default), each file's `<timecode>` its own start timecode with its reel
+ * name; clipitem `in`/`out` count media frames from the file's start, as the format has it.
+ * Pure: an {@link EditTimeline} in, a string out. Times are frames at `timebase`/`ntsc`.
  *
  * @module
  */
@@ -32,12 +37,13 @@ function xmemlRate(t: EditTimeline): XmlNode {
   return el('rate', {}, [el('timebase', {}, timebaseOf(t.rate)), el('ntsc', {}, isNtsc(t.rate) ? 'TRUE' : 'FALSE')]);
 }
 
-function xmemlTimecode({ t, dropFrame }: XmemlFormat, frame: number): XmlNode {
+function xmemlTimecode({ t, dropFrame }: XmemlFormat, frame: number, reel?: string): XmlNode {
   return el('timecode', {}, [
     xmemlRate(t),
     el('string', {}, toTimecode(frame, t.rate, dropFrame)),
     el('frame', {}, frame),
     el('displayformat', {}, dropFrame ? 'DF' : 'NDF'),
+    reel === undefined ? null : el('reel', {}, [el('name', {}, reel)]),
   ]);
 }
 
@@ -78,7 +84,7 @@ function clipitemWriter(format: XmemlFormat): ClipitemWriter {
       el('pathurl', {}, s.url),
       rate(),
       el('duration', {}, s.durationFrames ?? frames),
-      xmemlTimecode(format, 0),
+      xmemlTimecode(format, s.timecodeStart, s.reel),
       el('media', {}, media),
     ]);
   };
@@ -123,7 +129,7 @@ function xmemlAudioTracks(t: EditTimeline, clipitem: ClipitemWriter): XmlNode[] 
 }
 
 /**
- * The edit as an xmeml sequence with one video track per camera.
+ * The edit as an xmeml sequence: one video track per camera, the cut on the top track.
  *
  * @example
  * const xml = writeXmeml(buildTimeline({ name: 'Ep 12', sources, cuts, removedRanges, rate: frameRateOf(25) }));
@@ -143,6 +149,14 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
     }
     return xmemlTrack(items);
   });
+  // The cut on top: the live camera's clip for every event.
+  const cutItems: XmlNode[] = [];
+  for (const e of t.events) {
+    const camera = t.cameras.find((c) => c.id === e.sourceId)!;
+    const r = sourceRange(camera, e, t.rate);
+    if (r) cutItems.push(clipitem(camera, r, true, 'video'));
+  }
+  videoTracks.push(xmemlTrack(cutItems));
   const audioTracks = xmemlAudioTracks(t, clipitem);
 
   const root = el('xmeml', { version: 5 }, [
@@ -150,7 +164,7 @@ export function writeXmeml(t: EditTimeline, options: XmemlOptions = {}): string 
       el('name', {}, t.name),
       el('duration', {}, t.durationFrames),
       rate(),
-      xmemlTimecode(format, 0),
+      xmemlTimecode(format, t.recordStart),
       el('media', {}, [
         el('video', {}, [
           el('format', {}, [

@@ -12,6 +12,7 @@ import { FFFSType, FFmpeg } from '@ffmpeg/ffmpeg';
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
 import { nearestFrameRate } from './frame-rate.ts';
 import type { DecodedAudio, FfmpegRunInfo, MediaProbe, MediaProgress, StreamInfo, VideoInfo } from './protocol.ts';
+import { taggedTimecode } from './timecode.ts';
 
 /** Where the pinned ffmpeg cores are served, and whether to use the threaded one. */
 export interface FfmpegOptions {
@@ -224,8 +225,9 @@ function lastLines(log: string[]): string {
   return tail.length > 0 ? tail.slice(0, 300) : 'no output';
 }
 
-interface FfprobeJson {
-  format?: { format_name?: string; duration?: string };
+/** What the probe reads of ffprobe's JSON report. */
+export interface FfprobeJson {
+  format?: { format_name?: string; duration?: string; tags?: Record<string, string> };
   streams?: Array<{
     codec_type?: string;
     codec_name?: string;
@@ -236,7 +238,20 @@ interface FfprobeJson {
     sample_rate?: string;
     channels?: number;
     duration?: string;
+    tags?: Record<string, string>;
   }>;
+}
+
+/** ffprobe's `timecode` tag: on the video stream, a tmcd data stream, or the container (Matroska's `TIMECODE`). */
+function ffprobeTimecodeTag(j: FfprobeJson): string | undefined {
+  const tagOf = (tags: Record<string, string> | undefined): string | undefined =>
+    Object.entries(tags ?? {}).find(([k]) => k.toLowerCase() === 'timecode')?.[1];
+  const streams = j.streams ?? [];
+  return (
+    tagOf(streams.find((s) => s.codec_type === 'video')?.tags) ??
+    streams.map((s) => tagOf(s.tags)).find((t) => t !== undefined) ??
+    tagOf(j.format?.tags)
+  );
 }
 
 function rate(s: string | undefined): number | null {
@@ -263,7 +278,8 @@ function ffprobeRate(
   };
 }
 
-function fromFfprobe(j: FfprobeJson): MediaProbe {
+/** A probe from ffprobe's JSON report (`-show_format -show_streams -of json`). */
+export function fromFfprobe(j: FfprobeJson): MediaProbe {
   const streams: StreamInfo[] = (j.streams ?? []).map((s) => ({
     type: s.codec_type === 'video' ? 'video' : s.codec_type === 'audio' ? 'audio' : 'other',
     codec: s.codec_name ?? null,
@@ -280,7 +296,10 @@ function fromFfprobe(j: FfprobeJson): MediaProbe {
       }
     : null;
   const durationSec = Number(j.format?.duration ?? a?.duration ?? v?.duration ?? NaN);
+  const tag = ffprobeTimecodeTag(j);
+  const timecode = tag === undefined ? null : taggedTimecode(tag, video?.frameRateExact ?? null);
   return {
+    ...(timecode ? { timecode } : {}),
     engine: 'ffmpeg.wasm',
     container: j.format?.format_name ?? 'unknown',
     mimeType: null,

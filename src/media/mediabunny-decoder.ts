@@ -10,6 +10,7 @@ import { MediaAbortError, NoAudioTrackError } from './errors.ts';
 import { frameRateOfTimestamps, nearestFrameRate, type DetectedFrameRate } from './frame-rate.ts';
 import { MonoWriter, type MonoOutput } from './mono-writer.ts';
 import type { AudioRange, DecodedAudio, MediaProbe, MediaProgress, StreamInfo } from './protocol.ts';
+import { taggedTimecode, tmcdTimecode } from './timecode.ts';
 
 /** Thrown (internally) when mediabunny cannot handle the input, so the caller may fall back. */
 export class MediabunnyUnsupported extends Error {
@@ -24,10 +25,28 @@ function openInput(blob: Blob): Input {
 export async function probeWithMediabunny(blob: Blob, signal: AbortSignal): Promise<MediaProbe> {
   const input = openInput(blob);
   try {
-    return await probeInput(input, signal);
+    const probe = await probeInput(input, signal);
+    const timecode = await startTimecode(blob, input, probe).catch(() => null); // a damaged tmcd is no timecode
+    return timecode ? { ...probe, timecode } : probe;
   } finally {
     input.dispose();
   }
+}
+
+/** The start timecode: MP4/MOV from the `tmcd` track, Matroska/WebM from a `TIMECODE` tag. */
+async function startTimecode(blob: Blob, input: Input, probe: MediaProbe): Promise<MediaProbe['timecode'] | null> {
+  if (/mp4|quicktime|mov/i.test(probe.container)) {
+    const read = async (at: number, length: number): Promise<Uint8Array> =>
+      new Uint8Array(await blob.slice(at, Math.min(blob.size, at + length)).arrayBuffer());
+    return tmcdTimecode(read, blob.size);
+  }
+  if (/matroska|webm/i.test(probe.container)) {
+    const raw = (await input.getMetadataTags()).raw ?? {};
+    const key = Object.keys(raw).find((k) => k.toUpperCase() === 'TIMECODE');
+    const tag = key === undefined ? undefined : raw[key];
+    return typeof tag === 'string' ? taggedTimecode(tag, probe.video?.frameRateExact ?? null) : null;
+  }
+  return null;
 }
 
 /** Packets whose timestamps give the frame rate: about 8 s at 30 fps, read without their data. */

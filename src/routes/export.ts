@@ -1,5 +1,5 @@
 /**
- * exportEdit: `GET {base}/jobs/{id}/export?format=fcpxml|xmeml|otio|edl[&track=N][&fps=F][&timecode=df|ndf][&mediaRoot=URL]`,
+ * exportEdit: `GET {base}/jobs/{id}/export?format=fcpxml|xmeml|otio|edl[&track=N][&fps=F][&timecode=df|ndf][&recordStart=HH:MM:SS:FF][&mediaRoot=URL]`,
  * an additive extension of the contract. The job's current edit as a file for Final Cut Pro,
  * Resolve, Premiere or Avid (src/export). Same auth and 404 rules as getJob; 409 INVALID_STATUS
  * before the job has cuts (status other than ready, rendering, complete, approved), 409 NO_CUTS
@@ -38,7 +38,7 @@ function numberParam(
   return n;
 }
 
-/** The export options of the query (fps, track, timecode, mediaRoot), each checked. */
+/** The export options of the query (fps, track, timecode, recordStart, mediaRoot), each checked. */
 function exportOptionsOf(params: URLSearchParams, format: ExportFormat): ExportOptions {
   const options: ExportOptions = {};
   const fps = numberParam(
@@ -63,6 +63,15 @@ function exportOptionsOf(params: URLSearchParams, format: ExportFormat): ExportO
     if (timecode !== 'df' && timecode !== 'ndf')
       throw ApiError.badRequest(`timecode must be df or ndf (got "${timecode}")`);
     options.dropFrame = timecode === 'df';
+  }
+  const recordStart = params.get('recordStart');
+  if (recordStart !== null && recordStart !== '') {
+    // The shape here; whether the label exists at the export's rate, in exportEdit (400 too).
+    if (!/^\d{2}:\d{2}:\d{2}[:;]\d{2}$/.test(recordStart))
+      throw ApiError.badRequest(
+        `recordStart must be a timecode HH:MM:SS:FF such as 01:00:00:00 (got "${recordStart}")`,
+      );
+    options.recordStart = recordStart;
   }
   const mediaRoot = params.get('mediaRoot');
   if (mediaRoot !== null && mediaRoot !== '') {

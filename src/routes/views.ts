@@ -39,6 +39,7 @@ function toJobSource(source: SourceRecord): JobSource {
   if (source.height !== undefined) out.height = source.height;
   if (source.sampleRate !== undefined) out.sampleRate = source.sampleRate;
   if (source.channels !== undefined) out.channels = source.channels;
+  if (source.timecode !== undefined) out.timecode = { ...source.timecode, frameRate: { ...source.timecode.frameRate } };
   return out;
 }
 

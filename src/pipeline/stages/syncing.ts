@@ -105,8 +105,9 @@ async function decodeItems(
 }
 
 /** The Job source fields of a probe: the video's exact rate and display size, the audio's rate and channels. */
-export function probedMedia(probe: Pick<MediaProbe, 'video' | 'audio'>): ProbedSourceMedia {
+export function probedMedia(probe: Pick<MediaProbe, 'video' | 'audio' | 'timecode'>): ProbedSourceMedia {
   const out: ProbedSourceMedia = {};
+  if (probe.timecode) out.timecode = probe.timecode;
   const v = probe.video;
   if (v) {
     if (v.frameRateExact) {

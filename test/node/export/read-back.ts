@@ -67,9 +67,15 @@ export function fcpFrames(value: string, num: number, den: number): number {
 }
 
 /** Reads an FCPXML multicam export: mc-clips through their angles to the files. */
-export function readFcpxml(
-  xml: string,
-): ReadTimeline & { version: string; frameDuration: string; angleFrame: (file: string, t: number) => number | null } {
+export function readFcpxml(xml: string): ReadTimeline & {
+  version: string;
+  frameDuration: string;
+  angleFrame: (file: string, t: number) => number | null;
+  /** The sequence's `tcStart` in frames (its spine's offsets count from it). */
+  tcStart: number;
+  /** Each file's asset `start` (its start timecode) in frames. */
+  assetStart: Map<string, number>;
+} {
   const root = parseXml(xml);
   const resources = child(root, 'resources');
   const format = child(resources, 'format');
@@ -85,6 +91,11 @@ export function readFcpxml(
       fileOf(child(a, 'media-rep').getAttribute('src')!),
     ]),
   );
+  // An asset's start is its media's first timecode; asset-clips' `start` are in that time.
+  const assetStartById = new Map(
+    children(resources, 'asset').map((a) => [a.getAttribute('id')!, f(a.getAttribute('start'))]),
+  );
+  const assetStart = new Map([...files].map(([id, file]) => [file, assetStartById.get(id)!]));
   const multicam = child(child(resources, 'media'), 'multicam');
   const angles = new Map<string, Array<{ file: string; offset: number; start: number; duration: number }>>();
   for (const angle of children(multicam, 'mc-angle')) {
@@ -93,7 +104,7 @@ export function readFcpxml(
       children(angle, 'asset-clip').map((c) => ({
         file: files.get(c.getAttribute('ref')!)!,
         offset: f(c.getAttribute('offset')),
-        start: f(c.getAttribute('start')),
+        start: f(c.getAttribute('start')) - assetStartById.get(c.getAttribute('ref')!)!,
         duration: f(c.getAttribute('duration')),
       })),
     );
@@ -104,11 +115,13 @@ export function readFcpxml(
     const sourceIn = clip.start + (t - clip.offset);
     return { file: clip.file, recordIn, recordOut: recordIn + length, sourceIn, sourceOut: sourceIn + length };
   };
-  const spine = child(child(child(child(child(root, 'library'), 'event'), 'project'), 'sequence'), 'spine');
+  const sequence = child(child(child(child(root, 'library'), 'event'), 'project'), 'sequence');
+  const tcStart = f(sequence.getAttribute('tcStart') ?? '0s');
+  const spine = child(sequence, 'spine');
   const video: ReadClip[] = [];
   const audio: ReadClip[] = [];
   for (const mc of children(spine, 'mc-clip')) {
-    const recordIn = f(mc.getAttribute('offset'));
+    const recordIn = f(mc.getAttribute('offset')) - tcStart;
     const start = f(mc.getAttribute('start'));
     const length = f(mc.getAttribute('duration'));
     for (const source of children(mc, 'mc-source')) {
@@ -126,19 +139,53 @@ export function readFcpxml(
     }
     return null;
   };
-  return { video, audio, version: root.getAttribute('version')!, frameDuration, angleFrame };
+  return { video, audio, version: root.getAttribute('version')!, frameDuration, angleFrame, tcStart, assetStart };
 }
 
-/** Reads an xmeml export: stacked video tracks (enabled clipitems are the edit), audio tracks. */
-export function readXmeml(xml: string): ReadTimeline & { timebase: number; ntsc: boolean } {
+/** An xmeml `<timecode>`: its label, frame count and reel name (when given). */
+export interface XmemlTimecode {
+  string: string;
+  frame: number;
+  displayformat: string;
+  reel: string | null;
+}
+
+function readTimecode(node: Element): XmemlTimecode {
+  const reel = children(node, 'reel')[0];
+  return {
+    string: text(node, 'string'),
+    frame: Number(text(node, 'frame')),
+    displayformat: text(node, 'displayformat'),
+    reel: reel ? text(reel, 'name') : null,
+  };
+}
+
+/**
+ * Reads an xmeml export as a reader that ignores `enabled` would: at each frame, the clip of the
+ * topmost video track that has one is what plays (`video`); `angles` are the clipitems of the
+ * tracks below it, `enabled` as written.
+ */
+export function readXmeml(xml: string): ReadTimeline & {
+  timebase: number;
+  ntsc: boolean;
+  videoTracks: number;
+  /** The sequence's `<timecode>` (its record start). */
+  timecode: XmemlTimecode;
+  /** Each file's `<timecode>` (its start timecode and reel). */
+  fileTimecode: Map<string, XmemlTimecode>;
+} {
   const root = parseXml(xml);
   const sequence = child(root, 'sequence');
   const rate = child(sequence, 'rate');
   const files = new Map<string, string>();
+  const fileTimecode = new Map<string, XmemlTimecode>();
   const read = (item: Element, track: number): ReadClip => {
     const file = child(item, 'file');
     const id = file.getAttribute('id')!;
-    if (children(file, 'pathurl').length > 0) files.set(id, fileOf(text(file, 'pathurl')));
+    if (children(file, 'pathurl').length > 0) {
+      files.set(id, fileOf(text(file, 'pathurl')));
+      fileTimecode.set(fileOf(text(file, 'pathurl')), readTimecode(child(file, 'timecode')));
+    }
     const name = files.get(id);
     if (name === undefined) throw new Error(`file ${id} is used before it is described`);
     return {
@@ -152,14 +199,45 @@ export function readXmeml(xml: string): ReadTimeline & { timebase: number; ntsc:
     };
   };
   const media = child(sequence, 'media');
-  const angles = children(child(media, 'video'), 'track').flatMap((tr, i) =>
+  const tracks = children(child(media, 'video'), 'track').map((tr, i) =>
     children(tr, 'clipitem').map((c) => read(c, i + 1)),
   );
   const audio = children(child(media, 'audio'), 'track').flatMap((tr, i) =>
     children(tr, 'clipitem').map((c) => read(c, i + 1)),
   );
-  const video = angles.filter((c) => c.enabled).sort((a, b) => a.recordIn - b.recordIn);
-  return { video, audio, angles, timebase: Number(text(rate, 'timebase')), ntsc: text(rate, 'ntsc') === 'TRUE' };
+  // What plays, frame by frame: the topmost track with a clip there (enabled or not).
+  const video: ReadClip[] = [];
+  const boundaries = [...new Set(tracks.flat().flatMap((c) => [c.recordIn, c.recordOut]))].sort((a, b) => a - b);
+  for (let i = 0; i + 1 < boundaries.length; i++) {
+    const [from, to] = [boundaries[i]!, boundaries[i + 1]!];
+    const top = [...tracks]
+      .reverse()
+      .flat()
+      .find((c) => c.recordIn <= from && to <= c.recordOut);
+    if (!top) continue;
+    const piece = { ...top, recordIn: from, recordOut: to, sourceIn: top.sourceIn + (from - top.recordIn) };
+    piece.sourceOut = piece.sourceIn + (to - from);
+    const last = video[video.length - 1];
+    if (
+      last &&
+      last.track === piece.track &&
+      last.file === piece.file &&
+      last.recordOut === from &&
+      last.sourceOut === piece.sourceIn
+    )
+      Object.assign(last, { recordOut: to, sourceOut: piece.sourceOut });
+    else video.push(piece);
+  }
+  return {
+    video,
+    audio,
+    angles: tracks.slice(0, -1).flat(),
+    timebase: Number(text(rate, 'timebase')),
+    ntsc: text(rate, 'ntsc') === 'TRUE',
+    videoTracks: tracks.length,
+    timecode: readTimecode(child(sequence, 'timecode')),
+    fileTimecode,
+  };
 }
 
 interface OtioTime {
@@ -168,9 +246,18 @@ interface OtioTime {
 }
 
 /** Reads an OTIO export: clips and gaps of each track laid end to end. */
-export function readOtio(json: string): ReadTimeline & { rate: number; schema: string; videoTracks: number } {
+export function readOtio(json: string): ReadTimeline & {
+  rate: number;
+  schema: string;
+  videoTracks: number;
+  /** `global_start_time` in frames (the record start). */
+  globalStart: number;
+  /** Each file's `available_range.start_time` (its start timecode) in frames, and its reel (`metadata.cmx_3600.reel`). */
+  media: Map<string, { start: number; reel: string | undefined; clipReel: string | undefined }>;
+} {
   const doc = JSON.parse(json) as {
     OTIO_SCHEMA: string;
+    global_start_time: OtioTime | null;
     tracks: {
       OTIO_SCHEMA: string;
       children: Array<{ OTIO_SCHEMA: string; kind: string; children: Array<Record<string, unknown>> }>;
@@ -181,6 +268,7 @@ export function readOtio(json: string): ReadTimeline & { rate: number; schema: s
   const audio: ReadClip[] = [];
   let rate = NaN;
   let videoTracks = 0;
+  const media = new Map<string, { start: number; reel: string | undefined; clipReel: string | undefined }>();
   doc.tracks.children.forEach((track, i) => {
     if (track.OTIO_SCHEMA !== 'Track.1') throw new Error(`track ${i} is ${track.OTIO_SCHEMA}`);
     if (track.kind === 'Video') videoTracks += 1;
@@ -193,15 +281,26 @@ export function readOtio(json: string): ReadTimeline & { rate: number; schema: s
         continue;
       }
       if (item.OTIO_SCHEMA !== 'Clip.2') throw new Error(`unexpected ${String(item.OTIO_SCHEMA)} in track ${i}`);
-      const refs = item.media_references as Record<string, { OTIO_SCHEMA: string; target_url: string }>;
+      type Reel = { cmx_3600?: { reel?: string } };
+      const refs = item.media_references as Record<
+        string,
+        { OTIO_SCHEMA: string; target_url: string; available_range: { start_time: OtioTime } | null; metadata: Reel }
+      >;
       const ref = refs[item.active_media_reference_key as string]!;
       if (ref.OTIO_SCHEMA !== 'ExternalReference.1') throw new Error(`media reference is ${ref.OTIO_SCHEMA}`);
+      // Source time counts from the media's available range start (its start timecode).
+      const start = ref.available_range?.start_time.value ?? 0;
+      media.set(fileOf(ref.target_url), {
+        start,
+        reel: ref.metadata.cmx_3600?.reel,
+        clipReel: (item.metadata as Reel).cmx_3600?.reel,
+      });
       const clip = {
         file: fileOf(ref.target_url),
         recordIn: at,
         recordOut: at + range.duration.value,
-        sourceIn: range.start_time.value,
-        sourceOut: range.start_time.value + range.duration.value,
+        sourceIn: range.start_time.value - start,
+        sourceOut: range.start_time.value - start + range.duration.value,
         track: i + 1,
       };
       (track.kind === 'Video' ? video : audio).push(clip);
@@ -209,7 +308,15 @@ export function readOtio(json: string): ReadTimeline & { rate: number; schema: s
     }
   });
   video.sort((a, b) => a.recordIn - b.recordIn);
-  return { video, audio, rate, schema: doc.OTIO_SCHEMA, videoTracks };
+  return {
+    video,
+    audio,
+    rate,
+    schema: doc.OTIO_SCHEMA,
+    videoTracks,
+    globalStart: doc.global_start_time?.value ?? 0,
+    media,
+  };
 }
 
 /** SMPTE timecode to frames, written here independently of src/export (`;` = drop-frame). */
@@ -264,21 +371,29 @@ export function parseEdl(edl: string): { title: string; fcm: string; events: Edl
   return { title, fcm, events };
 }
 
-/** Reads an EDL export into clips: record frames counted from 01:00:00:00. */
+/**
+ * Reads an EDL export into clips: record frames counted from `recordStart` (01:00:00:00 unless
+ * given), each file's source frames from its start timecode in `sourceStarts` (0 if absent).
+ */
 export function readEdl(
   edl: string,
   timebase: number,
+  starts: { recordStart?: string; sourceStarts?: ReadonlyMap<string, number> } = {},
 ): ReadTimeline & { title: string; fcm: string; events: EdlEvent[] } {
   const parsed = parseEdl(edl);
   const dropFrame = parsed.fcm === 'DROP FRAME';
-  const start = timecodeFrames(dropFrame ? '01:00:00;00' : '01:00:00:00', timebase);
-  const toClip = (e: EdlEvent): ReadClip => ({
-    file: e.clipName ?? '',
-    recordIn: timecodeFrames(e.recordIn, timebase) - start,
-    recordOut: timecodeFrames(e.recordOut, timebase) - start,
-    sourceIn: timecodeFrames(e.sourceIn, timebase),
-    sourceOut: timecodeFrames(e.sourceOut, timebase),
-  });
+  const label = starts.recordStart ?? '01:00:00:00';
+  const start = timecodeFrames(dropFrame ? label.replace(/:(\d\d)$/, ';$1') : label, timebase);
+  const toClip = (e: EdlEvent): ReadClip => {
+    const from = starts.sourceStarts?.get(e.clipName ?? '') ?? 0;
+    return {
+      file: e.clipName ?? '',
+      recordIn: timecodeFrames(e.recordIn, timebase) - start,
+      recordOut: timecodeFrames(e.recordOut, timebase) - start,
+      sourceIn: timecodeFrames(e.sourceIn, timebase) - from,
+      sourceOut: timecodeFrames(e.sourceOut, timebase) - from,
+    };
+  };
   return {
     ...parsed,
     video: parsed.events.filter((e) => e.channel === 'V' || e.channel === 'B').map(toClip),

@@ -187,13 +187,22 @@ describe.each(RATES)('at $fps fps', ({ fps, num, den }) => {
     }
   });
 
-  test('Premiere XML: enabled clipitems give back every cut; disabled ones keep the other cameras in sync', () => {
+  test('Premiere XML: the top track gives back every cut; camera tracks below, enabled where live, keep every camera in sync', () => {
     const file = exportEdit(job, 'xmeml', { fps });
     expect(file.filename).toBe('Episode 12.xml');
     const read = readXmeml(file.body);
     expect(read.timebase).toBe(Math.round(num / den));
     expect(read.ntsc).toBe(den === 1001);
-    expect(read.video.map(strip)).toEqual(want);
+    expect(read.videoTracks).toBe(4); // 3 cameras, the cut on top
+    expect(read.video.map(strip)).toEqual(want); // what plays, whether or not a reader honours `enabled`
+    expect(read.video.every((c) => c.track === 4 && c.enabled)).toBe(true);
+    // A reader that honours `enabled` sees the same edit on the camera tracks alone.
+    expect(
+      read
+        .angles!.filter((c) => c.enabled)
+        .sort((x, y) => x.recordIn - y.recordIn)
+        .map(strip),
+    ).toEqual(want);
     for (const clip of read.angles!) {
       const cam = [...fileName.entries()].find(([, f]) => f === clip.file)![0];
       expect(clip.track).toBe(['src_a', 'src_b', 'src_c'].indexOf(cam) + 1); // one track per camera
