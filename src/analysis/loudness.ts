@@ -86,7 +86,7 @@ export function kWeightingFilters(sampleRate: number): { shelf: Biquad; highPass
  * BS.1770-4 Annex 2, the 4× true-peak interpolator: phase p (row) gives the sample p/4 of a
  * period along; tap k multiplies x[n − k].
  */
-const TRUE_PEAK_PHASES: readonly (readonly number[])[] = [
+export const TRUE_PEAK_PHASES: readonly (readonly number[])[] = [
   [
     0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875,
     -0.102294921875, 0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125,
@@ -108,7 +108,9 @@ const TAPS = 12;
 /** Taps flattened phase-major, for the inner loop. */
 const TRUE_PEAK_TAPS = Float64Array.from(TRUE_PEAK_PHASES.flat());
 /** The most any phase can amplify: Σ|h_p[k]|. A stretch whose samples stay under truePeak / this cannot raise it. */
-const TRUE_PEAK_GAIN_BOUND = Math.max(...TRUE_PEAK_PHASES.map((phase) => phase.reduce((s, h) => s + Math.abs(h), 0)));
+export const TRUE_PEAK_GAIN_BOUND = Math.max(
+  ...TRUE_PEAK_PHASES.map((phase) => phase.reduce((s, h) => s + Math.abs(h), 0)),
+);
 /** Samples per true-peak stretch that is skipped when it cannot raise the peak. */
 const TRUE_PEAK_STRETCH = 256;
 
@@ -121,7 +123,7 @@ export function energyToLufs(energy: number): number {
 }
 
 /** The mean weighted square of a loudness in LUFS. */
-function lufsToEnergy(lufs: number): number {
+export function lufsToEnergy(lufs: number): number {
   return 10 ** ((lufs + 0.691) / 10);
 }
 
@@ -166,6 +168,17 @@ function gate(energies: Float64Array, relativeLu: number): { threshold: number; 
       count++;
     }
   return { threshold, mean: count > 0 ? sum / count : 0, count };
+}
+
+/**
+ * The gated loudness (LUFS) of 400 ms block energies (mean weighted squares, channels summed):
+ * the absolute gate at −70 LUFS, then `relativeLu` below the absolute-gated mean. −Infinity
+ * when no block passes. Integrated loudness is `gatedLoudness(blocks)`; the levelling measures
+ * one speaker's speech with it.
+ */
+export function gatedLoudness(energies: Float64Array, relativeLu = RELATIVE_GATE_LU): number {
+  const gated = gate(energies, relativeLu);
+  return gated && gated.count > 0 ? energyToLufs(gated.mean) : -Infinity;
 }
 
 /**

@@ -8,3 +8,10 @@ export type { MulticamInstance, StartMulticamOptions } from './start.ts';
 export { registerServiceWorker, serviceWorkerScriptUrl } from './register.ts';
 export { normaliseBasePath } from '../contract/base-path.ts';
 export type { RegistrationConfig } from './register.ts';
+export {
+  BrowserSupportError,
+  evaluateCapabilities,
+  probeBrowserCapabilities,
+  SUPPORTED_BROWSERS,
+} from './capabilities.ts';
+export type { BrowserCapabilities, CapabilityNeeds, CapabilityReport } from './capabilities.ts';

@@ -1,7 +1,8 @@
 /**
- * `startMulticam`: the page side of the library. It registers the service worker that
- * answers the REST contract, waits until it controls the page, and opens the library API
- * (accounts, API keys, signing secrets) on the same IndexedDB database the worker uses.
+ * `startMulticam`: the page side of the library. It first checks that the browser has what the
+ * pipeline needs (src/dom/capabilities.ts), then registers the service worker that answers the
+ * REST contract, waits until it controls the page, and opens the library API (accounts, API
+ * keys, signing secrets) on the same IndexedDB database the worker uses.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { createQueueEngine } from '../pipeline/queue-engine.ts';
 import { startEngineRunner, type EngineRunner, type EngineRunnerOptions } from '../pipeline/runner.ts';
 import { startWebhookDelivery, type WebhookDelivery } from '../webhooks/delivery.ts';
 import { DEFAULT_BASE_PATH, normaliseBasePath } from '../contract/base-path.ts';
+import { BrowserSupportError, evaluateCapabilities, probeBrowserCapabilities } from './capabilities.ts';
 import { registerServiceWorker } from './register.ts';
 
 /** Options of {@link startMulticam}. */
@@ -36,6 +38,8 @@ export interface StartMulticamOptions {
    * With `engine: true`: where the engine's runtime assets are served, and the optional models
    * the host app supplies for single-mix speaker detection, e.g.
    * `{ segmentationModelUrl: '/host-models/pyannote-segmentation-3.0.onnx', embeddingModelUrl: '/host-models/wespeaker.onnx' }`.
+   * The camera map's optional active-speaker model goes in the same way:
+   * `{ activeSpeakerModelUrl: '/host-models/lr-asd.onnx' }`.
    * See {@link EngineRunnerOptions.assets}.
    */
   assets?: EngineRunnerOptions['assets'];
@@ -101,7 +105,8 @@ export interface MulticamInstance {
   readonly webhooks: WebhookDelivery | null;
   /**
    * Setup problems that do not stop the library but cost something, each naming its fix (also
-   * logged with `console.warn`): e.g. a page that is not cross-origin isolated.
+   * logged with `console.warn`): e.g. a page that is not cross-origin isolated. What stops it
+   * is a {@link BrowserSupportError} from {@link startMulticam} instead.
    */
   readonly warnings: readonly string[];
   /**
@@ -116,7 +121,10 @@ export interface MulticamInstance {
 }
 
 /**
- * Registers the service worker and returns the running instance.
+ * Checks the browser, registers the service worker and returns the running instance. A browser
+ * that lacks something the pipeline needs (WebCodecs, module workers, service workers,
+ * IndexedDB…) rejects at once with a {@link BrowserSupportError} naming each missing piece and
+ * the browsers that work, before anything is registered or stored.
  *
  * @example
  * ```ts
@@ -128,12 +136,12 @@ export interface MulticamInstance {
  */
 export async function startMulticam(options: StartMulticamOptions = {}): Promise<MulticamInstance> {
   const basePath = normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH);
-  const warnings: string[] = [];
-  if (options.engine && globalThis.crossOriginIsolated !== true) {
-    warnings.push(
-      'multicam: this page is not cross-origin isolated, so SharedArrayBuffer is off and the optional ffmpeg core runs single-threaded: serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp (the multicam/vite plugin does on its dev and preview servers)',
-    );
-  }
+  const capabilities = evaluateCapabilities(await probeBrowserCapabilities(), {
+    engine: options.engine === true,
+    ffmpegCore: options.assets?.ffmpegWasmBase !== undefined,
+  });
+  if (capabilities.missing.length > 0) throw new BrowserSupportError(capabilities.missing);
+  const warnings: string[] = [...capabilities.degraded];
   const storagePersisted = options.persistStorage === false ? null : await requestPersistence();
   if (storagePersisted === false)
     warnings.push(

@@ -6,11 +6,28 @@
  * length of the footage. Every output chunk passes through a BS.1770 loudness meter
  * (src/analysis/loudness.ts) on its way out, so the job can say how loud the render is.
  *
+ * With mastering ({@link MasteringOptions}), {@link AudioMixer.prepare} first reads the sources
+ * once to plan each speaker's levelling and the master gain (src/analysis/levelling.ts); the
+ * mix then applies those gains and passes a true-peak limiter (src/analysis/limiter.ts).
+ *
  * @module
  */
 import { AudioSampleSink, type AudioSample, type InputAudioTrack } from 'mediabunny';
-import { LoudnessMeter, type LoudnessSummary } from '../analysis/loudness.ts';
+import {
+  assignSpeakers,
+  blockSpeakers,
+  integratedFromBlocks,
+  LEVELLING_BLOCK_SEC,
+  LevellingAnalysis,
+  masterGainDb,
+  momentaryEnergies,
+  planLevelling,
+  type SpeechTurn,
+} from '../analysis/levelling.ts';
+import { TruePeakLimiter } from '../analysis/limiter.ts';
+import { gatedLoudness, LoudnessMeter, type LoudnessSummary } from '../analysis/loudness.ts';
 import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
+import type { RenderAudioOptions } from './protocol.ts';
 import { rangeGain, rangeSpan, type AudioRange } from './plan.ts';
 
 /** Output sample rate of every render. */
@@ -37,6 +54,8 @@ export class SourceAudioReader {
     rate: number,
     channels: number,
     readonly clock: ClockMapping,
+    /** The source's id (for the mastering report). */
+    readonly sourceId = '',
   ) {
     this.sink = new AudioSampleSink(track);
     this.rate = rate;
@@ -146,6 +165,78 @@ export class SourceAudioReader {
   }
 }
 
+/** The sound of a render: a loudness target with voice levelling and a true-peak ceiling. */
+export interface MasteringOptions {
+  /** Target integrated loudness of the render, LUFS. */
+  targetLufs: number;
+  /** True-peak ceiling, dBTP. */
+  truePeakDbtp: number;
+  /** Per source id: the turns of the speakers recorded on it (its speaker's, or every speaker's on a single mix), reference ms. */
+  speech: Readonly<Record<string, readonly SpeechTurn[]>>;
+  /**
+   * Every speaker's turns, reference ms, when `speech` does not say who is on which source: the
+   * analysis pass finds it from the audio ({@link assignSpeakers}).
+   */
+  turns?: readonly SpeechTurn[];
+}
+
+/** The mixer's mastering from the render request's `audio`. */
+export function masteringOf(audio: RenderAudioOptions): MasteringOptions {
+  if (!Number.isFinite(audio.loudnessLufs) || audio.loudnessLufs >= 0 || audio.loudnessLufs < -70)
+    throw new RangeError(`audio.loudnessLufs must be a number from -70 to 0 LUFS (got ${audio.loudnessLufs})`);
+  if (!Number.isFinite(audio.truePeakDbtp) || audio.truePeakDbtp > 0 || audio.truePeakDbtp < -20)
+    throw new RangeError(`audio.truePeakDbtp must be a number from -20 to 0 dBTP (got ${audio.truePeakDbtp})`);
+  return {
+    targetLufs: audio.loudnessLufs,
+    truePeakDbtp: audio.truePeakDbtp,
+    speech: audio.speech ?? {},
+    ...(audio.turns ? { turns: audio.turns } : {}),
+  };
+}
+
+/**
+ * The limiter aims this far under the ceiling: the AAC or Opus encoder after it moves the
+ * peaks of the decoded file by a few tenths of a dB.
+ */
+export const ENCODER_PEAK_MARGIN_DB = 1.5;
+/** How far the true peak of a mix may lie above its highest sample, dB, for deciding whether the limiter can act. */
+const TRUE_PEAK_OVERSHOOT_DB = 1;
+/** Trial passes at most (each one reads the sources again). */
+const MAX_TRIAL_PASSES = 3;
+
+/** One source's loudness before and after levelling (as it sits in the render, before the limiter). */
+export interface SourceLevels {
+  sourceId: string;
+  integratedLufsBefore: number | null;
+  integratedLufsAfter: number | null;
+  speakers: Array<{
+    speaker: string;
+    /** Their speech on this source before levelling, LUFS. */
+    speechLufsBefore: number | null;
+    /** Their speech as it sits in the render (levelling, mix weight and master gain), LUFS. */
+    speechLufsAfter: number | null;
+    /** The static levelling gain, dB. */
+    gainDb: number;
+    /** The ride's lowest and highest gain on top of it, dB. */
+    rideDb: [number, number];
+    speechSec: number;
+  }>;
+}
+
+/** What the mastering did. */
+export interface MixLevels {
+  targetLufs: number;
+  truePeakDbtp: number;
+  /** The levelled mix's integrated loudness before the master gain, LUFS (from the analysis pass). */
+  mixLufsBefore: number | null;
+  masterGainDb: number;
+  /** The most the limiter turned the sound down, dB. */
+  limiterMaxReductionDb: number;
+  /** Passes that measured the limited mix to correct the master gain (0: the peaks stayed clear of the ceiling). */
+  trialPasses: number;
+  sources: SourceLevels[];
+}
+
 /** Mixes the sources into output chunks. */
 export class AudioMixer {
   readonly channels: number;
@@ -153,20 +244,155 @@ export class AudioMixer {
   private produced = 0;
   /** Measures every chunk handed out (the mix as the encoder receives it). */
   private readonly meter: LoudnessMeter;
+  /** Per reader, per 100 ms block: linear gain (levelling, mix weight, master gain); null: the plain average. */
+  private gains: Float32Array[] | null = null;
+  private limiter: TruePeakLimiter | null = null;
+  private report: Omit<MixLevels, 'limiterMaxReductionDb' | 'trialPasses'> | null = null;
+  private trialPasses = 0;
 
   constructor(
     private readonly readers: readonly SourceAudioReader[],
     private readonly ranges: readonly AudioRange[],
     keptMs: number,
+    private readonly mastering: MasteringOptions | null = null,
   ) {
     this.channels = Math.min(2, Math.max(1, ...readers.map((r) => r.channels)));
     this.totalSamples = Math.round((keptMs / 1000) * OUTPUT_SAMPLE_RATE);
     this.meter = new LoudnessMeter(OUTPUT_SAMPLE_RATE, this.channels);
   }
 
+  /**
+   * With mastering: one pass over the sources (decoded, not mixed) that plans the levelling and
+   * the master gain (src/analysis/levelling.ts), then primes the limiter. Call once before
+   * {@link next}; without mastering it does nothing. `onProgress` is called after every second
+   * of audio read (each pass from 0 to 1); it may throw to cancel.
+   */
+  async prepare(onProgress?: (fraction: number) => void): Promise<void> {
+    const m = this.mastering;
+    if (!m || this.produced > 0 || this.gains) return;
+    const analysis = new LevellingAnalysis(this.readers.length, this.channels, OUTPUT_SAMPLE_RATE);
+    const chunk = OUTPUT_SAMPLE_RATE;
+    for (let s0 = 0; s0 < this.totalSamples; s0 += chunk) {
+      analysis.push(await this.sourcePlanes(s0, Math.min(chunk, this.totalSamples - s0)));
+      onProgress?.(Math.min(1, (s0 + chunk) / this.totalSamples));
+    }
+    analysis.finish();
+    const blocks = analysis.length;
+    const blockTimesMs = new Float64Array(blocks);
+    for (let b = 0; b < blocks; b++) blockTimesMs[b] = this.refTimeAt((b + 0.5) * LEVELLING_BLOCK_SEC * 1000);
+    const energies = this.readers.map((_, i) => analysis.sourceEnergies(i));
+    const given = this.readers.some((r) => m.speech[r.sourceId] !== undefined);
+    const speech =
+      given || !m.turns
+        ? this.readers.map((r) => [...(m.speech[r.sourceId] ?? [])])
+        : assignSpeakers(energies, blockTimesMs, m.turns);
+    const plan = planLevelling({ energies, blockTimesMs, speech });
+    const weight = 1 / Math.max(1, this.readers.length);
+    const levelled = plan.gainsDb.map((db) => Float64Array.from(db, (g) => weight * 10 ** (g / 20)));
+    const mixLufs = integratedFromBlocks(analysis.mixEnergies(levelled));
+    let master = masterGainDb(mixLufs, m.targetLufs);
+    this.gains = levelled.map((g) => Float32Array.from(g, (x) => x * 10 ** (master / 20)));
+    // The limiter takes some loudness off where it acts, more from a peaky voice than from a
+    // smooth one. Where the peaks may reach the ceiling, trial passes (mix, limiter and meter,
+    // nothing encoded) measure the result: the master gain makes up the difference (a secant
+    // step, the limiter giving back less than it is given), and each speaker's gain what the
+    // limiter took from their speech more than from the others'.
+    const ceiling = m.truePeakDbtp - ENCODER_PEAK_MARGIN_DB;
+    const trims = new Map<string, number>();
+    const peakBound = analysis.mixPeakBound(this.gains.map((g) => Float64Array.from(g)));
+    if (20 * Math.log10(peakBound) + TRUE_PEAK_OVERSHOOT_DB > ceiling) {
+      const owners = blockSpeakers(blockTimesMs, speech.flat());
+      let previous: { master: number; lufs: number } | null = null;
+      for (let pass = 0; pass < MAX_TRIAL_PASSES; pass++) {
+        const blocksOut = await this.trialBlocks(ceiling, onProgress);
+        this.trialPasses++;
+        const limited = integratedFromBlocks(blocksOut);
+        if (!Number.isFinite(limited)) break;
+        const momentary = momentaryEnergies(blocksOut);
+        const bySpeaker = new Map<string, number>();
+        for (const k of new Set(speech.flat().map((t) => t.speaker))) {
+          const picked = Float64Array.from(
+            Array.from(momentary).filter((_, b) => owners[b] === k && owners[b + 3] === k),
+          );
+          const lufs = gatedLoudness(picked);
+          if (Number.isFinite(lufs)) bySpeaker.set(k, lufs);
+        }
+        const mean = [...bySpeaker.values()].reduce((a, b) => a + b, 0) / Math.max(1, bySpeaker.size);
+        const deltas = new Map([...bySpeaker].map(([k, l]) => [k, Math.max(-6, Math.min(6, mean - l))]));
+        const error = m.targetLufs - limited;
+        if (Math.abs(error) < 0.2 && [...deltas.values()].every((d) => Math.abs(d) < 0.3)) break;
+        const slope =
+          previous && limited !== previous.lufs ? (master - previous.master) / (limited - previous.lufs) : 1;
+        const step = error * Math.max(1, Math.min(5, slope));
+        previous = { master, lufs: limited };
+        master += step;
+        for (const [k, d] of deltas) trims.set(k, (trims.get(k) ?? 0) + d);
+        this.gains = this.gains.map((g, s) =>
+          g.map((x, b) => x * 10 ** ((step + (deltas.get(plan.holders[s]![b] ?? '') ?? 0)) / 20)),
+        );
+      }
+    }
+    const round = (x: number): number | null => (Number.isFinite(x) ? Math.round(x * 100) / 100 : null);
+    this.report = {
+      targetLufs: m.targetLufs,
+      truePeakDbtp: m.truePeakDbtp,
+      mixLufsBefore: round(mixLufs),
+      masterGainDb: round(master) ?? 0,
+      sources: this.readers.map((_, i) => {
+        const after = energies[i]!.map((e, b) => e * this.gains![i]![b]! ** 2);
+        const owners = plan.speakers[i]!.length > 0 ? blockSpeakers(blockTimesMs, speech[i]!) : [];
+        return {
+          sourceId: this.readers[i]!.sourceId,
+          integratedLufsBefore: round(integratedFromBlocks(energies[i]!)),
+          integratedLufsAfter: round(integratedFromBlocks(after)),
+          speakers: plan.speakers[i]!.map((k) => {
+            const own = owners.map((o) => o === k.speaker);
+            const ride = plan.gainsDb[i]!.filter((_, b) => own[b]).map((g) => g - k.gainDb);
+            return {
+              speaker: k.speaker,
+              speechLufsBefore: k.speechLufs === null ? null : round(k.speechLufs),
+              speechLufsAfter: round(integratedFromBlocks(after.map((e, b) => (own[b] ? e : 0)))),
+              gainDb: round(k.gainDb + (trims.get(k.speaker) ?? 0)) ?? 0,
+              rideDb: [round(Math.min(0, ...ride)) ?? 0, round(Math.max(0, ...ride)) ?? 0],
+              speechSec: k.speechSec,
+            };
+          }),
+        };
+      }),
+    };
+    this.limiter = new TruePeakLimiter(this.channels, OUTPUT_SAMPLE_RATE, { ceilingDbtp: ceiling });
+    // Prime the limiter's look-ahead: its first outputs are the silence before the start.
+    this.limiter.process(await this.mixed(0, this.limiter.latency));
+  }
+
+  /** The 100 ms energies of the whole mix through a limiter at `ceilingDbtp` (a pass that encodes nothing). */
+  private async trialBlocks(ceilingDbtp: number, onProgress?: (fraction: number) => void): Promise<Float64Array> {
+    const limiter = new TruePeakLimiter(this.channels, OUTPUT_SAMPLE_RATE, { ceilingDbtp });
+    const blocks = new LevellingAnalysis(1, this.channels, OUTPUT_SAMPLE_RATE);
+    limiter.process(await this.mixed(0, limiter.latency));
+    const chunk = OUTPUT_SAMPLE_RATE;
+    for (let s0 = 0; s0 < this.totalSamples; s0 += chunk) {
+      const count = Math.min(chunk, this.totalSamples - s0);
+      blocks.push([limiter.process(await this.mixed(s0 + limiter.latency, count))]);
+      onProgress?.(Math.min(1, (s0 + chunk) / this.totalSamples));
+    }
+    blocks.finish();
+    return blocks.sourceEnergies(0);
+  }
+
   /** The loudness of the mix handed out so far (all of it once {@link done}). */
   loudness(): LoudnessSummary {
     return this.meter.summary();
+  }
+
+  /** What the mastering did (after {@link prepare}); null without mastering. */
+  levels(): MixLevels | null {
+    if (!this.report) return null;
+    return {
+      ...this.report,
+      limiterMaxReductionDb: Math.round((this.limiter?.maxReductionDb ?? 0) * 100) / 100,
+      trialPasses: this.trialPasses,
+    };
   }
 
   /** Output samples produced so far. */
@@ -181,31 +407,80 @@ export class AudioMixer {
   /** The next `n` output samples (fewer at the end), planar: one Float32Array per channel. */
   async next(n: number): Promise<Float32Array[]> {
     const s0 = this.produced;
-    const count = Math.min(n, this.totalSamples - s0);
+    const count = Math.max(0, Math.min(n, this.totalSamples - s0));
+    if (this.mastering && !this.gains) await this.prepare();
+    const out = this.limiter
+      ? this.limiter.process(await this.mixed(s0 + this.limiter.latency, count))
+      : await this.mixed(s0, count);
+    this.produced += count;
+    if (count > 0) this.meter.push(out);
+    return out;
+  }
+
+  /** Output samples [s0, s0 + count) of the mix (silence past the end), before the limiter. */
+  private async mixed(s0: number, count: number): Promise<Float32Array[]> {
     const out = Array.from({ length: this.channels }, () => new Float32Array(Math.max(0, count)));
     if (count <= 0) return out;
-    const msPerSample = 1000 / OUTPUT_SAMPLE_RATE;
+    const planes = await this.sourcePlanes(s0, count);
     const weight = 1 / Math.max(1, this.readers.length);
+    const blockSamples = LEVELLING_BLOCK_SEC * OUTPUT_SAMPLE_RATE;
+    planes.forEach((source, r) => {
+      const gains = this.gains?.[r];
+      if (!gains) {
+        for (let c = 0; c < this.channels; c++) {
+          const o = out[c]!;
+          const x = source[c]!;
+          for (let i = 0; i < count; i++) o[i]! += weight * x[i]!;
+        }
+        return;
+      }
+      // The block gains, linear between block middles.
+      const last = gains.length - 1;
+      for (let i = 0; i < count; i++) {
+        const u = (s0 + i) / blockSamples - 0.5;
+        const b = Math.floor(u);
+        const f = u - b;
+        const g0 = gains[Math.max(0, Math.min(last, b))] ?? 0;
+        const g1 = gains[Math.max(0, Math.min(last, b + 1))] ?? 0;
+        const g = g0 + (g1 - g0) * f;
+        for (let c = 0; c < this.channels; c++) out[c]![i]! += g * source[c]![i]!;
+      }
+    });
+    return out;
+  }
+
+  /** Each reader's signal at output samples [s0, s0 + count), crossfades applied: [reader][channel]. */
+  private async sourcePlanes(s0: number, count: number): Promise<Float32Array[][]> {
+    const planes = this.readers.map(() =>
+      Array.from({ length: this.channels }, () => new Float32Array(Math.max(0, count))),
+    );
+    const msPerSample = 1000 / OUTPUT_SAMPLE_RATE;
     for (const r of this.ranges) {
       const span = rangeSpan(r);
       const i0 = Math.max(0, Math.ceil(span.startMs / msPerSample) - s0);
       const i1 = Math.min(count, Math.ceil(span.endMs / msPerSample) - s0);
       if (i1 <= i0) continue;
       const refAt = (i: number): number => r.refStartMs + ((s0 + i) * msPerSample - r.outStartMs);
-      for (const reader of this.readers) {
+      for (const [k, reader] of this.readers.entries()) {
         const a = toSourceTime(refAt(i0), reader.clock) / 1000;
         const b = toSourceTime(refAt(i1 - 1), reader.clock) / 1000;
         await reader.ensure(a, b);
+        const out = planes[k]!;
         for (let i = i0; i < i1; i++) {
-          const g = rangeGain(r, (s0 + i) * msPerSample) * weight;
+          const g = rangeGain(r, (s0 + i) * msPerSample);
           if (g === 0) continue;
           const sec = toSourceTime(refAt(i), reader.clock) / 1000;
           for (let c = 0; c < this.channels; c++) out[c]![i]! += g * reader.valueAt(c, sec);
         }
       }
     }
-    this.produced += count;
-    this.meter.push(out);
-    return out;
+    return planes;
+  }
+
+  /** The reference time (ms) an output time falls on, or NaN in no range. */
+  private refTimeAt(outMs: number): number {
+    for (const r of this.ranges)
+      if (r.outStartMs <= outMs && outMs < r.outEndMs) return r.refStartMs + (outMs - r.outStartMs);
+    return NaN;
   }
 }

@@ -1,18 +1,21 @@
 /**
- * Which codec and encoder make the render's audio. AAC is what editing software imports, so an
- * MP4 takes AAC wherever it can be had: from the browser's own encoder (WebCodecs; Chrome on
- * macOS and Windows has one, Linux Chromium does not), else from the optional ffmpeg core when
- * the app opted in to it. Otherwise the MP4 carries Opus, and the plan says why. Pure.
+ * Which codec and encoder make the render's audio. AAC-LC is what players and editing software
+ * take, so an MP4 is AAC unless Opus is asked for: from the browser's own encoder (WebCodecs;
+ * Chrome on macOS and Windows, Safari), else from `@mediabunny/aac-encoder` (MPL-2.0:
+ * FFmpeg's native AAC encoder compiled to WebAssembly, shipped inside the render worker), so
+ * Linux Chromium, Firefox and WebKitGTK render AAC too, without the GPL ffmpeg core. Pure.
  *
  * @module
  */
 
-/** The audio of a render: codec, encoder, and why, when it is not what was asked for. */
+/** Who encodes the render's audio. */
+export type AudioEncoderKind = 'webcodecs' | 'aac-wasm';
+
+/** The audio of a render: codec and encoder. */
 export interface AudioPlan {
   codec: 'aac' | 'opus';
-  encoder: 'webcodecs' | 'ffmpeg.wasm';
-  /** Why the MP4 carries Opus (set only then), for the job and the logs. */
-  note: string | null;
+  /** `aac-wasm`: `@mediabunny/aac-encoder`, where WebCodecs has no AAC encoder. */
+  encoder: AudioEncoderKind;
 }
 
 /** What the plan depends on. */
@@ -22,34 +25,21 @@ export interface AudioPlanInput {
   requested: 'aac' | 'opus' | undefined;
   /** Whether WebCodecs can encode AAC-LC here (`AudioEncoder.isConfigSupported`). */
   webCodecsAac: boolean;
-  /** Whether the app opted in to the ffmpeg core (a `wasmBase` was given). */
-  ffmpegCore: boolean;
 }
-
-/** Says why an asked-for AAC cannot be made; thrown as a RenderError by the caller. */
-export const NO_AAC_ENCODER =
-  'output.audioCodec aac: this browser has no AAC encoder (WebCodecs) and the app did not enable the optional ffmpeg core; ask for opus, or enable the core (README, "The optional ffmpeg core")';
-
-/** The note a default MP4 render carries when its audio is Opus. */
-export const OPUS_IN_MP4_NOTE =
-  'Opus audio in MP4: this browser has no AAC encoder and the optional ffmpeg core is not enabled (most editing software imports it; some older tools want AAC)';
 
 /**
  * The audio plan, or a string saying why the request cannot be met.
  *
  * @example
- * planAudio({ container: 'mp4', requested: undefined, webCodecsAac: false, ffmpegCore: false });
- * // → { codec: 'opus', encoder: 'webcodecs', note: OPUS_IN_MP4_NOTE }
+ * planAudio({ container: 'mp4', requested: undefined, webCodecsAac: false });
+ * // → { codec: 'aac', encoder: 'aac-wasm' }
  */
 export function planAudio(input: AudioPlanInput): AudioPlan | string {
-  const { container, requested, webCodecsAac, ffmpegCore } = input;
+  const { container, requested, webCodecsAac } = input;
   if (container === 'webm') {
     if (requested === 'aac') return 'output.audioCodec: a webm output takes opus';
-    return { codec: 'opus', encoder: 'webcodecs', note: null };
+    return { codec: 'opus', encoder: 'webcodecs' };
   }
-  if (requested === 'opus') return { codec: 'opus', encoder: 'webcodecs', note: null };
-  if (webCodecsAac) return { codec: 'aac', encoder: 'webcodecs', note: null };
-  if (ffmpegCore) return { codec: 'aac', encoder: 'ffmpeg.wasm', note: null };
-  if (requested === 'aac') return NO_AAC_ENCODER;
-  return { codec: 'opus', encoder: 'webcodecs', note: OPUS_IN_MP4_NOTE };
+  if (requested === 'opus') return { codec: 'opus', encoder: 'webcodecs' };
+  return { codec: 'aac', encoder: webCodecsAac ? 'webcodecs' : 'aac-wasm' };
 }

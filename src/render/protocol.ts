@@ -5,7 +5,10 @@
  *
  * @module
  */
+import type { SpeechTurn } from '../analysis/levelling.ts';
 import type { LoudnessSummary } from '../analysis/loudness.ts';
+import type { MixLevels } from './audio-mix.ts';
+import type { AudioPlan } from './audio-plan.ts';
 import type { Cut, TimeRange } from '../contract/types.ts';
 
 /** One recorded file the render may read. */
@@ -29,10 +32,10 @@ export interface RenderOutputOptions {
   /** Default `avc` (H.264). */
   videoCodec?: 'avc' | 'vp9' | 'av1';
   /**
-   * Default in MP4: AAC from the browser's WebCodecs encoder where it has one (Chrome on macOS
-   * and Windows), else AAC from the optional ffmpeg core when {@link RenderRequest.ffmpeg} is
-   * given, else Opus (the result's `audioNote` says why). `aac` asked for where neither encoder
-   * exists is an error. WebM: Opus.
+   * Default in MP4: AAC-LC, from the browser's WebCodecs encoder where it has one (Chrome on
+   * macOS and Windows, Safari), else from the WebAssembly encoder bundled with the render
+   * worker (`@mediabunny/aac-encoder`, MPL-2.0; Linux Chromium, Firefox). `opus` only when
+   * asked for. WebM: Opus.
    */
   audioCodec?: 'aac' | 'opus';
   /** Default `mp4`. WebM takes VP9 or AV1 with Opus. */
@@ -60,11 +63,35 @@ export interface RenderRequest {
   output?: RenderOutputOptions;
   /**
    * The optional ffmpeg core (GPL-2.0-or-later; the app opts in): `wasmBase` is the folder that
-   * holds `ffmpeg-core/` (and `ffmpeg-core-mt/`), e.g. `https://host/wasm/`. It encodes AAC where
-   * the browser has no AAC encoder, and H.264 where it has no H.264 encoder. Without it the core
-   * is never fetched.
+   * holds `ffmpeg-core/` (and `ffmpeg-core-mt/`), e.g. `https://host/wasm/`. It encodes H.264
+   * where the browser has no H.264 encoder (the audio never needs it). Without it the core is
+   * never fetched.
    */
   ffmpeg?: { wasmBase: string };
+  /**
+   * The sound's mastering: each speaker levelled from their speech, the mix brought to
+   * `loudnessLufs` and held under `truePeakDbtp` (src/render/audio-mix.ts). Absent: the sources
+   * are mixed as recorded (an average, no limiter).
+   */
+  audio?: RenderAudioOptions;
+}
+
+/** {@link RenderRequest.audio}. */
+export interface RenderAudioOptions {
+  /** Target integrated loudness, LUFS (e.g. −16). */
+  loudnessLufs: number;
+  /** True-peak ceiling, dBTP (e.g. −1). */
+  truePeakDbtp: number;
+  /**
+   * Per audio source id: the turns of the speakers recorded on it, reference ms (a close mic:
+   * its speaker's turns; a single mix: every speaker's). Sources not listed are not levelled.
+   */
+  speech?: Record<string, SpeechTurn[]>;
+  /**
+   * Every speaker's turns (reference ms), when `speech` is not given: the render finds which
+   * source is whose close mic from the audio (a single source carries everyone).
+   */
+  turns?: SpeechTurn[];
 }
 
 /** Receives the output file as positioned writes (an MP4 without fast start patches its header at the end). */
@@ -103,21 +130,18 @@ export interface RenderResult {
   /** The codec string the encoder was configured with, e.g. `avc1.640028`. */
   videoCodecString: string;
   audioCodec: 'aac' | 'opus' | null;
-  /** Which encoder made the audio. */
-  audioEncoder: 'ffmpeg.wasm' | 'webcodecs' | null;
-  /** Why an MP4 carries Opus rather than AAC (no AAC encoder here and no ffmpeg core), else null. */
-  audioNote: string | null;
   /**
-   * Where the mix waited for the ffmpeg.wasm AAC encoder: `disk` (the origin's private file
-   * system: memory flat in the length), `memory` (a Blob, where that is not available); null
-   * on the other audio paths (encoded along the way).
+   * Which encoder made the audio: the browser's (`webcodecs`) or, for AAC where the browser has
+   * none, the bundled WebAssembly one (`aac-wasm`, `@mediabunny/aac-encoder`).
    */
-  audioMix: 'disk' | 'memory' | null;
+  audioEncoder: AudioPlan['encoder'] | null;
   /**
    * The loudness of the audio as it went to the encoder (BS.1770-4 / EBU R128, measured while
    * it streamed past); null when the render has no audio.
    */
   loudness: LoudnessSummary | null;
+  /** What the mastering did (each source's loudness before and after levelling, the master gain); null without {@link RenderRequest.audio}. */
+  levels: MixLevels | null;
   frames: number;
   durationMs: number;
   /** The kept timeline (cut coverage minus removed ranges), ms. */

@@ -5,8 +5,9 @@
  * and encoded with WebCodecs (H.264 by default; VP9/AV1 on request), or by ffmpeg.wasm's libx264
  * where the browser has no H.264 encoder (src/render/x264-ffmpeg.ts). Audio is the mix of the
  * audio sources with equal-power crossfades at every join (src/render/audio-mix.ts), encoded
- * to AAC by ffmpeg.wasm (src/render/aac-ffmpeg.ts) or to Opus by WebCodecs. mediabunny muxes
- * to MP4 without fast start (or WebM) and streams the file to the caller's sink in chunks.
+ * along the way to AAC-LC (WebCodecs where the browser has an AAC encoder, else the bundled
+ * WebAssembly encoder `@mediabunny/aac-encoder`) or, when asked, to Opus. mediabunny muxes to
+ * MP4 without fast start (or WebM) and streams the file to the caller's sink in chunks.
  *
  * @module
  */
@@ -15,10 +16,7 @@ import {
   AudioSample,
   AudioSampleSource,
   BlobSource,
-  BufferSource,
-  EncodedAudioPacketSource,
   EncodedPacket,
-  EncodedPacketSink,
   EncodedVideoPacketSource,
   Input,
   Mp4OutputFormat,
@@ -34,10 +32,8 @@ import {
 } from 'mediabunny';
 import type { ClockMapping } from '../analysis/sync.ts';
 import { toSourceTime } from '../analysis/sync.ts';
-import { encodeAacWithFfmpeg } from './aac-ffmpeg.ts';
 import { planAudio, type AudioPlan } from './audio-plan.ts';
-import { openOpfsWavWriter, WavBlobWriter } from './wav.ts';
-import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
+import { AudioMixer, masteringOf, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
 import { FfmpegH264Encoder } from './x264-ffmpeg.ts';
 import { frameReferenceTime, planRender, RenderPlanError, type RenderPlan } from './plan.ts';
 import type { RenderOutputOptions, RenderProgress, RenderRequest, RenderResult, RenderSink } from './protocol.ts';
@@ -107,8 +103,12 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     const video = await chooseVideoEncoding(o, videoCodec, videoTracks.get(plan.mainSourceId!)!, fps, input.ffmpeg);
     const readers = await openAudioReaders(input, sources, [...videoTracks.keys()]);
     disposers.push(() => Promise.all(readers.map((r) => r.dispose())).then(() => undefined));
-    const mixer = readers.length > 0 ? new AudioMixer(readers, plan.audio, plan.keptMs) : null;
-    const audioPlan = mixer ? await chooseAudio(container, o, mixer.channels, input.ffmpeg !== undefined) : null;
+    const mixer =
+      readers.length > 0
+        ? new AudioMixer(readers, plan.audio, plan.keptMs, input.audio ? masteringOf(input.audio) : null)
+        : null;
+    await mixer?.prepare(checkAbort);
+    const audioPlan = mixer ? await chooseAudio(container, o, mixer.channels) : null;
     const target = await streamTarget(input.sink);
     output = new Output({
       format:
@@ -121,16 +121,10 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       ? ffmpegVideoWriter(output, video, fps, input, signal, disposers)
       : webCodecsVideoWriter(output, video, videoCodec, fps);
     const steps = { signal, report, checkAbort, disposers };
-    const audioBitrate = o.audioBitrate ?? 128_000;
     const audio =
-      !mixer || !audioPlan
-        ? NO_AUDIO
-        : audioPlan.encoder === 'ffmpeg.wasm'
-          ? await aacAudioWriter(output, mixer, audioBitrate, target.sequential, input, steps)
-          : webCodecsAudioWriter(output, mixer, audioPlan.codec, audioBitrate);
-    const videoWeight = audioPlan?.encoder === 'ffmpeg.wasm' ? 0.8 : 1;
+      !mixer || !audioPlan ? NO_AUDIO : streamingAudioWriter(output, mixer, audioPlan, o.audioBitrate ?? 128_000);
     await output.start();
-    const framesDone = await renderFrames(plan, videoTracks, sources.clocks, fps, writer, audio, videoWeight, steps);
+    const framesDone = await renderFrames(plan, videoTracks, sources.clocks, fps, writer, audio, steps);
     await writer.finish();
     await audio.pump(Infinity);
     audio.close();
@@ -150,9 +144,8 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
       videoCodecString: writer.codecString(),
       audioCodec: audioPlan?.codec ?? null,
       audioEncoder: audio.encoder,
-      audioMix: audio.mix,
-      audioNote: audioPlan?.note ?? null,
       loudness: mixer ? mixer.loudness() : null,
+      levels: mixer ? mixer.levels() : null,
       frames: framesDone,
       durationMs: plan.durationMs,
       keptMs: plan.keptMs,
@@ -232,19 +225,27 @@ async function canEncodeAacWithWebCodecs(channels: number, bitrate: number): Pro
   }
 }
 
-/** The audio codec and encoder (src/render/audio-plan.ts), or a RenderError saying why none fits the request. */
+/**
+ * The audio codec and encoder (src/render/audio-plan.ts), or a RenderError saying why none fits
+ * the request. Where the plan takes the WebAssembly AAC encoder, it is loaded and registered
+ * with mediabunny here: registered encoders take precedence over WebCodecs in this worker, so
+ * only a browser without an AAC encoder of its own registers it.
+ */
 async function chooseAudio(
   container: RenderResult['container'],
   o: RenderOutputOptions,
   channels: number,
-  ffmpegCore: boolean,
 ): Promise<AudioPlan> {
   const webCodecsAac =
     container === 'mp4' && o.audioCodec !== 'opus'
       ? await canEncodeAacWithWebCodecs(channels, o.audioBitrate ?? 128_000)
       : false;
-  const plan = planAudio({ container, requested: o.audioCodec, webCodecsAac, ffmpegCore });
+  const plan = planAudio({ container, requested: o.audioCodec, webCodecsAac });
   if (typeof plan === 'string') throw new RenderError(plan);
+  if (plan.encoder === 'aac-wasm') {
+    const { registerAacEncoder } = await import('@mediabunny/aac-encoder');
+    registerAacEncoder();
+  }
   return plan;
 }
 
@@ -417,6 +418,7 @@ async function openAudioReaders(
         await track.getSampleRate(),
         Math.min(2, await track.getNumberOfChannels()),
         sources.clocks.get(id)!,
+        id,
       ),
     );
   }
@@ -554,98 +556,30 @@ function webCodecsVideoWriter(
 /** The audio track of the output: who encodes it, and packets fed up to a given output time. */
 interface AudioWriter {
   encoder: RenderResult['audioEncoder'];
-  mix: RenderResult['audioMix'];
   /** Adds the audio up to `untilSec` of output time. */
   pump(untilSec: number): Promise<void>;
   close(): void;
 }
 
 /** No audio source: no audio track. */
-const NO_AUDIO: AudioWriter = { encoder: null, mix: null, pump: async () => undefined, close: () => undefined };
+const NO_AUDIO: AudioWriter = { encoder: null, pump: async () => undefined, close: () => undefined };
 
 /**
- * The AAC audio track, prepared before the video (one ffmpeg.wasm run over the whole mix,
- * reported as the first 20 % of the progress); its packets are fed as the video advances.
+ * FFmpeg's AAC encoder (the WebAssembly one) primes with 1024 samples, and
+ * `@mediabunny/aac-encoder` stamps its packets from the first sample's time on: the mix is fed
+ * that much early, so the priming packet lies before 0 and the muxer trims it with an edit
+ * list (also in a fragmented MP4): output time t is mix sample t·48 000, as the video is.
  */
-async function aacAudioWriter(
-  output: Output,
-  mixer: AudioMixer,
-  audioBitrate: number,
-  sequential: boolean,
-  input: RenderEditInput,
-  steps: RenderSteps,
-): Promise<AudioWriter> {
-  const { signal, report, checkAbort, disposers } = steps;
-  // The mix goes to the private file system where there is one (memory flat in the length).
-  const onDisk = await openOpfsWavWriter(OUTPUT_SAMPLE_RATE, mixer.channels);
-  const inMemory = onDisk ? null : new WavBlobWriter(OUTPUT_SAMPLE_RATE, mixer.channels);
-  if (onDisk) disposers.push(() => onDisk.dispose());
-  while (!mixer.done) {
-    checkAbort();
-    const planes = await mixer.next(AUDIO_CHUNK * 10);
-    if (onDisk) onDisk.append(planes);
-    else inMemory!.append(planes);
-    report({ fraction: 0.15 * (mixer.position / Math.max(1, mixer.totalSamples)), stage: 'audio', frames: 0 });
-  }
-  const wav = onDisk ? await onDisk.finish() : inMemory!.finish();
-  const adts = await encodeAacWithFfmpeg(wav, audioBitrate, signal, input.ffmpeg!);
-  await onDisk?.dispose();
-  checkAbort();
-  report({ fraction: 0.2, stage: 'audio', frames: 0 });
-  const aacInput = new Input({ source: new BufferSource(adts), formats: ALL_FORMATS });
-  disposers.push(() => aacInput.dispose());
-  const aacTrack = await aacInput.getPrimaryAudioTrack();
-  if (!aacTrack) throw new RenderError('audio: ffmpeg.wasm produced no AAC stream');
-  const decoderConfig = await aacTrack.getDecoderConfig();
-  if (!decoderConfig) throw new RenderError('audio: the AAC stream has no decoder configuration');
-  const aacSource = new EncodedAudioPacketSource('aac');
-  output.addAudioTrack(aacSource);
-  const packets = new EncodedPacketSink(aacTrack).packets();
-  disposers.push(async () => void (await packets.return()));
-  // ffmpeg's AAC encoder primes with 1024 samples: shift them before 0 so audio and video start together.
-  const priming = 1024 / OUTPUT_SAMPLE_RATE;
-  let first = true;
-  let pending: EncodedPacket | null = null;
-  let finished = false;
-  const pump = async (untilSec: number): Promise<void> => {
-    while (!finished) {
-      if (!pending) {
-        const n = await packets.next();
-        if (n.done) {
-          finished = true;
-          break;
-        }
-        pending = n.value;
-      }
-      const ts = pending.timestamp - priming;
-      if (ts < 0 && sequential) {
-        // A fragmented MP4 has no edit list to hide the priming packet: its negative start would
-        // lengthen the file by one packet (21 ms), so it is dropped (the first 21 ms fade in).
-        pending = null;
-        continue;
-      }
-      if (ts > untilSec) break;
-      const packet = new EncodedPacket(pending.data, 'key', ts, pending.duration);
-      await aacSource.add(packet, first ? { decoderConfig } : undefined);
-      first = false;
-      pending = null;
-    }
-  };
-  return { encoder: 'ffmpeg.wasm', mix: onDisk ? 'disk' : 'memory', pump, close: () => aacSource.close() };
-}
+const WASM_AAC_PRIMING_SEC = 1024 / OUTPUT_SAMPLE_RATE;
 
-/** The Opus (or, where the browser has the encoder, AAC) audio track, encoded by WebCodecs along the way. */
-function webCodecsAudioWriter(
-  output: Output,
-  mixer: AudioMixer,
-  codec: AudioPlan['codec'],
-  audioBitrate: number,
-): AudioWriter {
-  const source = new AudioSampleSource({ codec, bitrate: audioBitrate });
+/** The audio track, the mix encoded along the way (WebCodecs, or the WebAssembly AAC encoder). */
+function streamingAudioWriter(output: Output, mixer: AudioMixer, plan: AudioPlan, audioBitrate: number): AudioWriter {
+  const source = new AudioSampleSource({ codec: plan.codec, bitrate: audioBitrate });
   output.addAudioTrack(source);
+  const shift = plan.encoder === 'aac-wasm' ? WASM_AAC_PRIMING_SEC : 0;
   const pump = async (untilSec: number): Promise<void> => {
     while (!mixer.done && mixer.position / OUTPUT_SAMPLE_RATE <= untilSec) {
-      const ts = mixer.position / OUTPUT_SAMPLE_RATE;
+      const ts = mixer.position / OUTPUT_SAMPLE_RATE - shift;
       const planes = await mixer.next(AUDIO_CHUNK);
       const n = planes[0]!.length;
       const data = new Float32Array(n * planes.length);
@@ -664,7 +598,7 @@ function webCodecsAudioWriter(
       }
     }
   };
-  return { encoder: 'webcodecs', mix: null, pump, close: () => source.close() };
+  return { encoder: plan.encoder, pump, close: () => source.close() };
 }
 
 /**
@@ -678,7 +612,6 @@ async function renderFrames(
   fps: number,
   writer: VideoWriter,
   audio: AudioWriter,
-  videoWeight: number,
   steps: RenderSteps,
 ): Promise<number> {
   const { report, checkAbort } = steps;
@@ -721,11 +654,7 @@ async function renderFrames(
         await writer.addFrame(current && srcSec >= 0 ? current : null, k);
         framesDone++;
         if (framesDone % 10 === 0)
-          report({
-            fraction: 1 - videoWeight + videoWeight * 0.98 * (framesDone / plan.frameCount),
-            stage: 'video',
-            frames: framesDone,
-          });
+          report({ fraction: 0.98 * (framesDone / plan.frameCount), stage: 'video', frames: framesDone });
       }
     } finally {
       current?.close();

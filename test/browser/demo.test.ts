@@ -550,3 +550,55 @@ test(
   },
   patient(60_000),
 );
+
+test(
+  'on a 390 px wide phone the page fits the screen (options, progress, developer details), shown in a screenshot',
+  async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${server.origin}/`);
+      await page.waitForSelector('body[data-ready="1"]');
+      await page.waitForSelector('#use-sample:not([disabled])');
+      await page.click('#use-sample');
+      await page.waitForSelector('#chosen:not([hidden])');
+      await page.evaluate(() => {
+        (document.getElementById('developer') as HTMLDetailsElement).open = true;
+      });
+      const widths = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        // What is wider than the screen, to say what overflows when it does.
+        wide: [...document.querySelectorAll<HTMLElement>('body *')]
+          .filter((e) => e.getBoundingClientRect().right > 390.5)
+          .map((e) => `${e.tagName.toLowerCase()}#${e.id}`)
+          .slice(0, 8),
+      }));
+      await shot('09-phone-390px');
+      expect(widths.page, `wider than the screen: ${widths.wide.join(', ')}`).toBeLessThanOrEqual(390);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  },
+  patient(60_000),
+);
+
+test(
+  'a browser without WebCodecs audio decoding is told so at once, with the browsers that work, not left starting',
+  async () => {
+    const bare = await chromium.context.newPage();
+    try {
+      // As a browser without the API would be: AudioDecoder gone before the page's scripts run.
+      await bare.addInitScript(() => {
+        delete (globalThis as { AudioDecoder?: unknown }).AudioDecoder;
+      });
+      await bare.goto(`${server.origin}/`);
+      await bare.waitForSelector('body[data-ready="error"]', { timeout: patient(30_000) });
+      const shown = (await bare.textContent('#status')) ?? '';
+      expect(shown).toContain('BrowserSupportError');
+      expect(shown).toContain('it lacks WebCodecs AudioDecoder');
+      for (const browser of ['Chrome', 'Firefox', 'Safari']) expect(shown).toContain(browser);
+    } finally {
+      await bare.close();
+    }
+  },
+  patient(60_000),
+);

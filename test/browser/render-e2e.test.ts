@@ -301,12 +301,12 @@ test(
         '-v',
         'error',
         '-show_entries',
-        'format=duration:stream=codec_type,codec_name',
+        'format=duration:stream=codec_type,codec_name,profile',
         '-of',
         'json',
         file,
       ]).toString(),
-    ) as { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string }> };
+    ) as { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string; profile?: string }> };
     console.log(
       '[render-e2e] output:',
       JSON.stringify({
@@ -372,6 +372,9 @@ test(
     expect(Math.abs(played.duration * 1000 - keptMs)).toBeLessThanOrEqual(FRAME_MS);
     expect(Math.abs(Number(probe.format.duration) * 1000 - keptMs)).toBeLessThanOrEqual(FRAME_MS);
     expect(probe.streams.map((s) => `${s.codec_type}:${s.codec_name}`).sort()).toEqual(['audio:aac', 'video:h264']);
+    // AAC-LC from the browser's encoder, or (Linux Chromium has none) the bundled WebAssembly one, never the GPL core.
+    expect(probe.streams.find((s) => s.codec_type === 'audio')?.profile).toBe('LC');
+    expect(['webcodecs', 'aac-wasm']).toContain(view.job.output_format?.audio_encoder);
 
     // The middle of each kept piece shows the camera its cut names.
     const markerOf = new Map(ids.map((id, i) => [id, cams[i]!.markerIndex]));

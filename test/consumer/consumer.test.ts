@@ -3,9 +3,10 @@
  * Vite + TypeScript app (test/consumer/app: the strict flags of a new Vite template) that
  * installs the tarball from the npm cache, type-checks and builds, then runs the tiny fixture
  * through /api/jobs in Chromium — create, upload (file input), process, map, render, download —
- * from the `vite build` output (served by `vite preview`) and from the Vite dev server. The
- * default job never fetches the GPL ffmpeg core and renders Opus on this Linux Chromium (no
- * AAC encoder); the dev run opts in to the core and renders AAC. Also: `npx multicam init`
+ * from the `vite build` output (served by `vite preview`) and from the Vite dev server. Both
+ * render H.264 + AAC-LC: this Linux Chromium has no WebCodecs AAC encoder, so the WebAssembly
+ * one bundled in the render worker makes it, fetched from the app itself (no CDN); the default
+ * job never fetches the GPL ffmpeg core (the dev run opts in to it). Also: `npx multicam init`
  * copies what an app serves, and a missing service worker script fails with the fix named.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -88,17 +89,21 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-function ffprobeCodecs(file: string): { codecs: string[]; duration: number } {
+function ffprobeCodecs(file: string): { codecs: string[]; audioProfile: string | null; duration: number } {
   const json = JSON.parse(
     execFileSync(
       'ffprobe',
-      ['-v', 'error', '-show_entries', 'format=duration:stream=codec_name', '-of', 'json', file],
+      ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type,codec_name,profile', '-of', 'json', file],
       {
         encoding: 'utf8',
       },
     ),
-  ) as { format: { duration: string }; streams: Array<{ codec_name: string }> };
-  return { codecs: json.streams.map((s) => s.codec_name).sort(), duration: Number(json.format.duration) };
+  ) as { format: { duration: string }; streams: Array<{ codec_type: string; codec_name: string; profile?: string }> };
+  return {
+    codecs: json.streams.map((s) => s.codec_name).sort(),
+    audioProfile: json.streams.find((s) => s.codec_type === 'audio')?.profile ?? null,
+    duration: Number(json.format.duration),
+  };
 }
 
 interface EditRun {
@@ -237,7 +242,7 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
   );
 
   test(
-    'from `vite build` output: the tiny fixture runs end to end, with Opus (or the browser AAC) and no ffmpeg core fetched',
+    'from `vite build` output: the tiny fixture runs end to end to H.264 + AAC-LC, nothing fetched from elsewhere and no ffmpeg core',
     async () => {
       const server = await startVite(['preview']);
       const page = await chromium.context.newPage();
@@ -247,10 +252,14 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         expect(r.requests.some((u) => u.endsWith('/wasm/ort/ort-wasm-simd-threaded.wasm'))).toBe(true);
         // The cameras were looked at for faces with the model the package ships.
         expect(r.requests.some((u) => u.endsWith('/models/face_detection_front_128x128_barracuda.onnx'))).toBe(true);
-        expect(r.format).toMatchObject({ container: 'mp4', video_codec: 'h264', audio_encoder: 'webcodecs' });
+        // Every request goes to the app's own origin: the AAC encoder's wasm comes inside the worker, no CDN.
+        expect(r.requests.filter((u) => /^https?:/.test(u) && !u.startsWith(server.origin))).toEqual([]);
+        expect(r.format).toMatchObject({ container: 'mp4', video_codec: 'h264', audio_codec: 'aac', note: null });
+        // The browser's own AAC encoder where it has one, else (this Linux Chromium) the bundled WebAssembly one.
+        expect(['webcodecs', 'aac-wasm']).toContain(r.format.audio_encoder);
         const probe = ffprobeCodecs(r.file);
-        expect(probe.codecs).toEqual([r.format.audio_codec!, 'h264'].sort());
-        if (r.format.audio_codec === 'opus') expect(r.format.note).toContain('no AAC encoder');
+        expect(probe.codecs).toEqual(['aac', 'h264']);
+        expect(probe.audioProfile).toBe('LC');
         expect(probe.duration).toBeGreaterThan(5);
         writeFileSync(join(OUT, 'build-requests.json'), JSON.stringify(r.requests, null, 2));
       } finally {
@@ -262,7 +271,7 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
   );
 
   test(
-    'from the Vite dev server, with the ffmpeg opt-in: AAC',
+    'from the Vite dev server, with the ffmpeg opt-in: AAC-LC',
     async () => {
       const server = await startVite([], { MULTICAM_FFMPEG: '1' });
       const page = await chromium.context.newPage();
@@ -271,7 +280,7 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         const r = await editInApp(page, `${server.origin}/?ffmpeg`, 'dev-ffmpeg');
         expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
         expect(r.format).toMatchObject({ container: 'mp4', video_codec: 'h264', audio_codec: 'aac', note: null });
-        expect(ffprobeCodecs(r.file).codecs).toEqual(['aac', 'h264']);
+        expect(ffprobeCodecs(r.file)).toMatchObject({ codecs: ['aac', 'h264'], audioProfile: 'LC' });
       } finally {
         await page.close();
         await stop(server.child);

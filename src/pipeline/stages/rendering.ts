@@ -7,7 +7,10 @@
  *
  * @module
  */
-import type { RenderSink, RenderSource } from '../../render/protocol.ts';
+import { AUDIO_DEFAULTS, type OutputLevels } from '../../contract/types.ts';
+import type { MixLevels } from '../../render/audio-mix.ts';
+import type { RenderAudioOptions, RenderSink, RenderSource } from '../../render/protocol.ts';
+import type { JobRecord } from '../../store/db.ts';
 import type { Database } from '../../store/db.ts';
 import { createFileWriter, openFileBlob, type FileWriter } from '../../store/files.ts';
 import { LocalFileUnavailableError } from '../../store/local-files.ts';
@@ -91,6 +94,7 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
         removedRanges: job.removedRanges ?? [],
         sources,
         ...(assets.ffmpegWasmBase === undefined ? {} : { ffmpeg: { wasmBase: assets.ffmpegWasmBase } }),
+        ...audioOptions(job),
       },
       { sink, onProgress: (p) => onProgress(p.fraction), signal },
     );
@@ -106,7 +110,7 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
           video_codec: result.videoCodec === 'avc' ? 'h264' : result.videoCodec,
           audio_codec: result.audioCodec,
           audio_encoder: result.audioEncoder,
-          note: result.audioNote,
+          note: null,
           loudness: result.loudness
             ? {
                 integrated_lufs: result.loudness.integratedLufs,
@@ -116,6 +120,7 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
                 sample_peak_dbfs: result.loudness.samplePeakDbfs,
               }
             : null,
+          levels: result.levels ? outputLevels(result.levels) : null,
         },
       },
       metrics: {
@@ -123,7 +128,6 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
         frames: result.frames,
         renderMs: Math.round(result.elapsedMs),
         audio: `${result.audioCodec ?? 'none'} (${result.audioEncoder ?? '-'})`,
-        ...(result.audioMix ? { audioMix: result.audioMix } : {}),
       },
     };
   } catch (error) {
@@ -132,3 +136,38 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
     throw error;
   }
 };
+
+/**
+ * The render's mastering from the job's `audio` settings (defaults on jobs from before) and its
+ * turns; the render finds from the audio which mic is whose (the job's tracks map speakers to
+ * cameras, not to mics). `loudness: 'off'`: nothing.
+ */
+export function audioOptions(job: Pick<JobRecord, 'audio' | 'turns'>): { audio?: RenderAudioOptions } {
+  const settings = job.audio ?? AUDIO_DEFAULTS;
+  if (settings.loudness === 'off') return {};
+  const turns = job.turns.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs }));
+  return { audio: { loudnessLufs: settings.loudness, truePeakDbtp: settings.truePeak, turns } };
+}
+
+/** The Job's view of what the mastering did (snake_case, as the Job is). */
+export function outputLevels(levels: MixLevels): OutputLevels {
+  return {
+    target_lufs: levels.targetLufs,
+    true_peak_ceiling_dbtp: levels.truePeakDbtp,
+    master_gain_db: levels.masterGainDb,
+    limiter_max_reduction_db: levels.limiterMaxReductionDb,
+    sources: levels.sources.map((s) => ({
+      source_id: s.sourceId,
+      integrated_lufs_before: s.integratedLufsBefore,
+      integrated_lufs_after: s.integratedLufsAfter,
+      speakers: s.speakers.map((k) => ({
+        speaker: k.speaker,
+        speech_lufs_before: k.speechLufsBefore,
+        speech_lufs_after: k.speechLufsAfter,
+        gain_db: k.gainDb,
+        ride_db: k.rideDb,
+        speech_sec: k.speechSec,
+      })),
+    })),
+  };
+}

@@ -5,6 +5,7 @@
  */
 import { createRenderClient } from '../../../src/render/client.ts';
 import type {
+  RenderAudioOptions,
   RenderOutputOptions,
   RenderProgress,
   RenderRequest,
@@ -24,6 +25,8 @@ export interface PageRenderOptions {
   removedRanges: TimeRange[];
   sources: PageSource[];
   audioSourceIds?: string[];
+  /** The sound's mastering (RenderRequest.audio). */
+  audio?: RenderAudioOptions;
   output?: RenderOutputOptions;
   /** Cancel this many ms after the render starts. */
   abortAfterMs?: number;
@@ -138,6 +141,7 @@ const api = {
       sources,
       ...(o.audioSourceIds ? { audioSourceIds: o.audioSourceIds } : {}),
       ...(o.output ? { output: o.output } : {}),
+      ...(o.audio ? { audio: o.audio } : {}),
       ...(o.noFfmpeg ? {} : { ffmpeg: { wasmBase: '/wasm/' } }),
     };
     const t0 = performance.now();

@@ -1,0 +1,174 @@
+/**
+ * Audio-stage benchmark (issue 55): the render's mastering as the mixer runs it (the analysis
+ * pass over every mic, the levelling and master-gain plan, the trial passes that correct the
+ * master gain for what the limiter takes, then the levelled mix, the true-peak limiter and the
+ * loudness meter on the way out) against native ffmpeg's `loudnorm` (EBU R128,
+ * −16 LUFS, −1 dBTP) on the same two-mic conversation, in the same run. Prints seconds of
+ * audio handled per second of wall clock and the ratio.
+ *
+ *   npx tsx bench/loudness/run.ts [--minutes 10]
+ *
+ * Input: two LibriSpeech speakers from ../shared/data (turns of 6 to 14 s, alternating), one
+ * close mic each at 48 kHz mono, mic B 12 dB lower, each hearing the other 18 dB down. Ours
+ * runs on decoded samples in one Node thread (the render adds the second decode of the
+ * sources, which this leaves out); ffmpeg reads the two mics from WAV files and mixes them
+ * (`amix`) before `loudnorm`, decoding included. Both print their result's loudness.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  integratedFromBlocks,
+  LEVELLING_BLOCK_SEC,
+  LevellingAnalysis,
+  masterGainDb,
+  planLevelling,
+  type SpeechTurn,
+} from '../../src/analysis/levelling.ts';
+import { TruePeakLimiter } from '../../src/analysis/limiter.ts';
+import { LoudnessMeter } from '../../src/analysis/loudness.ts';
+import { ENCODER_PEAK_MARGIN_DB } from '../../src/render/audio-mix.ts';
+import { seededRandom } from '../../src/analysis/random.ts';
+
+const RATE = 48_000;
+const minutesArg = process.argv.indexOf('--minutes');
+const minutes = minutesArg > 0 ? Number(process.argv[minutesArg + 1]) : 10;
+const DATA = resolve(import.meta.dirname, '../../../shared/data/librispeech');
+
+function decode(path: string): Float32Array {
+  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'], {
+    maxBuffer: 1 << 30,
+  });
+  if (r.status !== 0) throw new Error(`ffmpeg ${path}: ${r.stderr.toString()}`);
+  const out = new Float32Array(r.stdout.length / 4);
+  new Uint8Array(out.buffer).set(r.stdout.subarray(0, out.length * 4));
+  return out;
+}
+
+const files = readdirSync(DATA).filter((f) => f.endsWith('.flac'));
+const voices = ['1688', '2414'].map((id) => files.filter((f) => f.startsWith(id)).map((f) => decode(join(DATA, f))));
+const total = Math.round(minutes * 60 * RATE);
+const micA = new Float32Array(total);
+const micB = new Float32Array(total);
+const turns: SpeechTurn[] = [];
+const random = seededRandom(55);
+for (let at = 0, k = 0; at < total; k++) {
+  const who = k % 2;
+  const clip = voices[who]![Math.floor(k / 2) % voices[who]!.length]!;
+  const len = Math.min(total - at, clip.length, Math.round((6 + 8 * random()) * RATE));
+  const own = who === 0 ? micA : micB;
+  const other = who === 0 ? micB : micA;
+  for (let i = 0; i < len; i++) {
+    own[at + i] = clip[i]!;
+    other[at + i] = 0.125 * clip[i]!;
+  }
+  turns.push({ speaker: who === 0 ? 'A' : 'B', startMs: (at / RATE) * 1000, endMs: ((at + len) / RATE) * 1000 });
+  at += len + Math.round(0.4 * RATE);
+}
+for (let i = 0; i < total; i++) micB[i]! *= 0.25; // 12 dB lower
+const seconds = total / RATE;
+
+// Ours: the mixer's steps, chunk by chunk as the render runs them.
+const t0 = performance.now();
+const chunk = RATE;
+const analysis = new LevellingAnalysis(2, 1, RATE);
+for (let s = 0; s < total; s += chunk) analysis.push([[micA.subarray(s, s + chunk)], [micB.subarray(s, s + chunk)]]);
+analysis.finish();
+const blockTimesMs = Float64Array.from({ length: analysis.length }, (_, b) => (b + 0.5) * LEVELLING_BLOCK_SEC * 1000);
+const plan = planLevelling({
+  energies: [analysis.sourceEnergies(0), analysis.sourceEnergies(1)],
+  blockTimesMs,
+  speech: [turns.filter((t) => t.speaker === 'A'), turns.filter((t) => t.speaker === 'B')],
+});
+const levelled = plan.gainsDb.map((db) => Float64Array.from(db, (g) => 0.5 * 10 ** (g / 20)));
+let master = masterGainDb(integratedFromBlocks(analysis.mixEnergies(levelled)), -16);
+const blockSamples = LEVELLING_BLOCK_SEC * RATE;
+const CEILING = -1 - ENCODER_PEAK_MARGIN_DB;
+
+/** One pass of the levelled mix through a limiter into a meter, as the mixer's trial and final passes. */
+function mixPass(gains: Float32Array[], truePeak: boolean): { meter: LoudnessMeter; limiter: TruePeakLimiter } {
+  const limiter = new TruePeakLimiter(1, RATE, { ceilingDbtp: CEILING });
+  const meter = new LoudnessMeter(RATE, 1, { truePeak });
+  for (let s = 0; s < total; s += chunk) {
+    const n = Math.min(chunk, total - s);
+    const mix = new Float32Array(n);
+    [micA, micB].forEach((mic, m) => {
+      const g = gains[m]!;
+      for (let i = 0; i < n; i++) {
+        const u = (s + i) / blockSamples - 0.5;
+        const b = Math.max(0, Math.floor(u));
+        const g0 = g[Math.min(g.length - 1, b)]!;
+        const g1 = g[Math.min(g.length - 1, b + 1)]!;
+        mix[i]! += (g0 + (g1 - g0) * (u - Math.floor(u))) * mic[s + i]!;
+      }
+    });
+    meter.push(limiter.process([mix]));
+  }
+  meter.push(limiter.flush());
+  return { meter, limiter };
+}
+const withMaster = () => levelled.map((g) => Float32Array.from(g, (x) => x * 10 ** (master / 20)));
+// The mixer's trial passes: measure the limited mix, make up what the limiter took (three times at most).
+let trials = 0;
+for (; trials < 3; trials++) {
+  const correction = -16 - mixPass(withMaster(), false).meter.integratedLufs;
+  if (Math.abs(correction) < 0.2) break;
+  master += correction;
+}
+const final = mixPass(withMaster(), true);
+const meter = final.meter;
+const oursMs = performance.now() - t0;
+const ours = meter.summary();
+
+// Native ffmpeg: amix + loudnorm over the same two mics, from WAV files.
+const dir = mkdtempSync(join(tmpdir(), 'loudness-bench-'));
+const wav = (x: Float32Array): Buffer => {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + x.length * 4, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(3, 20); // IEEE float
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(RATE, 24);
+  header.writeUInt32LE(RATE * 4, 28);
+  header.writeUInt16LE(4, 32);
+  header.writeUInt16LE(32, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(x.length * 4, 40);
+  return Buffer.concat([header, Buffer.from(x.buffer, x.byteOffset, x.byteLength)]);
+};
+writeFileSync(join(dir, 'a.wav'), wav(micA));
+writeFileSync(join(dir, 'b.wav'), wav(micB));
+const f0 = performance.now();
+const r = spawnSync('ffmpeg', [
+  '-nostats',
+  '-hide_banner',
+  '-i',
+  join(dir, 'a.wav'),
+  '-i',
+  join(dir, 'b.wav'),
+  '-filter_complex',
+  'amix=inputs=2,loudnorm=I=-16:TP=-1:print_format=summary',
+  '-f',
+  'null',
+  '-',
+]);
+const ffmpegMs = performance.now() - f0;
+rmSync(dir, { recursive: true, force: true });
+const text = r.stderr.toString();
+const outputI = /Output Integrated:\s+(-?[\d.]+)/.exec(text)?.[1];
+const outputTp = /Output True Peak:\s+(-?[\d.+]+)/.exec(text)?.[1];
+
+console.log(`input: ${minutes} min, two mics (B 12 dB lower), 48 kHz mono`);
+console.log(
+  `ours (analysis + levelling + mix + limiter + meter): ${(oursMs / 1000).toFixed(2)} s = ${(seconds / (oursMs / 1000)).toFixed(0)}× real time; result I ${ours.integratedLufs} LUFS, true peak ${ours.truePeakDbtp} dBTP; gains ${plan.speakers.map((s) => `${s[0]!.speaker} ${s[0]!.gainDb.toFixed(1)} dB`).join(', ')}`,
+);
+console.log(
+  `ffmpeg amix + loudnorm (native): ${(ffmpegMs / 1000).toFixed(2)} s = ${(seconds / (ffmpegMs / 1000)).toFixed(0)}× real time; result I ${outputI} LUFS, true peak ${outputTp} dBTP (no levelling)`,
+);
+console.log(
+  `ours: master gain ${master.toFixed(2)} dB after ${trials} trial pass(es), limiter at most ${final.limiter.maxReductionDb.toFixed(1)} dB`,
+);
+console.log(`ratio ours / ffmpeg: ${(oursMs / ffmpegMs).toFixed(2)}`);
