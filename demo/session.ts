@@ -28,8 +28,21 @@ export interface DemoSession {
 export async function openDemoSession(): Promise<DemoSession> {
   // The demo runs the pipeline in this page (engine runner + webhook delivery).
   // The demo opts in to the optional ffmpeg core (GPL), which scripts/copy-assets.mjs pins in
-  // wasm/: AAC audio in the render on browsers without an AAC encoder, and files the browser cannot read.
-  const instance = await startMulticam({ basePath: '/api', engine: true, assets: { ffmpegWasmBase: '/wasm/' } });
+  // wasm/, for files the browser cannot read (and H.264 where it has no encoder). A render's AAC
+  // never needs it: the render worker brings its own AAC encoder (@mediabunny/aac-encoder, MPL-2.0).
+  // `?activeSpeakerModel=/path.onnx` (this origin only; `multicam edit --active-speaker-model`
+  // serves the file and opens the page so): the camera map's optional active-speaker model.
+  const activeSpeakerModelUrl = new URLSearchParams(location.search).get('activeSpeakerModel');
+  const instance = await startMulticam({
+    basePath: '/api',
+    engine: true,
+    assets: {
+      ffmpegWasmBase: '/wasm/',
+      ...(activeSpeakerModelUrl?.startsWith('/') && !activeSpeakerModelUrl.startsWith('//')
+        ? { activeSpeakerModelUrl }
+        : {}),
+    },
+  });
   let accountId = localStorage.getItem(ACCOUNT_KEY);
   let apiKey = localStorage.getItem(API_KEY);
   if (accountId === null || apiKey === null) {

@@ -29,6 +29,7 @@ import { diarizationErrorRate } from '../src/analysis/diarize/der.ts';
 import { parseEditArgs } from '../src/cli/args.ts';
 import { runEdit } from '../src/cli/main.ts';
 import type { AutoMapMode, CameraMapCamera, Cut, Job, TimeRange, Turn } from '../src/contract/types.ts';
+import type { StageRunRecord } from '../src/pipeline/runner.ts';
 import type { ExpectedCamera, Truth, TruthSource } from '../tools/fixtures/truth.ts';
 
 /** What the engine did with one set. */
@@ -60,7 +61,15 @@ export function filesOf(dir: string, truth: Pick<Truth, 'sources'>): { videos: s
  */
 export async function runEngine(
   files: { videos: readonly string[]; audio: readonly string[] },
-  options: { autoMap?: AutoMapMode; timeoutS?: number; log?: (line: string) => void } = {},
+  options: {
+    autoMap?: AutoMapMode;
+    timeoutS?: number;
+    log?: (line: string) => void;
+    /** An active-speaker ONNX model for the camera map (`--active-speaker-model`), e.g. `LR_ASD_MODEL_PATH`. */
+    activeSpeakerModel?: string;
+    /** Called with the engine's stage runs and their metrics (the mapping stage says which path judged each camera). */
+    onStageRuns?: (runs: StageRunRecord[]) => void;
+  } = {},
 ): Promise<EngineRun> {
   const outDir = resolve(import.meta.dirname, '../.cache/eval-engine');
   mkdirSync(outDir, { recursive: true });
@@ -73,6 +82,7 @@ export async function runEngine(
     options.autoMap ?? 'always',
     '--timeout',
     String(options.timeoutS ?? 1800),
+    ...(options.activeSpeakerModel ? ['--active-speaker-model', options.activeSpeakerModel] : []),
   ]);
   const lines: string[] = [];
   let job: Job | null = null;
@@ -86,7 +96,11 @@ export async function runEngine(
         lines.push(line);
         options.log?.(line);
       },
-      { analysisOnly: true, onDone: (j) => void (job = j.job) },
+      {
+        analysisOnly: true,
+        onDone: (j) => void (job = j.job),
+        ...(options.onStageRuns ? { onStageRuns: options.onStageRuns } : {}),
+      },
     );
   } catch (error) {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -8,10 +8,12 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   AUTO_MAP_MODES,
+  LOUDNESS_TARGETS,
   PRESET_IDS,
   SILENCE_MODES,
   SOURCE_EXTS,
   type AutoMapMode,
+  type LoudnessTarget,
   type PresetId,
   type SilenceMode,
 } from '../contract/types.ts';
@@ -25,6 +27,8 @@ export interface EditArgs {
   output: string;
   preset: PresetId | null;
   silence: SilenceMode;
+  /** `--loudness -16|-14|-19|off`: the render's loudness target (null: the service's default, −16 LUFS). */
+  loudness: LoudnessTarget | 'off' | null;
   autoMap: AutoMapMode;
   title: string | null;
   /** Give up after this long, in ms. */
@@ -39,6 +43,13 @@ export interface EditArgs {
   map: MapOption[];
   /** `--export fcpxml,xmeml,otio,edl`: edit exports written next to the output, in this order. */
   exports: CliExport[];
+  /** `--record-start HH:MM:SS:FF`: the exports' record start (null: the route's 01:00:00:00). */
+  recordStart: string | null;
+  /**
+   * `--active-speaker-model PATH`: an active-speaker ONNX model (LR-ASD's) the page is given as
+   * `assets.activeSpeakerModelUrl`, to match faces to voices by it instead of mouth motion.
+   */
+  activeSpeakerModel: string | null;
 }
 
 /** An export `--export` asks for and the file it is written to. */
@@ -84,6 +95,8 @@ export function exportPaths(value: string, output: string): CliExport[] {
 export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o out.mp4
   [--preset relaxed|balanced|dynamic]   cut pacing (a recut before rendering; default balanced)
   [--silence off|tighten|remove]        pauses (default off)
+  [--loudness -16|-14|-19|off]          the sound's integrated loudness, LUFS, with each voice
+                                        levelled and true peaks under -1 dBTP (default -16)
   [--auto-map always|confident|off]     camera mapping: 'always' (default) lets the service map;
                                         otherwise the CLI accepts the camera map proposal
   [--map VIDEO=SPEAKER[,SPEAKER…]]…    who is on which camera (VIDEO: file name or position);
@@ -95,6 +108,9 @@ export const USAGE = `usage: multicam edit <video…> [--audio mic.wav …] -o o
   [--export fcpxml,xmeml,otio,edl]      also write the edit for editing software beside -o
                                         (out.fcpxml, out.xml, out.otio, out.edl), at the main
                                         camera's frame rate and size
+  [--record-start HH:MM:SS:FF]          timecode of the exports' first frame (default 01:00:00:00)
+  [--active-speaker-model PATH]         an active-speaker model (LR-ASD as ONNX) for the camera
+                                        map: faces matched to voices by it, not by mouth motion
   [--title T] [--timeout SECONDS] [--verbose] [--rebuild] [--help]
 Runs the whole job headless in Chromium (/usr/bin/chromium, MULTICAM_CHROMIUM, or a
 Playwright-installed browser) and writes the rendered video to -o.
@@ -114,6 +130,25 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
   return value as T;
 }
 
+/** `--flag -16` → `--flag=-16`: parseArgs takes a value starting with a dash for an option. */
+function joinNegativeValues(argv: readonly string[], flag: string): string[] {
+  const out: string[] = [];
+  for (const a of argv) {
+    if (out.at(-1) === flag && /^-\d/.test(a)) out[out.length - 1] = `${flag}=${a}`;
+    else out.push(a);
+  }
+  return out;
+}
+
+function parseLoudness(value: string | undefined): LoudnessTarget | 'off' | null {
+  if (value === undefined) return null;
+  if (value === 'off') return 'off';
+  const n = Number(value);
+  if (!(LOUDNESS_TARGETS as readonly number[]).includes(n) || value.trim() === '')
+    throw new UsageError(`--loudness must be one of ${LOUDNESS_TARGETS.join(', ')}, off (got "${value}")`);
+  return n as LoudnessTarget;
+}
+
 function checkFile(flag: string, path: string): void {
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${flag} ${path}: no such file`);
   const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
@@ -126,13 +161,14 @@ export function parseEditArgs(argv: string[]): EditArgs {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, '--loudness'),
       allowPositionals: true,
       options: {
         audio: { type: 'string', multiple: true },
         output: { type: 'string', short: 'o' },
         preset: { type: 'string' },
         silence: { type: 'string' },
+        loudness: { type: 'string' },
         'auto-map': { type: 'string' },
         title: { type: 'string' },
         timeout: { type: 'string' },
@@ -141,6 +177,8 @@ export function parseEditArgs(argv: string[]): EditArgs {
         copy: { type: 'boolean' },
         map: { type: 'string', multiple: true },
         export: { type: 'string', multiple: true },
+        'record-start': { type: 'string' },
+        'active-speaker-model': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -156,6 +194,16 @@ export function parseEditArgs(argv: string[]): EditArgs {
   const audio = values.audio ?? [];
   audio.forEach((p) => checkFile('--audio', p));
   if (values.output === undefined) throw new UsageError('-o out.mp4 is required');
+  const model = values['active-speaker-model'];
+  if (model !== undefined && (!existsSync(model) || !statSync(model).isFile()))
+    throw new UsageError(`--active-speaker-model ${model}: no such file`);
+  if (model !== undefined && !model.toLowerCase().endsWith('.onnx'))
+    throw new UsageError(`--active-speaker-model ${model}: expected an ONNX model (.onnx)`);
+  const recordStart = values['record-start'];
+  if (recordStart !== undefined && !/^([01]\d|2[0-3]):[0-5]\d:[0-5]\d[:;]\d{2}$/.test(recordStart))
+    throw new UsageError(`--record-start must be a timecode HH:MM:SS:FF such as 01:00:00:00 (got "${recordStart}")`);
+  if (recordStart !== undefined && values.export === undefined)
+    throw new UsageError('--record-start applies to the exports: give --export too');
   const timeoutS = values.timeout === undefined ? 1800 : Number(values.timeout);
   if (!Number.isFinite(timeoutS) || timeoutS <= 0)
     throw new UsageError(`--timeout must be a positive number of seconds (got "${values.timeout}")`);
@@ -165,6 +213,7 @@ export function parseEditArgs(argv: string[]): EditArgs {
     output: values.output,
     preset: values.preset === undefined ? null : oneOf('--preset', values.preset, PRESET_IDS, 'balanced'),
     silence: oneOf('--silence', values.silence, SILENCE_MODES, 'off'),
+    loudness: parseLoudness(values.loudness),
     autoMap: oneOf('--auto-map', values['auto-map'], AUTO_MAP_MODES, 'always'),
     title: values.title ?? null,
     timeoutMs: timeoutS * 1000,
@@ -173,6 +222,8 @@ export function parseEditArgs(argv: string[]): EditArgs {
     copy: values.copy === true,
     map: (values.map ?? []).map((m) => parseMap(m, positionals)),
     exports: values.export === undefined ? [] : exportPaths(values.export.join(','), values.output),
+    recordStart: recordStart ?? null,
+    activeSpeakerModel: model ?? null,
   };
 }
 

@@ -246,7 +246,10 @@ export async function runEdit(
   const site = ensureSite(args.rebuild, say);
   const { serveStatic } = await import('./serve.ts');
   const { launchChromium } = await import('./chromium.ts');
-  const server = await serveStatic(site, 0);
+  // The active-speaker model is served beside the app, and the demo page told where.
+  const model = args.activeSpeakerModel;
+  const modelPath = model === null ? null : `/host-models/${basename(model)}`;
+  const server = await serveStatic(site, model === null ? 0 : { files: { [`${modelPath}`]: resolve(model) } });
   const browser = await launchChromium();
   hooks.onBrowser?.(browser.userDataDir);
   try {
@@ -254,7 +257,10 @@ export async function runEdit(
     if (args.verbose) page.on('console', (m) => say(`page ${m.type()}: ${m.text()}`));
     page.on('pageerror', (e) => say(`page error: ${e.message}`));
     say(`chromium ${process.env['MULTICAM_CHROMIUM']} on ${server.origin}/`);
-    await page.goto(`${server.origin}/`);
+    await page.goto(
+      `${server.origin}/${modelPath === null ? '' : `?activeSpeakerModel=${encodeURIComponent(modelPath)}`}`,
+    );
+    if (model !== null) say(`active-speaker model ${model}`);
     await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
     if ((await page.getAttribute('body', 'data-ready')) !== '1')
       throw new EnvironmentError(`the app did not start: ${await page.textContent('#status')}`);
@@ -273,6 +279,7 @@ export async function runEdit(
       review: true,
       autoMap: autoMapToSend(args.autoMap, args.map),
       silence: args.silence,
+      ...(args.loudness === null ? {} : { audio: { loudness: args.loudness } }),
       ...(args.title ? { title: args.title } : {}),
     });
     say(`job ${jobId}: processing started`);
@@ -284,7 +291,8 @@ export async function runEdit(
       say(`wrote ${args.output} (${(bytes / 1e6).toFixed(2)} MB)`);
       for (const { format, path } of args.exports) {
         // The export route's defaults: the main camera's probed rate and frame size.
-        writeFileSync(path, await demo<string>('exportEdit', format));
+        const options = args.recordStart === null ? {} : { recordStart: args.recordStart };
+        writeFileSync(path, await demo<string>('exportEdit', format, options));
         say(`wrote ${path} (${format})`);
       }
     }

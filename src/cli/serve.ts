@@ -86,6 +86,12 @@ export interface ServeOptions {
   allow?: readonly string[];
   /** Further origins the page may connect to (CSP `connect-src`), e.g. a webhook receiver. */
   connectSrc?: readonly string[];
+  /**
+   * Single files served at their own URL paths from outside the root, e.g.
+   * `{ '/host-models/lr-asd.onnx': '/data/models/lr-asd.onnx' }` (`multicam edit
+   * --active-speaker-model`). Only these exact paths: nothing beside the files is served.
+   */
+  files?: Readonly<Record<string, string>>;
 }
 
 export interface StaticServer {
@@ -136,6 +142,8 @@ export async function serveStatic(
     const dir = statSync(real, { throwIfNoEntry: false })?.isDirectory() ?? true;
     return { real, dir };
   });
+  const extraFiles: Record<string, string> = { ...options.files };
+  for (const file of Object.values(extraFiles)) allowed.push({ real: realOrResolved(file), dir: false });
   const mayServe = (real: string): boolean =>
     inside(real, realBase) || allowed.some((a) => (a.dir ? inside(real, a.real) : real === a.real));
   const security = securityHeaders(options.connectSrc);
@@ -160,8 +168,9 @@ export async function serveStatic(
     }
     if (path === '/') path = `/${indexPath}`;
     if (path.endsWith('/')) path += 'index.html';
-    const file = normalize(join(base, path));
-    if (!inside(file, base)) {
+    const named = Object.hasOwn(extraFiles, path) ? extraFiles[path] : undefined;
+    const file = named ?? normalize(join(base, path));
+    if (named === undefined && !inside(file, base)) {
       plain(res, 403, 'forbidden\n', security);
       return;
     }

@@ -1,27 +1,24 @@
 /**
  * The stage reporter: what engines call when a stage finishes. It applies the spec's
- * transition table and records events in the same IndexedDB transaction.
+ * transition table and records events in the same IndexedDB transaction. The decision after
+ * the camera map (src/jobs/mapping-decision.ts) and the job's warnings (src/jobs/warnings.ts)
+ * live in src/jobs/, where the routes use them too.
  *
  * @module
  */
-import { decideAutoMap } from '../analysis/automap.ts';
 import type { CameraMap, JobSource, OutputFormat, TimeRange, Turn } from '../contract/types.ts';
-import { addWarning, type NewWarning } from '../contract/warnings.ts';
+import type { NewWarning } from '../contract/warnings.ts';
 import type { ServiceContext } from '../jobs/context.ts';
 import { eventOutputUrl, reviewUrl } from '../jobs/links.ts';
+import { applyMappingResult } from '../jobs/mapping-decision.ts';
+import { addJobWarnings } from '../jobs/warnings.ts';
 import { updateAccount } from '../store/accounts.ts';
 import type { JobRecord } from '../store/db.ts';
 import { deleteFile, storeFile } from '../store/files.ts';
 import { getJobRecord, updateJob } from '../store/jobs.ts';
+import { validSourceTimecode } from '../media/timecode.ts';
 import type { EngineStage } from '../contract/engine.ts';
-import {
-  applyTrigger,
-  enqueueOrFail,
-  failInPlace,
-  generateCutsInPlace,
-  startRenderInPlace,
-  talkTimes,
-} from '../jobs/transitions.ts';
+import { applyTrigger, enqueueOrFail, failInPlace, talkTimes } from '../jobs/transitions.ts';
 
 /** Output of `syncing`: per-source durations and offsets on the reference timeline (keys: source ids). */
 export interface SyncingOutput {
@@ -35,7 +32,7 @@ export interface SyncingOutput {
 /** A source's streams as probing found them: the Job source's additive fields of the same names. */
 export type ProbedSourceMedia = Pick<
   JobSource,
-  'frameRate' | 'frameRateExact' | 'variableFrameRate' | 'width' | 'height' | 'sampleRate' | 'channels'
+  'frameRate' | 'frameRateExact' | 'variableFrameRate' | 'width' | 'height' | 'sampleRate' | 'channels' | 'timecode'
 >;
 
 const positive = (n: number | undefined): n is number => n !== undefined && Number.isFinite(n) && n > 0;
@@ -51,6 +48,13 @@ function applyProbedMedia(source: JobSource, media: ProbedSourceMedia): void {
     const value = media[key];
     if (positive(value) && Number.isInteger(value)) source[key] = value;
   }
+  const tc = media.timecode;
+  if (tc && validSourceTimecode(tc))
+    source.timecode = {
+      start: tc.start,
+      frameRate: { num: tc.frameRate.num, den: tc.frameRate.den },
+      dropFrame: tc.dropFrame,
+    };
 }
 
 /** Output of `diarizing`: speech turns and the speakers, most talkative first (derived from turns when omitted). */
@@ -112,72 +116,6 @@ export interface StageReporter {
    * the job's `warnings`, once per code and source; a deleted job is left alone.
    */
   addWarnings(jobId: string, warnings: readonly NewWarning[]): Promise<void>;
-}
-
-/**
- * The decision once the camera map is known (or known to be impossible): auto-map to ready,
- * or ask with the `mapping` event. `deadline`: no answer came in time; ask without a proposal
- * unless the job was asked already.
- */
-async function mappingResult(
-  ctx: ServiceContext,
-  jobId: string,
-  cameraMap: MappingOutput['cameraMap'],
-  deadline = false,
-): Promise<void> {
-  const { db } = ctx;
-  const before = await getJobRecord(db, jobId);
-  if (!before) return;
-  const link = await reviewUrl(ctx, before.apiBase, before);
-  const render = await updateJob(db, jobId, (job) => {
-    if (deadline && (job.status !== 'mapping' || job.mappedBy !== null || job.mappingAsked))
-      return { job: null, result: false };
-    job.stageProgress = null;
-    if (job.status !== 'mapping' || job.mappedBy !== null) {
-      // The mapping was submitted first: keep the proposal for the editor, decide nothing.
-      if (cameraMap) job.cameraMap = cameraMap;
-      return { job, result: false };
-    }
-    const now = ctx.now();
-    if (cameraMap) job.cameraMap = cameraMap;
-    if (job.autoMap === 'off') {
-      // The mapping event went out right after speaker detection.
-      job.updatedAt = now;
-      return { job, result: false };
-    }
-    const decision = decideAutoMap({ mode: job.autoMap, cameraMap: cameraMap, speakers: talkTimes(job.turns) });
-    if (decision.action === 'ask') {
-      job.mappingAsked = true;
-      const event = applyTrigger(job, 'mappingNeeded', now, () => ({
-        reviewUrl: link,
-        speakers: job.speakers,
-        ...(decision.cameraMap ? { cameraMap: decision.cameraMap } : {}),
-      }));
-      return { job, events: event ? [event] : [], result: false };
-    }
-    generateCutsInPlace(job, decision.tracks, now);
-    job.mappedBy = 'service';
-    const event = applyTrigger(job, 'autoMapped', now, () => ({ reviewUrl: link }));
-    const renderNow = !job.review && job.cuts.length > 0;
-    if (renderNow) startRenderInPlace(job, now);
-    return { job, events: event ? [event] : [], result: renderNow };
-  });
-  if (render) await enqueueOrFail(ctx, jobId, 'rendering');
-}
-
-/** How long a job waits in mapping for the camera map before the `mapping` event goes out anyway. */
-export const MAPPING_DEADLINE_MS = 30 * 60 * 1000;
-
-/**
- * Sends the `mapping` event without cameraMap when the camera map did not arrive within
- * {@link MAPPING_DEADLINE_MS} of speaker detection. The service worker has no timers it can
- * rely on, so reads of the job (getJob) call this; an engine may too. True when it fired.
- */
-export async function enforceMappingDeadline(ctx: ServiceContext, job: JobRecord): Promise<boolean> {
-  if (job.status !== 'mapping' || job.mappedBy !== null || job.mappingAsked || job.mappingSince === null) return false;
-  if (ctx.now() - job.mappingSince < MAPPING_DEADLINE_MS) return false;
-  await mappingResult(ctx, job.id, null, true);
-  return true;
 }
 
 /** Stores the durations, offsets, drifts and stream formats syncing found and bills the footage minutes not billed yet. */
@@ -265,7 +203,7 @@ async function diarizingSucceeded(ctx: ServiceContext, jobId: string, output: Di
   try {
     await ctx.engine.enqueue({ jobId, stage: 'mapping' });
   } catch {
-    await mappingResult(ctx, jobId, null);
+    await applyMappingResult(ctx, jobId, null);
   }
 }
 
@@ -306,7 +244,7 @@ async function stageFailed(
   stage: EngineStage,
   failure: StageFailure,
 ): Promise<void> {
-  if (stage === 'mapping') return mappingResult(ctx, jobId, null);
+  if (stage === 'mapping') return applyMappingResult(ctx, jobId, null);
   const retry = await updateJob(ctx.db, jobId, (job: JobRecord) => {
     if (job.status !== stage) return { job: null, result: false };
     const attempts = job.stageAttempts[stage] ?? 0;
@@ -321,28 +259,6 @@ async function stageFailed(
   if (retry) await enqueueOrFail(ctx, jobId, stage);
 }
 
-/**
- * Adds warnings to a job's `warnings` (once per code and source) in one transaction; a deleted
- * job is left alone. Used by the reporter and by routes that skip a check (createJob's storage
- * estimate).
- */
-export async function addJobWarnings(
-  ctx: ServiceContext,
-  jobId: string,
-  warnings: readonly NewWarning[],
-): Promise<void> {
-  if (warnings.length === 0) return;
-  await updateJob(ctx.db, jobId, (job) => {
-    const now = ctx.now();
-    const before = job.warnings ?? [];
-    const after = warnings.reduce((list, warning) => addWarning(list, warning, now), before);
-    if (after === before) return { job: null, result: undefined };
-    job.warnings = after;
-    job.updatedAt = now;
-    return { job, result: undefined };
-  });
-}
-
 /** Creates the reporter the engine calls; see {@link StageReporter}. */
 export function createStageReporter(ctx: ServiceContext): StageReporter {
   const reporter: StageReporter = {
@@ -353,7 +269,7 @@ export function createStageReporter(ctx: ServiceContext): StageReporter {
         case 'diarizing':
           return diarizingSucceeded(ctx, jobId, output as DiarizingOutput);
         case 'mapping':
-          return mappingResult(ctx, jobId, (output as MappingOutput).cameraMap);
+          return applyMappingResult(ctx, jobId, (output as MappingOutput).cameraMap);
         case 'rendering':
           return renderingSucceeded(ctx, jobId, output as RenderingOutput);
       }

@@ -44,7 +44,8 @@ export interface EngineRunnerOptions {
   /**
    * Where the VAD model and onnxruntime's wasm are served (default `/models/…` and `/wasm/ort/`
    * on this origin), the optional host models of single-mix speaker detection
-   * (`segmentationModelUrl`, `embeddingModelUrl`; none by default), and the optional GPL ffmpeg
+   * (`segmentationModelUrl`, `embeddingModelUrl`; none by default), the optional active-speaker
+   * model of the camera map (`activeSpeakerModelUrl`, e.g. LR-ASD's ONNX), and the optional GPL ffmpeg
    * core (`ffmpegWasmBase`, e.g. `/wasm/`; off by default). Relative URLs are resolved against
    * this page.
    */
@@ -205,7 +206,15 @@ function lazyWorkers(
               await visionRemote(lane).cameraMotion(await blob(), {
                 jobKey: `motion_${jobId}`,
                 ...(assets.faceModelUrl
-                  ? { faces: { modelUrl: assets.faceModelUrl, ortWasmPath: assets.ortWasmPath } }
+                  ? {
+                      faces: {
+                        modelUrl: assets.faceModelUrl,
+                        ortWasmPath: assets.ortWasmPath,
+                        ...(assets.activeSpeakerModelUrl
+                          ? { activeSpeakerModelUrl: assets.activeSpeakerModelUrl }
+                          : {}),
+                      },
+                    }
                   : {}),
               }),
             );
@@ -286,6 +295,7 @@ function stageAssets(options: EngineRunnerOptions): StageAssets {
   const segmentationModelUrl = options.assets?.segmentationModelUrl;
   const embeddingModelUrl = options.assets?.embeddingModelUrl;
   const ffmpegWasmBase = options.assets?.ffmpegWasmBase;
+  const activeSpeakerModelUrl = options.assets?.activeSpeakerModelUrl;
   return {
     vadModelUrl: options.assets?.vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', origin).href,
     ortWasmPath: options.assets?.ortWasmPath ?? new URL('/wasm/ort/', origin).href,
@@ -295,6 +305,7 @@ function stageAssets(options: EngineRunnerOptions): StageAssets {
         : absolute(options.assets?.faceModelUrl ?? `/models/${BLAZEFACE_MODEL_FILE}`),
     ...(segmentationModelUrl ? { segmentationModelUrl: absolute(segmentationModelUrl) } : {}),
     ...(embeddingModelUrl ? { embeddingModelUrl: absolute(embeddingModelUrl) } : {}),
+    ...(activeSpeakerModelUrl ? { activeSpeakerModelUrl: absolute(activeSpeakerModelUrl) } : {}),
     ...(ffmpegWasmBase ? { ffmpegWasmBase: absolute(ffmpegWasmBase) } : {}),
   };
 }

@@ -6,12 +6,15 @@
  */
 import { motionFeatures } from '../analysis/camera/features.ts';
 import { trackFaces } from '../analysis/faces/face-tracks.ts';
-import { FaceProbe, type FaceDetector } from './face-probe.ts';
+import { FaceProbe, type ActiveSpeakerScorer, type FaceDetector } from './face-probe.ts';
 import { sampleLumaFrames, type FrameSamplingOptions, type VideoInput } from './frame-sampler.ts';
 import type { CameraMotion } from './protocol.ts';
 
 /**
- * Motion features of one camera, and with a face detector its faces.
+ * Motion features of one camera, and with a face detector its faces; with an active-speaker
+ * model too, its faces' speaking is that model's judgement of their crops against the
+ * camera's own sound (else, or where it fails, their mouth motion: `faces.activity` says which,
+ * `asdFallback` why).
  *
  * @example
  * const { samples, faces } = await cameraMotion(blob, { everyS: 6 }, detector);
@@ -20,10 +23,14 @@ export async function cameraMotion(
   source: VideoInput,
   options: Omit<FrameSamplingOptions, 'faces'> = {},
   detector?: FaceDetector,
+  activeSpeaker?: ActiveSpeakerScorer,
 ): Promise<CameraMotion> {
   const started = performance.now();
-  const probe = detector ? new FaceProbe(detector) : undefined;
+  const probe = detector ? new FaceProbe(detector, activeSpeaker ? { activeSpeaker } : {}) : undefined;
   const sampled = await sampleLumaFrames(source, { ...options, ...(probe ? { faces: probe } : {}) });
+  const faces = probe && probe.runs.length > 0 ? trackFaces(probe.runs) : null;
+  const asdFallback =
+    activeSpeaker && faces?.activity === 'mouth' ? (probe?.asdFallback ?? faces.activityNote) : undefined;
   // A gap wider than one frame step belongs between runs; allow some jitter in timestamps.
   const samples = motionFeatures(sampled.frames);
   return {
@@ -33,8 +40,10 @@ export async function cameraMotion(
     durationS: sampled.durationS,
     elapsedMs: performance.now() - started,
     lumaPath: sampled.lumaPath,
-    faces: probe && probe.runs.length > 0 ? trackFaces(probe.runs) : null,
+    faces,
     faceDetections: probe?.detections ?? 0,
     faceDetectMs: probe?.detectMs ?? 0,
+    ...(activeSpeaker ? { asdRuns: probe?.asdRuns ?? 0, asdMs: probe?.asdMs ?? 0 } : {}),
+    ...(asdFallback !== undefined ? { asdFallback } : {}),
   };
 }

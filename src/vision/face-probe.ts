@@ -17,7 +17,9 @@ import {
   MOUTH_KEYPOINT,
   type FaceDetection,
 } from '../analysis/faces/blazeface-decode.ts';
+import { asdAudioSamples, asdSlotAt } from '../analysis/faces/asd-features.ts';
 import type { FaceRun } from '../analysis/faces/face-tracks.ts';
+import { AsdRunCrops } from './asd-crops.ts';
 
 /** A full-resolution 8-bit luma plane (video range as decoded). */
 export interface LumaPlane {
@@ -31,8 +33,26 @@ export interface LumaPlane {
 /** Finds faces in a 128×128 picture (RGB floats in −1..1), in fractions of it. */
 export type FaceDetector = (rgb: Float32Array) => Promise<FaceDetection[]>;
 
+/**
+ * Scores one face over one run with an active-speaker model: its crops (`slots × 112 × 112`,
+ * 25 fps) and the camera's own sound over the same time (16 kHz mono,
+ * `asdAudioSamples(slots)` samples) give one logit per slot.
+ */
+export type ActiveSpeakerScorer = (crops: Float32Array, sound: Float32Array, slots: number) => Promise<Float32Array>;
+
+/**
+ * The camera's own sound: `samples` samples of 16 kHz mono from `fromMs` (the frames' time);
+ * silence where the track has none. Throws when it cannot be decoded.
+ */
+export type RunSound = (fromMs: number, samples: number) => Promise<Float32Array>;
+
 /** Options of {@link FaceProbe}. */
 export interface FaceProbeOptions {
+  /**
+   * Score each face of each run with this active-speaker model too (its logits become the
+   * faces' `asd`); the sampler then hands {@link FaceProbe.endRun} the camera's sound.
+   */
+  activeSpeaker?: ActiveSpeakerScorer;
   /** Faces narrower than this share of the frame's width are ignored (a face in the background). Default 0.04. */
   minWidth?: number;
   /** Patch size the mouth region is averaged down to. Default 16×8. */
@@ -65,7 +85,13 @@ export class FaceProbe {
   detections = 0;
   /** Time spent in the detector, ms. */
   detectMs = 0;
+  /** Runs the active-speaker model scored, and the time it took with the sound's decoding (ms). */
+  asdRuns = 0;
+  asdMs = 0;
+  /** Why the active-speaker model stopped scoring this camera (no sound, a failure), once it did. */
+  asdFallback: string | undefined;
   private current: Tracked[] = [];
+  private crops: AsdRunCrops | null = null;
   private readonly input = new Float32Array(BLAZEFACE_SIZE * BLAZEFACE_SIZE * 3);
 
   constructor(
@@ -73,9 +99,15 @@ export class FaceProbe {
     private readonly options: FaceProbeOptions = {},
   ) {}
 
-  /** Takes one decoded frame; `firstOfRun` starts a new run (and a detection). */
+  /** Whether {@link FaceProbe.endRun} wants the camera's sound (an active-speaker model is set). */
+  get wantsSound(): boolean {
+    return this.options.activeSpeaker !== undefined;
+  }
+
+  /** Takes one decoded frame; `firstOfRun` starts a new run (and a detection): end the last one first. */
   async frame(plane: LumaPlane, t: number, firstOfRun: boolean): Promise<void> {
     if (firstOfRun) await this.startRun(plane, t);
+    this.crops?.frame(plane, t);
     const pw = this.options.patchWidth ?? 16;
     const ph = this.options.patchHeight ?? 8;
     for (const face of this.current) {
@@ -87,6 +119,41 @@ export class FaceProbe {
         face.out.mouth.push(meanAbsDiff(mouth, face.mouth));
       }
       face.mouth = mouth;
+    }
+  }
+
+  /**
+   * Ends the current run (a no-op when none is open): with an active-speaker model, scores each
+   * of its faces on its crops and `sound` (the camera's own; a string says why there is none,
+   * and the model stops for this camera). A failure stops it too, with the reason in
+   * {@link FaceProbe.asdFallback}; a cancellation is thrown.
+   */
+  async endRun(sound: RunSound | string): Promise<void> {
+    const collected = this.crops;
+    this.crops = null;
+    const score = this.options.activeSpeaker;
+    const run = this.runs[this.runs.length - 1];
+    if (!collected || !score || !run || this.asdFallback !== undefined) return;
+    const { slots, crops } = collected.finish();
+    if (slots === 0) return;
+    if (typeof sound === 'string') {
+      this.asdFallback = sound;
+      return;
+    }
+    const started = performance.now();
+    try {
+      const audio = await sound(collected.startMs, asdAudioSamples(slots));
+      for (const [i, face] of run.faces.entries()) {
+        const logits = await score(crops[i]!, audio, slots);
+        if (logits.length === 0) throw new Error(`no score for a run of ${slots} frames`);
+        face.asd = face.t.map((t) => logits[Math.min(logits.length - 1, asdSlotAt(collected.startMs, t))]!);
+      }
+      this.asdRuns++;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'AbortError') throw error;
+      this.asdFallback = `the active-speaker model failed on the run at ${(collected.startMs / 1000).toFixed(1)} s: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.asdMs += performance.now() - started;
     }
   }
 
@@ -117,6 +184,17 @@ export class FaceProbe {
     };
     this.runs.push(run);
     this.current = faces.map((face, i) => ({ face, out: run.faces[i]!, mouth: null }));
+    if (this.options.activeSpeaker && this.asdFallback === undefined && faces.length > 0)
+      this.crops = new AsdRunCrops(
+        t,
+        // The face stays put within a run: one crop centre for all its frames (the model's
+        // 13-frame median of the boxes is the same box).
+        faces.map((f) => ({
+          mx: f.cx * plane.width,
+          my: f.cy * plane.height,
+          bs: Math.max(f.w * plane.width, f.h * plane.height) / 2,
+        })),
+      );
   }
 }
 

@@ -32,6 +32,7 @@ import {
 } from 'mediabunny';
 import type { LumaFrame } from '../analysis/camera/features.ts';
 import type { FaceProbe, LumaPlane } from './face-probe.ts';
+import { openRunSound } from './run-sound.ts';
 
 /** Options of {@link sampleLumaFrames}. */
 export interface FrameSamplingOptions {
@@ -57,7 +58,8 @@ export interface FrameSamplingOptions {
   maxDurationS?: number;
   /**
    * Shown every decoded frame's full-resolution luma (Y-plane formats only: RGB frames from a
-   * hardware decoder give no faces) to look for faces and their mouths.
+   * hardware decoder give no faces) to look for faces and their mouths; told when each run
+   * ends, with the file's own sound when it has an active-speaker model.
    */
   faces?: FaceProbe;
   signal?: AbortSignal;
@@ -114,6 +116,7 @@ export async function sampleLumaFrames(source: VideoInput, options: FrameSamplin
     const spacing = everyS > 0 ? Math.max(everyS, (end - first) / (options.maxRuns ?? 160)) : 0;
     const starts = spacing > 0 ? await runStarts(track, first, end, spacing) : [first];
     let runs = 0;
+    const sound = options.faces?.wantsSound ? await openRunSound(input) : 'no active-speaker model';
     for (const start of starts) {
       options.signal?.throwIfAborted();
       let n = 0;
@@ -123,7 +126,10 @@ export async function sampleLumaFrames(source: VideoInput, options: FrameSamplin
           frames.push({ t, luma: await reducer.reduce(sample), width, height });
           // Every frame decoded: each perRun frames still start a run (a detection).
           const first = everyS > 0 ? n === 0 : (frames.length - 1) % perRun === 0;
-          if (options.faces && reducer.plane) await options.faces.frame(reducer.plane, t, first);
+          if (options.faces && reducer.plane) {
+            if (first) await options.faces.endRun(sound);
+            await options.faces.frame(reducer.plane, t, first);
+          }
         } finally {
           sample.close();
         }
@@ -133,6 +139,7 @@ export async function sampleLumaFrames(source: VideoInput, options: FrameSamplin
       runs++;
       options.onProgress?.(runs / starts.length);
     }
+    await options.faces?.endRun(sound);
     return { frames, runs, durationS, elapsedMs: performance.now() - started, lumaPath: reducer.path };
   } finally {
     input.dispose();

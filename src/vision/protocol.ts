@@ -22,6 +22,13 @@ export type VisionSamplingOptions = Omit<FrameSamplingOptions, 'signal' | 'onPro
     ortWasmPath: string;
     executionProvider?: 'auto' | ExecutionProviderName;
     allowFallbackAdapter?: boolean;
+    /**
+     * The optional active-speaker model (LR-ASD's ONNX or one with its inputs and output;
+     * absolute URL): each face of each run is scored on its crops and the camera's own sound
+     * (onnxruntime-web wasm, one thread), and the faces' speaking is judged by its logits
+     * instead of mouth motion wherever it scored them all.
+     */
+    activeSpeakerModelUrl?: string;
   };
 };
 
@@ -44,6 +51,16 @@ export interface CameraMotion {
   facesError?: string;
   /** Where BlazeFace ran, when it did. */
   faceProvider?: ExecutionProviderName;
+  /** With an active-speaker model: the runs it scored, and the time that took with decoding the sound (ms). */
+  asdRuns?: number;
+  asdMs?: number;
+  /**
+   * Why this camera's faces are judged by mouth motion although an active-speaker model was
+   * asked for: the model could not be loaded, the camera has no sound, or scoring failed.
+   */
+  asdFallback?: string;
+  /** The active-speaker model could not be loaded (its URL and why): a warning on the job. */
+  asdError?: string;
 }
 
 /** What the vision worker exposes. */

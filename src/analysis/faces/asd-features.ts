@@ -346,3 +346,39 @@ export function combineAsdScores(passes: readonly Float32Array[], radius = ASD_S
   }
   return out;
 }
+
+/** A 25 fps slot's length (ms). */
+const ASD_SLOT_MS = 1000 / ASD_VIDEO_FPS;
+/** Decoded timestamps are rounded (33.367 for 33.3̅ ms): a frame this early still counts as on time. */
+const ASD_SLOT_TOLERANCE_MS = 1;
+
+/**
+ * The 25 fps slots a decoded frame stands for in a stretch of a face track that starts at
+ * `startMs`: slot `k` is the picture at `startMs + 40k` ms, and a frame shown from `fromMs`
+ * until `untilMs` (the next frame's time) is the picture at every slot in between. So a
+ * 30 fps source is resampled by time, as ffmpeg's `-r 25` does for the model's demo (five
+ * frames of six are used), and a 25 fps one frame for frame. Returns slots `[first, end)`
+ * (empty when the frame falls between two slots).
+ *
+ * @example
+ * asdSlotRange(0, 166.7, 200); // { first: 5, end: 5 }: the sixth frame of a 30 fps run is skipped
+ */
+export function asdSlotRange(startMs: number, fromMs: number, untilMs: number): { first: number; end: number } {
+  const slot = (ms: number): number => Math.max(0, Math.ceil((ms - ASD_SLOT_TOLERANCE_MS - startMs) / ASD_SLOT_MS));
+  const first = slot(fromMs);
+  return { first, end: Math.max(first, slot(untilMs)) };
+}
+
+/** The 25 fps slot (0-based) showing time `ms` of a stretch that starts at `startMs`. */
+export function asdSlotAt(startMs: number, ms: number): number {
+  return Math.max(0, Math.floor((ms + ASD_SLOT_TOLERANCE_MS - startMs) / ASD_SLOT_MS));
+}
+
+/**
+ * How many 16 kHz samples of audio, from a stretch's start, give the model a full 4 MFCC
+ * frames for each of `slots` video frames: 40 ms per slot, plus the 15 ms by which a 25 ms
+ * window outlasts its 10 ms step.
+ */
+export function asdAudioSamples(slots: number): number {
+  return slots > 0 ? (slots * ASD_SAMPLE_RATE) / ASD_VIDEO_FPS + (WINDOW - STEP) : 0;
+}

@@ -28,6 +28,12 @@ export interface FaceRunFace {
   t: number[];
   /** Mean absolute change of the mouth patch (luma levels). */
   mouth: number[];
+  /**
+   * The active-speaker model's logit at each time of `t` (the optional slot,
+   * src/models/lr-asd.ts), when it scored this face in this run: higher while this face speaks
+   * the sound its camera hears.
+   */
+  asd?: number[];
 }
 
 /** What one sampled run showed. */
@@ -48,7 +54,7 @@ export interface FaceTrack {
   presence: number;
   /** Sample times (ms), ascending. */
   t: Float64Array;
-  /** The mouth patch's change per sample: speaking activity. */
+  /** Speaking activity per sample: the active-speaker model's logit, else the mouth patch's change (see {@link CameraFaces.activity}). */
   activity: Float32Array;
 }
 
@@ -59,6 +65,13 @@ export interface CameraFaces {
   runs: number;
   /** Runs in which the number of faces differed from the number of tracks (people coming and going, or cuts). */
   unsteadyRuns: number;
+  /**
+   * What the tracks' `activity` is: `asd`, the active-speaker model's logits (every face of
+   * every run was scored), or `mouth`, the mouth patch's change (no model, or it missed some).
+   */
+  activity: 'asd' | 'mouth';
+  /** With `mouth` where the model scored some faces: why it was not used. */
+  activityNote?: string;
 }
 
 /** Options of {@link trackFaces}. */
@@ -114,21 +127,40 @@ export function trackFaces(runs: readonly FaceRun[], options: TrackOptions = {})
     }
   }
   const total = Math.max(1, runs.length);
+  const speaking = speakingActivity(runs);
   const tracks = building
     .filter((b) => b.faces.length / total >= minPresence)
-    .map((b) => toTrack(b.faces, b.faces.length / total))
+    .map((b) => toTrack(b.faces, b.faces.length / total, speaking.activity))
     .sort((a, b) => a.cx - b.cx);
   const unsteadyRuns = runs.filter((r) => r.faces.length !== tracks.length).length;
-  return { tracks, runs: runs.length, unsteadyRuns };
+  return { tracks, runs: runs.length, unsteadyRuns, ...speaking };
 }
 
-function toTrack(faces: readonly FaceRunFace[], presence: number): FaceTrack {
+/**
+ * Which series a camera's faces are judged by: the active-speaker model's logits when it
+ * scored every face of every run (a face with samples), else mouth motion for all of them, so
+ * that one camera's faces are always compared on one scale. `activityNote` says why the model's
+ * scores were left out when it scored only some.
+ *
+ * @example
+ * speakingActivity(probe.runs); // { activity: 'asd' } once the model scored every run
+ */
+export function speakingActivity(runs: readonly FaceRun[]): Pick<CameraFaces, 'activity' | 'activityNote'> {
+  const faces = runs.flatMap((r) => r.faces).filter((f) => f.t.length > 0);
+  const scored = faces.filter((f) => f.asd !== undefined && f.asd.length === f.t.length).length;
+  if (faces.length > 0 && scored === faces.length) return { activity: 'asd' };
+  if (scored === 0) return { activity: 'mouth' };
+  return { activity: 'mouth', activityNote: `the active-speaker model scored ${scored} of ${faces.length} faces` };
+}
+
+function toTrack(faces: readonly FaceRunFace[], presence: number, by: CameraFaces['activity']): FaceTrack {
   const t: number[] = [];
   const activity: number[] = [];
   for (const f of [...faces].sort((a, b) => (a.t[0] ?? 0) - (b.t[0] ?? 0))) {
+    const values = by === 'asd' ? f.asd! : f.mouth;
     for (let i = 0; i < f.t.length; i++) {
       t.push(f.t[i]!);
-      activity.push(f.mouth[i]!);
+      activity.push(values[i]!);
     }
   }
   return {

@@ -52,9 +52,9 @@ export interface StageAssets {
   faceModelUrl: string | null;
   /**
    * Optional, opted in by the host app: the folder holding the ffmpeg core (`ffmpeg-core/`, and
-   * `ffmpeg-core-mt/` when installed), e.g. `https://host/wasm/`. GPL-2.0-or-later. It gives AAC
-   * audio where the browser has no AAC encoder, H.264 where it has no H.264 encoder, and reads
-   * files the browser cannot. Unset: the core is never fetched.
+   * `ffmpeg-core-mt/` when installed), e.g. `https://host/wasm/`. GPL-2.0-or-later. It reads files
+   * the browser cannot and encodes H.264 where it has no H.264 encoder (the render's AAC never
+   * needs it). Unset: the core is never fetched.
    */
   ffmpegWasmBase?: string;
   /**
@@ -68,6 +68,14 @@ export interface StageAssets {
    * single-mix speaker detection. A model that cannot be used fails the stage.
    */
   embeddingModelUrl?: string;
+  /**
+   * Optional, supplied by the host app: an active-speaker model (LR-ASD's ONNX, or one with its
+   * inputs `audio` `[1, 4T, 13]`, `video` `[1, T, 112, 112]` and output `score` `[T]`) that
+   * judges, for the camera map, whether each face found is speaking the sound its camera hears
+   * (instead of how much its mouth moves). Needs `faceModelUrl`. A model that cannot be used
+   * is a warning on the job, and mouth motion judges instead.
+   */
+  activeSpeakerModelUrl?: string;
 }
 
 /** The input of a stage run. */

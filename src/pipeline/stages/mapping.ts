@@ -13,11 +13,20 @@ import type { NewWarning } from '../../contract/warnings.ts';
 import type { SourceRecord } from '../../store/db.ts';
 import { sourceName, type StageRunner } from './context.ts';
 
-/** Runs the mapping stage of one job. */
-export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, signal, onProgress }) => {
+/**
+ * Runs the mapping stage of one job. Its metrics say, besides counts, how each camera's faces
+ * were judged (`speakingBy`: per video source in the job's order, `asd` for the active-speaker
+ * model, `mouth` for mouth motion, `-` for no faces) and, where the model was asked for and a
+ * camera fell back to mouth motion, why (`asdFallback`: `"label": reason`, joined by `; `).
+ */
+export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, assets, signal, onProgress }) => {
   const cameras: Array<{ sourceId: string; samples: MotionSamples | null; faces: CameraFaces | null }> = [];
   let faceCameras = 0;
   let facesError: string | undefined;
+  let asdError: string | undefined;
+  const speakingBy: string[] = [];
+  const asdFallbacks: string[] = [];
+  let asdMs = 0;
   const unsampled: Array<{ source: SourceRecord; reason: string }> = [];
   let cameraLanes: number;
   const onAbort = (): void => workers.dropCameraMotion(job.id);
@@ -48,6 +57,10 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
           faces = motion.faces && facesToReference(motion.faces, offsetMs, driftPpm);
           if (faces && faces.tracks.length > 0) faceCameras++;
           facesError ??= motion.facesError;
+          asdError ??= motion.asdError;
+          asdMs += motion.asdMs ?? 0;
+          if (faces && faces.tracks.length > 0 && motion.asdFallback !== undefined)
+            asdFallbacks.push(`${sourceName(job, source)}: ${motion.asdFallback}`);
         } catch (error) {
           if (signal.aborted) throw error;
           samples = null;
@@ -55,6 +68,7 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
         }
       }
       cameras.push({ sourceId: source.id, samples, faces });
+      speakingBy.push(faces && faces.tracks.length > 0 ? faces.activity : '-');
       onProgress(cameras.length / (videos.length + 1));
     }
   } finally {
@@ -78,11 +92,28 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, sig
         'in the picture only: check who is on which camera in the review editor',
       stage: 'mapping',
     });
+  if (asdError !== undefined)
+    warnings.push({
+      code: 'active_speaker_model_unavailable',
+      message:
+        `the active-speaker model could not be loaded (${asdError}), so faces were matched to speakers by how ` +
+        'much their mouths move: check who is on which camera in the review editor',
+      stage: 'mapping',
+    });
+  const asked = assets.activeSpeakerModelUrl !== undefined && facesError === undefined;
   return {
     ok: true,
     ...(warnings.length > 0 ? { warnings } : {}),
     output: { cameraMap: await workers.vision().cameraMap({ cameras, turns: job.turns }) },
     // A face model that could not be loaded leaves motion to judge: the metrics say why.
-    metrics: { cameras: cameras.length, faceCameras, cameraLanes, ...(facesError ? { facesError } : {}) },
+    metrics: {
+      cameras: cameras.length,
+      faceCameras,
+      cameraLanes,
+      speakingBy: speakingBy.join(','),
+      ...(facesError ? { facesError } : {}),
+      ...(asked ? { asdMs: Math.round(asdMs) } : {}),
+      ...(asdFallbacks.length > 0 ? { asdFallback: asdFallbacks.join('; ') } : {}),
+    },
   };
 };

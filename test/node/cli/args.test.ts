@@ -74,3 +74,18 @@ describe('--export', () => {
     expect((clash as Error).message).toContain('would overwrite -o out.xml');
   });
 });
+
+describe('--loudness', () => {
+  test('-16, -14, -19 or off, written as `--loudness -14` or `--loudness=-14`; none: the service default', () => {
+    expect(parseEditArgs([cam1, cam2, '-o', 'out.mp4']).loudness).toBeNull();
+    expect(parseEditArgs([cam1, cam2, '-o', 'out.mp4', '--loudness', '-14']).loudness).toBe(-14);
+    expect(parseEditArgs([cam1, cam2, '--loudness=-19', '-o', 'out.mp4']).loudness).toBe(-19);
+    expect(parseEditArgs([cam1, cam2, '-o', 'out.mp4', '--loudness', 'off']).loudness).toBe('off');
+  });
+
+  test('another value is a usage error naming the choices', () => {
+    const bad = errorOf(() => parseEditArgs([cam1, cam2, '-o', 'out.mp4', '--loudness', '-23']));
+    expect(bad).toBeInstanceOf(UsageError);
+    expect((bad as Error).message).toBe('--loudness must be one of -16, -14, -19, off (got "-23")');
+  });
+});
