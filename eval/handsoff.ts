@@ -39,7 +39,7 @@
 import { computeCameraMap } from '../src/analysis/camera/camera-map.ts';
 import { decideAutoMap } from '../src/analysis/automap.ts';
 import { planEdit, resolveSilence } from '../src/analysis/edit.ts';
-import { PRESET_IDS } from '../src/contract/types.ts';
+import { PRESET_IDS, type Cut, type TimeRange } from '../src/contract/types.ts';
 import { fixtureCameraSamples } from '../test/node/camera/ffmpeg-frames.ts';
 import { closeupShown } from '../test/node/edit/closeup.ts';
 import { jobOfTruth } from '../test/node/edit/truth-job.ts';
@@ -83,6 +83,17 @@ async function handsOff(split: Split, quick: boolean, targets: Targets, log: (li
   ];
   await oracle(split, sets, targets, log);
   await endToEnd(split, sets, targets, log);
+}
+
+/**
+ * The hands-off figure: the share of single-speaker time (outside `removed`) that `cuts` show on
+ * the speaker's own close-up, `cuts` and `removed` on the truth's timeline with the truth's file
+ * names as source ids ({@link onTruth}); 1 when no speaker has a close-up. Also eval/long.ts's.
+ */
+export function ownCloseupShare(truth: Truth, cuts: readonly Cut[], removed: readonly TimeRange[]): number {
+  const truthJob = jobOfTruth(truth);
+  const s = closeupShown(truth, truthJob.sources, truthJob.cameraMap, cuts, removed);
+  return s.totalMs === 0 ? 1 : s.onCloseupMs / s.totalMs;
 }
 
 /** Whether every close-up of `truth` has a track of exactly its own speaker (`speakersOf` names them as the truth does). */
@@ -222,11 +233,8 @@ async function endToEnd(
     );
     const mapsItself = run.mappedBy === 'service' && right;
     if (mapsItself) mappedRight++;
-    const truthJob = jobOfTruth(truth);
-    const shareOf = (cuts: Parameters<typeof on.toTruth>[0], removed: typeof on.removed): number => {
-      const s = closeupShown(truth, truthJob.sources, truthJob.cameraMap, cuts, removed);
-      return s.totalMs === 0 ? 1 : s.onCloseupMs / s.totalMs;
-    };
+    const shareOf = (cuts: readonly Cut[], removed: readonly TimeRange[]): number =>
+      ownCloseupShare(truth, cuts, removed);
     // The job's own cuts are the default preset's (balanced); the others: its outputs replanned.
     const balanced = shareOf(on.cuts, on.removed);
     const others = PRESET_IDS.filter((p) => p !== 'balanced').map((presetId) => {

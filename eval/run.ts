@@ -1,7 +1,7 @@
 /**
  * `npm run eval`: the evaluations behind the README's figures.
  *
- *   npm run eval [-- --only diarization|sync|camera|faces|cuts|handsoff] [--split tuning|test|both] [--quick]
+ *   npm run eval [-- --only diarization|sync|camera|faces|cuts|handsoff|long] [--split tuning|test|both] [--quick]
  *
  * Not part of CI: it measures quality over many cases and seeds and takes minutes to an hour.
  *
@@ -51,6 +51,7 @@ const AREAS: Record<EvalArea, () => Promise<AreaEvaluation>> = {
   faces: async () => (await import('./faces.ts')).evaluateFaces,
   cuts: async () => (await import('./cuts.ts')).evaluateCuts,
   handsoff: async () => (await import('./handsoff.ts')).evaluateHandsOff,
+  long: async () => (await import('./long.ts')).evaluateLong,
 };
 
 const RESULTS_DIR = join(import.meta.dirname, 'results');
