@@ -14,7 +14,9 @@
  * - `always`: sure answers, then likely ones (`low`) of speakers with enough speech: every
  *   close-up with a likely speaker is in the edit, unless another camera contradicts it (a sure
  *   close-up of the same speaker elsewhere, or a second likely close-up claiming them:
- *   {@link contradictedCloseups}). It asks when nothing is usable, and when a
+ *   {@link contradictedCloseups}), or its answer rests on thin evidence ({@link thinCloseups});
+ *   a likely switched feed is used only for the speakers no other camera shows better
+ *   ({@link weakFeedClaims}). It asks when nothing is usable, and when a
  *   speaker with enough speech is on no camera while a camera has no answer (they may be on
  *   it: a person says). The spec's last step, spreading the speakers left over the cameras
  *   left over by talk time, is a guess and is not done.
@@ -75,7 +77,8 @@ type EnoughSpeech = (speaker: string) => boolean;
 function confident(map: CameraMap, enough: EnoughSpeech): AutoMapDecision | null {
   // Switched or operated feeds: the same camera shows different people over time.
   if (map.cameras.some((c) => c.kind === 'multi')) return null;
-  const sure = map.cameras.filter((c) => c.confidence === 'high' && c.speakers.length > 0);
+  const thin = thinCloseups(map);
+  const sure = map.cameras.filter((c) => c.confidence === 'high' && c.speakers.length > 0 && !thin.has(c));
   const ownCamera = new Set(sure.filter((c) => c.kind === 'closeup').flatMap((c) => c.speakers));
   const major = map.speakers.filter(enough);
   // Nobody with enough speech: nothing to be sure about.
@@ -87,12 +90,16 @@ function always(map: CameraMap, enough: EnoughSpeech): Track[] | null {
   const judged = new Set(map.speakers);
   const assigned = new Map<CameraMapCamera, string[]>();
   const contradicted = contradictedCloseups(map);
+  const thin = thinCloseups(map);
+  const weakClaims = weakFeedClaims(map);
   // Sure answers, then likely ones of speakers with enough speech to act on, unless another
   // camera's evidence says the close-up shows someone else.
   for (const level of ['high', 'low'] as const) {
     for (const c of map.cameras) {
-      if (c.confidence !== level || assigned.has(c) || contradicted.has(c)) continue;
-      const shown = c.speakers.filter((s) => judged.has(s) && (level === 'high' || enough(s)));
+      if (c.confidence !== level || assigned.has(c) || contradicted.has(c) || thin.has(c)) continue;
+      const shown = c.speakers.filter(
+        (s) => judged.has(s) && (level === 'high' || enough(s)) && !weakClaims.get(c)?.has(s),
+      );
       if (shown.length) assigned.set(c, shown);
     }
   }
@@ -119,6 +126,60 @@ export function contradictedCloseups(map: CameraMap): Set<CameraMapCamera> {
   const claims = new Map<string, number>();
   for (const c of likely) for (const s of c.speakers) claims.set(s, (claims.get(s) ?? 0) + 1);
   return new Set(likely.filter((c) => c.speakers.some((s) => sureOf.has(s) || (claims.get(s) ?? 0) > 1)));
+}
+
+/**
+ * A close-up's answer rests on thin evidence when the camera's samples fall in fewer than this
+ * many of its speaker's turns ({@link CameraMapCamera.support}): each sampled turn is one chance
+ * to see the picture follow the voice, and a handful can line up by chance. Chosen on the
+ * tuning splits only (docs/long-footage.md, "Thin evidence").
+ */
+export const MIN_SAMPLED_TURNS = 6;
+
+/**
+ * Close-ups whose answer rests on thin evidence (issue 51): fewer than `minTurns` of the
+ * speaker's turns sampled on that camera. They are not used for that speaker, sure or not: the
+ * job asks, or shows them on a wide, and the camera's `camera_unused` warning says so. A camera
+ * without `support` (no samples, or a map from before it was counted) is not judged thin.
+ */
+export function thinCloseups(map: CameraMap, minTurns = MIN_SAMPLED_TURNS): Set<CameraMapCamera> {
+  return new Set(
+    map.cameras.filter(
+      (c) =>
+        c.kind === 'closeup' &&
+        c.support !== undefined &&
+        c.speakers.some((s) => (c.support?.turns[s] ?? 0) < minTurns),
+    ),
+  );
+}
+
+/**
+ * Speakers a `low` switched-feed (`multi`) answer lists that it must not be used for (issue 51):
+ * one a close-up claims (any confidence), one another switched feed responds to more strongly
+ * (a higher z), and one the feed's samples fall in fewer than {@link MIN_SAMPLED_TURNS} turns of.
+ * A picture that lights up with a voice (a level meter, a waveform) changes in jumps a cut detector
+ * takes for cuts, and its close mic's bleed moves it a little with every other voice too: it
+ * reads as a feed of several people, and used as one it would show one speaker's meter for
+ * another's voice. A real switched feed loses nothing it is needed for: a speaker dropped from it
+ * has their own camera.
+ */
+export function weakFeedClaims(map: CameraMap, minTurns = MIN_SAMPLED_TURNS): Map<CameraMapCamera, Set<string>> {
+  const feeds = map.cameras.filter((c) => c.kind === 'multi' && c.confidence === 'low');
+  const closeupOf = new Set(
+    map.cameras.filter((c) => c.kind === 'closeup' && c.confidence !== 'none').flatMap((c) => c.speakers),
+  );
+  const z = (c: CameraMapCamera, s: string): number => c.z?.[s] ?? 0;
+  const out = new Map<CameraMapCamera, Set<string>>();
+  for (const c of feeds) {
+    const weak = c.speakers.filter(
+      (s) =>
+        closeupOf.has(s) ||
+        feeds.some((o) => o !== c && o.speakers.includes(s) && z(o, s) > z(c, s)) ||
+        (c.support !== undefined && (c.support.turns[s] ?? 0) < minTurns),
+    );
+    if (weak.length > 0) out.set(c, new Set(weak));
+  }
+  return out;
 }
 
 function toTracks(entries: Array<[CameraMapCamera, string[]]>): Track[] {

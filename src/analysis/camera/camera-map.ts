@@ -11,7 +11,14 @@
  *
  * @module
  */
-import type { CameraConfidence, CameraKind, CameraMap, CameraMapCamera, Turn } from '../../contract/types.ts';
+import type {
+  CameraConfidence,
+  CameraKind,
+  CameraMap,
+  CameraMapCamera,
+  CameraSupport,
+  Turn,
+} from '../../contract/types.ts';
 import { steadyFaces, type CameraFaces } from '../faces/face-tracks.ts';
 import { turnContrast, turnUnits, unitMeans } from '../faces/turn-contrast.ts';
 import type { MotionSamples } from './features.ts';
@@ -126,9 +133,10 @@ export function computeCameraMap(input: CameraMapInput): CameraMap {
   const byTalk = [...names].sort((a, b) => talk.get(b)! - talk.get(a)! || a.localeCompare(b));
   const judged = byTalk.filter((s) => talk.get(s)! >= minSpeechMs);
   const dropped = byTalk.filter((s) => talk.get(s)! < minSpeechMs);
-  const cameras = input.cameras.map((c) =>
-    judgeCamera(c.sourceId, c.samples, c.faces ?? null, input.turns, judged, talk, opts),
-  );
+  const cameras = input.cameras.map((c) => {
+    const answer = judgeCamera(c.sourceId, c.samples, c.faces ?? null, input.turns, judged, talk, opts);
+    return c.samples ? { ...answer, support: cameraSupport(c.samples, input.turns, judged) } : answer;
+  });
   const sure = new Set(cameras.filter((c) => c.confidence === 'high').flatMap((c) => c.speakers));
   return {
     version: 1,
@@ -138,6 +146,58 @@ export function computeCameraMap(input: CameraMapInput): CameraMap {
     droppedSpeakers: dropped,
     cameras,
   };
+}
+
+/** Two samples further apart than this belong to different sampled runs (a run's frames are 33–40 ms apart). */
+const RUN_GAP_MS = 250;
+
+/**
+ * How much evidence the pictures of one camera give about each judged speaker (issue 51): the
+ * sampled runs and motion samples, and per speaker the turns the samples fall in and the seconds
+ * of their speech they cover. A camera is sampled in short runs spread over the footage (at most
+ * 160, every 23 s over an hour), so a long recording can give a speaker fewer sampled turns than
+ * a short one sampled every 2 s; each sampled turn is one chance to see the picture follow their
+ * voice, which is what an answer needs several of (src/analysis/automap.ts `thinCloseups`).
+ *
+ * @example
+ * cameraSupport(samples, turns, ['SPEAKER_00']); // { runs: 160, samples: 2240, turns: { SPEAKER_00: 41 }, seconds: { SPEAKER_00: 23.1 } }
+ */
+export function cameraSupport(
+  samples: MotionSamples,
+  turns: readonly Turn[],
+  judged: readonly string[],
+): CameraSupport {
+  const t = samples.t;
+  let runs = 0;
+  const gaps: number[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const gap = i === 0 ? Infinity : t[i]! - t[i - 1]!;
+    if (gap > RUN_GAP_MS) runs++;
+    else gaps.push(gap);
+  }
+  // Each sample stands for the time since the frame before it (the run's frame interval).
+  const step = gaps.length ? gaps.sort((a, b) => a - b)[gaps.length >> 1]! : 0;
+  const sampledTurns: Record<string, number> = {};
+  const seconds: Record<string, number> = {};
+  for (const speaker of judged) {
+    const iv = speakerIntervals(turns, speaker);
+    let hitTurns = 0;
+    let inside = 0;
+    // Samples and intervals are both sorted: one pass.
+    let i = 0;
+    for (let k = 0; k < iv.length; k += 2) {
+      const a = iv[k]!;
+      const b = iv[k + 1]!;
+      while (i < t.length && t[i]! < a) i++;
+      let n = 0;
+      for (let j = i; j < t.length && t[j]! < b; j++) if (!samples.sceneCut[j]) n++;
+      if (n > 0) hitTurns++;
+      inside += n;
+    }
+    sampledTurns[speaker] = hitTurns;
+    seconds[speaker] = Math.round((inside * step) / 100) / 10;
+  }
+  return { runs, samples: t.length, turns: sampledTurns, seconds };
 }
 
 function judgeCamera(

@@ -74,6 +74,8 @@ describe('computeCameraMap on synthetic motion', () => {
       confidence: 'none',
       speakers: [],
       reason: 'no_motion',
+      // What it was judged on: its samples, whether or not they moved (issue 51).
+      support: expect.objectContaining({ runs: 300 }),
     });
     expect(map.unassignedSpeakers.sort()).toEqual([B, C].sort());
   });
