@@ -1,8 +1,11 @@
 import { defineConfig } from 'vitest/config';
 import { patient } from './test/support/patience.ts';
 
-// Three tiers: the two runtimes, and the package as an app installs it. Evaluations (sweeps over seeds, DER over many files) are
-// not tests: they live in eval/ and run with `npm run eval`, never in CI.
+// Four tiers in CI (`npm test`): Node, Chromium, Firefox, and the package as an app installs it. Each browser tier keeps to
+// the flows a user runs (and the contract suite); parity and diagnostic checks that no user's flow runs (WebGPU on
+// SwiftShader against wasm, the Node path against the browser's, a second base URL over every contract group) are the
+// `deep` project, run with `npm run test:deep` and not in CI: docs/testing.md lists each and why. Evaluations (sweeps
+// over seeds, DER over many files) are not tests: they live in eval/ and run with `npm run eval`, never in CI.
 export default defineConfig({
   test: {
     // The reliability tests print their tallies; this reporter adds them up in one line. The tier counter
@@ -50,12 +53,24 @@ export default defineConfig({
       {
         test: {
           name: 'firefox',
-          // Debian's stock firefox-esr through src/cli/firefox.ts (puppeteer-core, WebDriver BiDi). Not a tier yet.
+          // Debian's stock firefox-esr through src/cli/firefox.ts (puppeteer-core, WebDriver BiDi): the demo hands-off and
+          // the contract groups of a client's flow (docs/browsers.md).
           include: ['test/firefox/**/*.test.ts'],
           environment: 'node',
           fileParallelism: false,
           testTimeout: patient(300_000),
           hookTimeout: patient(300_000),
+        },
+      },
+      {
+        test: {
+          name: 'deep',
+          // Chromium parity and diagnostic checks outside CI (`npm run test:deep`; docs/testing.md#deep-tier).
+          include: ['test/deep/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: patient(180_000),
+          hookTimeout: patient(180_000),
         },
       },
     ],

@@ -2,7 +2,9 @@
  * Real faces in the browser: the vision worker samples cameras of a real-face set (GRID clips,
  * tools/fixtures/faces-set.ts) with WebCodecs, finds the faces with BlazeFace on
  * onnxruntime-web, and the camera map built from them names every camera's kind, people and
- * places. The Node path (ffmpeg + the same probe and model) finds the same faces.
+ * places. That the Node path (ffmpeg + the same probe and model) finds the same faces, and that
+ * WebGPU on SwiftShader finds what wasm finds, are parity checks in the deep tier
+ * (test/deep/faces-parity.test.ts).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -13,12 +15,8 @@ import {
   type CameraPageApi,
   type CameraPageSession,
 } from '../../bench/camera/camera-page.ts';
-import { WEBGPU_FLAGS } from '../../tools/diarization/chromium-vad.ts';
-import { createNodeBlazeFace } from '../../tools/faces/blazeface-node.ts';
 import { ensureFacesFixture, type FacesTruth } from '../../tools/fixtures/faces-set.ts';
 import { requireFacesData } from '../support/shared-data.ts';
-import { ffmpegCameraFaces } from '../node/camera/ffmpeg-faces.ts';
-import { keyframeRunStarts } from '../node/camera/ffmpeg-frames.ts';
 import { FIXTURE_TIMEOUT_MS } from '../support/fixtures.ts';
 
 // Absent here: skipped; absent where CI=true: the file fails naming the missing clips.
@@ -45,37 +43,22 @@ afterAll(async () => {
 const cameras = () => truth.sources.filter((s) => s.kind === 'video');
 
 describe.skipIf(!present)('real faces in the vision worker', () => {
-  test('BlazeFace finds each camera’s people where the set put them, as the Node path does', async () => {
-    const detector = await createNodeBlazeFace();
-    try {
-      for (const cam of cameras()) {
-        const web = await pageMotion(session.page, session.addMedia(join(dir, cam.file)), {
-          everyS: EVERY_S,
-          withFaces: true,
-        });
-        expect(web.facesError, cam.file).toBeUndefined();
-        expect(web.lumaPath).toBe('y-plane');
-        const tracks = web.faces?.tracks ?? [];
-        expect(tracks, cam.file).toHaveLength(cam.people!.length);
-        cam.people!.forEach((p, i) => {
-          const head = p.head;
-          expect(tracks[i]!.cx, `${cam.file} person ${i}`).toBeGreaterThan(head.x);
-          expect(tracks[i]!.cx, `${cam.file} person ${i}`).toBeLessThan(head.x + head.w);
-          expect(tracks[i]!.presence).toBeGreaterThan(0.9);
-        });
-        // The same runs decoded by ffmpeg: the same faces in the same places.
-        const starts = keyframeRunStarts(join(dir, cam.file), EVERY_S, cam.durationMs / 1000);
-        const node = await ffmpegCameraFaces(join(dir, cam.file), (x) => detector.detect(x), {
-          width: cam.video!.width,
-          height: cam.video!.height,
-          fps: cam.video!.fps,
-          runStartsS: starts,
-        });
-        expect(node.faces.tracks.map((t) => t.cx)).toHaveLength(tracks.length);
-        node.faces.tracks.forEach((t, i) => expect(Math.abs(t.cx - tracks[i]!.cx)).toBeLessThan(0.02));
-      }
-    } finally {
-      await detector.dispose();
+  test('BlazeFace finds each camera’s people where the set put them', async () => {
+    for (const cam of cameras()) {
+      const web = await pageMotion(session.page, session.addMedia(join(dir, cam.file)), {
+        everyS: EVERY_S,
+        withFaces: true,
+      });
+      expect(web.facesError, cam.file).toBeUndefined();
+      expect(web.lumaPath).toBe('y-plane');
+      const tracks = web.faces?.tracks ?? [];
+      expect(tracks, cam.file).toHaveLength(cam.people!.length);
+      cam.people!.forEach((p, i) => {
+        const head = p.head;
+        expect(tracks[i]!.cx, `${cam.file} person ${i}`).toBeGreaterThan(head.x);
+        expect(tracks[i]!.cx, `${cam.file} person ${i}`).toBeLessThan(head.x + head.w);
+        expect(tracks[i]!.presence).toBeGreaterThan(0.9);
+      });
     }
   });
 
@@ -113,37 +96,5 @@ describe.skipIf(!present)('real faces in the vision worker', () => {
     expect(web.facesError).toMatch(/the face model .*missing\.onnx is not served/);
     expect(web.faces).toBeNull();
     expect(web.frames).toBeGreaterThan(0);
-  });
-});
-
-describe.skipIf(!present)('BlazeFace on WebGPU', () => {
-  test('on a software WebGPU adapter (SwiftShader) it finds the same faces and mouth motion as on wasm', async (ctx) => {
-    const gpu = await openCameraPage({ extraArgs: WEBGPU_FLAGS });
-    try {
-      const cam = cameras().find((s) => s.shot === 'twoshot')!;
-      const url = gpu.addMedia(join(dir, cam.file));
-      const wasm = await pageMotion(gpu.page, url, { everyS: 6, withFaces: 'wasm' });
-      const webgpu = await pageMotion(gpu.page, url, { everyS: 6, withFaces: 'webgpu-fallback' });
-      if (webgpu.facesError && /adapter|WebGPU|webgpu/.test(webgpu.facesError)) {
-        // Skipped (counted as such, not passed): this Chromium offers no WebGPU adapter.
-        ctx.skip(`no WebGPU adapter here: ${webgpu.facesError}`);
-      }
-      expect(webgpu.facesError).toBeUndefined();
-      expect([wasm.faceProvider, webgpu.faceProvider]).toEqual(['wasm', 'webgpu']);
-      console.log(
-        `[faces] webgpu (SwiftShader) ${webgpu.faceDetections} tiles in ${webgpu.faceDetectMs.toFixed(0)} ms, wasm ${wasm.faceDetections} in ${wasm.faceDetectMs.toFixed(0)} ms; x ${webgpu.faces!.tracks.map((t) => t.cx.toFixed(4)).join(' ')} vs ${wasm.faces!.tracks.map((t) => t.cx.toFixed(4)).join(' ')}`,
-      );
-      expect(webgpu.faces!.tracks).toHaveLength(wasm.faces!.tracks.length);
-      webgpu.faces!.tracks.forEach((t, i) => expect(Math.abs(t.cx - wasm.faces!.tracks[i]!.cx)).toBeLessThan(0.005));
-      // The mouth patches follow the detections: the same boxes give the same activity.
-      webgpu.activity!.forEach((a, i) => {
-        const b = wasm.activity![i]!;
-        expect(a).toHaveLength(b.length);
-        const worst = a.reduce((m, x, k) => Math.max(m, Math.abs(x - b[k]!)), 0);
-        expect(worst).toBeLessThan(0.5);
-      });
-    } finally {
-      await gpu.close();
-    }
   });
 });

@@ -16,6 +16,7 @@ import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { DEFAULT_TURNS } from '../support/test-engine.ts';
 import type { ContractHarness, EngineStage, HarnessRequestInit, HarnessResponse, StageOutput } from './harness.ts';
+import type { ContractGroup } from './suite.ts';
 import { patient } from '../support/patience.ts';
 
 /** {@link StageOutput} as it crosses page.evaluate (bytes as a plain array). */
@@ -60,10 +61,11 @@ export interface HarnessPageApi {
     basePath: string;
     dbName: string;
     apiOrigins?: string[];
+    persistStorage?: boolean;
   }): Promise<{ baseUrl: string; controller: string }>;
   request(
     url: string,
-    init?: { method?: string; headers?: Record<string, string>; body?: string | number[] | { staged: string } },
+    init?: { method?: string; headers?: Record<string, string>; body?: PageBody },
   ): Promise<PageResponse>;
   stageBody(id: string, base64: string): Promise<void>;
   createAccount(quotaMinutes: number | null | undefined): Promise<{ accountId: string; apiKey: string }>;
@@ -85,6 +87,37 @@ export interface HarnessPageApi {
   ): Promise<{ ms: number }>;
   deleteDatabase(dbName: string): Promise<void>;
   userAgentMemory(): Promise<number | null>;
+}
+
+/** A request body as it crosses into the harness page (see test/browser/pages/harness.ts). */
+export type PageBody = string | number[] | { staged: string } | { fill: number; length: number };
+
+/** Calls `window.harness[name](...args)` in a harness page, whatever drives it. */
+export type HarnessCall = <K extends keyof HarnessPageApi>(
+  name: K,
+  ...args: Parameters<HarnessPageApi[K]>
+) => Promise<Awaited<ReturnType<HarnessPageApi[K]>>>;
+
+/**
+ * What the contract harness needs of a started harness page, whichever browser and driver hold
+ * it (Chromium through Playwright here, Firefox through puppeteer-core over WebDriver BiDi in
+ * test/firefox/contract-page.ts).
+ */
+export interface ContractPage {
+  /** The page's origin: the service worker builds its links on it. */
+  readonly origin: string;
+  /** The base URL the worker answers for the page's own origin (`{origin}/api`). */
+  readonly baseUrl: string;
+  readonly call: HarnessCall;
+  /**
+   * Starts watching for the network-level response to the request tagged `tag` (its
+   * `x-harness-request` header), before the request is made: true when the driver saw the
+   * service worker answer it, false when it saw the network answer or nothing in time, and
+   * `'cannot-tell'` where the driver has no way to know (puppeteer's BiDi responses always say
+   * `fromServiceWorker() === false`).
+   */
+  watchResponse(tag: string): Promise<boolean | 'cannot-tell'>;
+  close(): Promise<void>;
 }
 
 /** One Chromium plus one static server for a test file. */
@@ -130,6 +163,19 @@ export async function startBrowserRun(): Promise<BrowserRun> {
 
 /** The foreign API origin the browser runs may name (unreachable: only the worker answers it). */
 export const FOREIGN_API_ORIGIN = 'https://api.example.com';
+
+/**
+ * The contract groups the browser tier runs a second time with a foreign base URL: those whose
+ * requests go to URLs and links the worker hands out (upload and download URLs on the page's
+ * origin while the client calls another host), and the key and path checks. The others run with
+ * it in the deep tier (test/deep/contract-foreign.test.ts).
+ */
+export const FOREIGN_BASE_URL_GROUPS: readonly ContractGroup[] = [
+  'authentication',
+  'createJob',
+  'uploads and downloads',
+  'startRender, render results and approveJob',
+];
 
 /**
  * Launches Chromium and serves `buildDir`, a `vite build --mode test` output holding the
@@ -197,14 +243,10 @@ let requestCounter = 0;
 const STAGE_ABOVE = 64 * 1024;
 const STAGE_SLICE = 8 * 1024 * 1024;
 
-async function toPageBytes(
-  handle: HarnessPageHandle,
-  id: string,
-  bytes: Uint8Array,
-): Promise<number[] | { staged: string }> {
+async function toPageBytes(page: ContractPage, id: string, bytes: Uint8Array): Promise<number[] | { staged: string }> {
   if (bytes.length <= STAGE_ABOVE) return Array.from(bytes);
   for (let pos = 0; pos < bytes.length; pos += STAGE_SLICE) {
-    await handle.call(
+    await page.call(
       'stageBody',
       id,
       Buffer.from(bytes.buffer, bytes.byteOffset + pos, Math.min(STAGE_SLICE, bytes.length - pos)).toString('base64'),
@@ -214,9 +256,9 @@ async function toPageBytes(
 }
 
 /**
- * The contract harness over a real service worker: a fresh harness page (and database) per
- * harness, every request a `fetch` inside it. `servedByServiceWorker` is true only when the
- * response carries the worker's header AND Playwright saw it come from the service worker.
+ * The contract harness over a real service worker in Chromium: a fresh harness page (and
+ * database) per harness, every request a `fetch` inside it. `servedByServiceWorker` is true only
+ * when the response carries the worker's header AND Playwright saw it come from the service worker.
  */
 export async function makeBrowserHarness(
   run: BrowserRun,
@@ -228,29 +270,49 @@ export async function makeBrowserHarness(
     basePath: foreign === null ? '/api' : foreign.pathname,
     ...(foreign === null || foreign.origin === run.server.origin ? {} : { apiOrigins: [foreign.origin] }),
   });
-  const baseUrl = (options.baseUrl ?? handle.baseUrl).replace(/\/+$/, '');
+  const page: ContractPage = {
+    origin: run.server.origin,
+    baseUrl: handle.baseUrl,
+    call: (name, ...args) => handle.call(name, ...args),
+    watchResponse: (tag) =>
+      handle.page
+        .waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, { timeout: patient(30_000) })
+        .then((response) => response.fromServiceWorker())
+        .catch(() => false),
+    close: () => handle.close(),
+  };
+  return makePageHarness(page, options);
+}
+
+/**
+ * The contract harness over a started harness page (see {@link ContractPage}), every request a
+ * `fetch` inside it. `servedByServiceWorker` needs the worker's header on the response AND the
+ * driver's word that the service worker answered; where the driver cannot tell, the header alone
+ * (the static server never sets it, and a foreign base URL has nothing else to answer it).
+ */
+export function makePageHarness(page: ContractPage, options: { baseUrl?: string } = {}): ContractHarness {
+  const baseUrl = (options.baseUrl ?? page.baseUrl).replace(/\/+$/, '');
   const origin = new URL(baseUrl).origin;
   return {
     baseUrl,
     // The worker builds links on the page's origin, whatever base URL the client calls.
-    linkOrigin: run.server.origin,
+    linkOrigin: page.origin,
     canAdvanceClock: false,
     async request(url: string, init: HarnessRequestInit = {}): Promise<HarnessResponse> {
       const tag = `req-${++requestCounter}`;
       const headers: Record<string, string> = { ...init.headers, 'x-harness-request': tag };
-      let body: string | number[] | { staged: string } | undefined;
+      let body: PageBody | undefined;
       if (typeof init.body === 'string') body = init.body;
-      else if (init.body instanceof Uint8Array) body = await toPageBytes(handle, tag, init.body);
+      else if (init.body instanceof Uint8Array) body = await toPageBytes(page, tag, init.body);
+      else if (init.body !== undefined) body = { fill: init.body.fill, length: init.body.length };
       if (init.json !== undefined) {
         body = JSON.stringify(init.json);
         if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
           headers['content-type'] = 'application/json';
       }
       const absolute = /^https?:/.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
-      const seen = handle.page
-        .waitForResponse((r) => r.request().headers()['x-harness-request'] === tag, { timeout: patient(30_000) })
-        .catch(() => null);
-      const res = await handle.call('request', absolute, {
+      const seen = page.watchResponse(tag);
+      const res = await page.call('request', absolute, {
         headers,
         ...(init.method === undefined ? {} : { method: init.method }),
         ...(body === undefined ? {} : { body }),
@@ -268,15 +330,15 @@ export async function makeBrowserHarness(
         json,
         text: res.text,
         servedByServiceWorker:
-          res.headers[SERVED_BY_HEADER] === 'service-worker' && observed?.fromServiceWorker() === true,
+          res.headers[SERVED_BY_HEADER] === 'service-worker' && (observed === true || observed === 'cannot-tell'),
       };
     },
     async createAccount(opts = {}) {
-      return handle.call('createAccount', opts.quotaMinutes);
+      return page.call('createAccount', opts.quotaMinutes);
     },
-    createApiKey: (accountId) => handle.call('createApiKey', accountId),
-    revokeApiKey: (apiKey) => handle.call('revokeApiKey', apiKey),
-    pendingStages: () => handle.call('pendingStages'),
+    createApiKey: (accountId) => page.call('createApiKey', accountId),
+    revokeApiKey: (apiKey) => page.call('revokeApiKey', apiKey),
+    pendingStages: () => page.call('pendingStages'),
     async completeStage(jobId, stage, output) {
       // The same defaults as the Node harness's TestEngine (test/support/test-engine.ts).
       const { outputBytes, ...rest } = output ?? {};
@@ -287,16 +349,16 @@ export async function makeBrowserHarness(
           ? { outputBytes: Array.from(outputBytes ?? new Uint8Array(4096).map((_, i) => i % 251)) }
           : {}),
       };
-      await handle.call('completeStage', jobId, stage, pageOutput);
+      await page.call('completeStage', jobId, stage, pageOutput);
     },
-    failStage: (jobId, stage, opts) => handle.call('failStage', jobId, stage, opts),
-    events: (jobId) => handle.call('events', jobId),
+    failStage: (jobId, stage, opts) => page.call('failStage', jobId, stage, opts),
+    events: (jobId) => page.call('events', jobId),
     async advanceClock(ms) {
       // The page runs on the real clock: a second or two can honestly pass by waiting.
       if (ms > 2000)
         throw new Error(`the browser harness cannot move the clock by ${ms} ms (canAdvanceClock is false)`);
       await new Promise((resolve) => setTimeout(resolve, ms));
     },
-    dispose: () => handle.close(),
+    dispose: () => page.close(),
   };
 }

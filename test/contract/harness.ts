@@ -22,12 +22,21 @@ export interface HarnessResponse {
   servedByServiceWorker: boolean;
 }
 
+/**
+ * A body of `length` bytes, each `byte`, made where the request is sent (inside the page in a
+ * browser), so a 100 MB part need not cross the driver's protocol as base64 first.
+ */
+export interface FilledBody {
+  fill: number;
+  length: number;
+}
+
 export interface HarnessRequestInit {
   method?: string;
   headers?: Record<string, string>;
   /** A JSON value (sent with content-type application/json), a string sent as is, or bytes. */
   json?: unknown;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | FilledBody;
 }
 
 /** What a test engine stage completes with. */

@@ -27,8 +27,10 @@ export function toRequest(url: string, init: HarnessRequestInit = {}): Request {
   if (init.json !== undefined) {
     body = JSON.stringify(init.json);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-  } else if (init.body !== undefined) {
+  } else if (typeof init.body === 'string' || init.body instanceof Uint8Array) {
     body = init.body as BodyInit;
+  } else if (init.body !== undefined) {
+    body = new Uint8Array(init.body.length).fill(init.body.fill);
   }
   return new Request(url, { method: init.method ?? 'GET', headers, ...(body === undefined ? {} : { body }) });
 }

@@ -47,13 +47,40 @@ const LONG_TURNS = [
   { speaker: 'SPEAKER_01', startMs: 110_000, endMs: 150_000 },
 ];
 
+/** The suite's groups of cases, one per operation or concern, in the order they run. */
+export const CONTRACT_GROUPS = [
+  'authentication',
+  'createJob',
+  'bad input never gives 500',
+  'listJobs',
+  'Idempotency-Key on createJob',
+  'uploads and downloads',
+  'startProcessing',
+  'pipeline stages and automatic mapping',
+  'submitSpeakerMapping',
+  'nameSpeakers (additive: PUT /jobs/{id}/speakers)',
+  'recutJob and updateCuts',
+  'startRender, render results and approveJob',
+  'stage failures and retryJob',
+  'deleteJob and quota',
+] as const;
+export type ContractGroup = (typeof CONTRACT_GROUPS)[number];
+
 /**
- * Registers the contract suite.
+ * Registers the contract suite; `only` registers just those groups (a second browser, or a
+ * second base URL, runs a subset: docs/testing.md says which).
  *
  * @example
  * defineContractSuite('node handler', () => createNodeHarness());
  */
-export function defineContractSuite(name: string, makeHarness: () => Promise<ContractHarness>): void {
+export function defineContractSuite(
+  name: string,
+  makeHarness: () => Promise<ContractHarness>,
+  options: { only?: readonly ContractGroup[] } = {},
+): void {
+  const group = (title: ContractGroup, cases: () => void): void => {
+    if (options.only === undefined || options.only.includes(title)) describe(title, cases);
+  };
   describe(`contract: ${name}`, () => {
     let h: ContractHarness;
     let key: string;
@@ -168,7 +195,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     }
 
     // ---------------------------------------------------------------- auth
-    describe('authentication', () => {
+    group('authentication', () => {
       test('missing, malformed, unknown and revoked keys get 401 with the Error shape', async () => {
         expectError(await call('GET', '/jobs', { key: null }), 401);
         expectError(await call('GET', '/jobs', { key: null, headers: { authorization: 'Basic abc' } }), 401);
@@ -256,7 +283,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- createJob
-    describe('createJob', () => {
+    group('createJob', () => {
       test('returns a job id and one upload per source in request order: PUT up to 100 MB, multipart above', async () => {
         const r = await createJob({
           sources: [
@@ -405,7 +432,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- robustness
-    describe('bad input never gives 500', () => {
+    group('bad input never gives 500', () => {
       test('odd bodies on every operation get 4xx with the Error shape', async () => {
         const ready = await readyJob();
         const mapping = await mappingJob({ autoMap: 'off' });
@@ -456,7 +483,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- listJobs
-    describe('listJobs', () => {
+    group('listJobs', () => {
       test('the 50 most recent jobs of the caller, newest first, as JobListItems', async () => {
         const ids: string[] = [];
         for (let i = 0; i < 51; i++)
@@ -470,7 +497,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- idempotency
-    describe('Idempotency-Key on createJob', () => {
+    group('Idempotency-Key on createJob', () => {
       const job = { sources: [{ label: 'A' }, { label: 'B' }] };
 
       test('same key and body: the same job with fresh working URLs and Idempotent-Replayed: true', async () => {
@@ -567,7 +594,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       });
     });
     // ---------------------------------------------------------------- uploads and downloads
-    describe('uploads and downloads', () => {
+    group('uploads and downloads', () => {
       test('a PUT upload is served back from sourceUrls with HTTP Range (206, Content-Range, 416)', async () => {
         const created = await createJob({ sources: [{ label: 'A' }, { label: 'B', fileSize: 26 }] });
         const [a, b] = Object.keys(created.uploads) as [string, string];
@@ -707,7 +734,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
           const length = n < partCount ? partSize : size - partSize * (partCount - 1);
           const r = await h.request(urls[String(n)]!, {
             method: 'PUT',
-            body: new Uint8Array(length).fill(48 + (n % 10)),
+            body: { fill: 48 + (n % 10), length },
           });
           expect(r.status, r.text).toBe(200);
         }
@@ -757,7 +784,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
       });
     });
     // ---------------------------------------------------------------- startProcessing
-    describe('startProcessing', () => {
+    group('startProcessing', () => {
       test('checks sources: none, not enough videos, pending uploads (with pendingSourceIds), unknown diarizeSourceIds', async () => {
         const empty = await createJob({ sources: [] });
         expectError(await call('POST', `/jobs/${empty.jobId}/process`), 400);
@@ -797,7 +824,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- the pipeline and autoMap
-    describe('pipeline stages and automatic mapping', () => {
+    group('pipeline stages and automatic mapping', () => {
       test('syncing → diarizing → mapping; autoMap off sends mapping right away without cameraMap, speakers most talkative first', async () => {
         const { jobId, a, b } = await processingJob({ autoMap: 'off', callbackUrl: 'https://hooks.example.com/x' });
         const s = await summary(jobId);
@@ -945,7 +972,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- submitSpeakerMapping
-    describe('submitSpeakerMapping', () => {
+    group('submitSpeakerMapping', () => {
       test('in mapping: saves tracks, generates cuts, moves to ready with the ready event', async () => {
         const { jobId, a, b } = await mappingJob({ autoMap: 'off' });
         const tracks = [
@@ -1054,7 +1081,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- nameSpeakers (additive)
-    describe('nameSpeakers (additive: PUT /jobs/{id}/speakers)', () => {
+    group('nameSpeakers (additive: PUT /jobs/{id}/speakers)', () => {
       test('names the detected speakers; the job shows them; a PUT replaces every name; no status change or event', async () => {
         const { jobId, cuts } = await readyJob();
         const eventsBefore = (await h.events(jobId)).length;
@@ -1112,7 +1139,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- recut and updateCuts
-    describe('recutJob and updateCuts', () => {
+    group('recutJob and updateCuts', () => {
       test('recut regenerates cuts and removed ranges with the preset and silence settings', async () => {
         const { jobId } = await readyJob();
         const r = await call('POST', `/jobs/${jobId}/recut`, {
@@ -1197,7 +1224,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- render and approve
-    describe('startRender, render results and approveJob', () => {
+    group('startRender, render results and approveJob', () => {
       test('render: progress while rendering, then complete with the complete event and a download that answers Range', async () => {
         const { jobId } = await readyJob({ callbackUrl: 'https://hooks.example.com/x' });
         const r = await call('POST', `/jobs/${jobId}/render`);
@@ -1273,7 +1300,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- failures and retryJob
-    describe('stage failures and retryJob', () => {
+    group('stage failures and retryJob', () => {
       test('a stage failing once is retried automatically; failing again fails the job with the failed event', async () => {
         const { jobId } = await processingJob();
         await h.failStage(jobId, 'syncing', { message: 'no overlap found' });
@@ -1352,7 +1379,7 @@ export function defineContractSuite(name: string, makeHarness: () => Promise<Con
     });
 
     // ---------------------------------------------------------------- deleteJob and quota
-    describe('deleteJob and quota', () => {
+    group('deleteJob and quota', () => {
       test('deleteJob works in any status, removes every stored byte and stops the engine work', async () => {
         const { jobId } = await processingJob();
         const urls = (await getJob(jobId)).sourceUrls;

@@ -2,7 +2,8 @@
  * The demo page as a person uses it in Firefox: Debian's stock firefox-esr, driven over
  * WebDriver BiDi through src/cli/firefox.ts. Pick the built-in sample, untick review, start,
  * wait for the render, check what it made and click to download it. Firefox has WebCodecs
- * H.264 but no AAC encoder, so the demo's ffmpeg core makes the AAC; its service worker's fetch
+ * H.264 but no AAC encoder, so the WebAssembly AAC encoder bundled in the render worker
+ * (`@mediabunny/aac-encoder`, MPL-2.0) makes the AAC-LC, not the GPL core; its service worker's fetch
  * event has no request body stream (src/routes/http.ts `requestBody` reads the blob), and it
  * asks the person before keeping the site's storage (a prompt start-up must not wait on).
  * Screenshots go to test-results/firefox/*.png.
@@ -143,7 +144,7 @@ test(
     console.log(`[firefox] job warnings: ${JSON.stringify(job.warnings)}`);
     console.log(`[firefox] output_format: ${JSON.stringify(job.output_format)}`);
     // AAC, as editing software wants: from WebCodecs where the browser has an AAC encoder, else
-    // from the ffmpeg core the demo opts in to (Firefox, like Linux Chromium, has none).
+    // from the bundled WebAssembly encoder (Firefox, like Linux Chromium, has none).
     const aacEncoder = await page.evaluate(async () => {
       const config = { codec: 'mp4a.40.2', sampleRate: 48_000, numberOfChannels: 2, bitrate: 128_000 };
       return typeof AudioEncoder !== 'undefined' && (await AudioEncoder.isConfigSupported(config)).supported === true;
@@ -153,7 +154,7 @@ test(
       container: 'mp4',
       video_codec: 'h264',
       audio_codec: 'aac',
-      audio_encoder: aacEncoder ? 'webcodecs' : 'ffmpeg.wasm',
+      audio_encoder: aacEncoder ? 'webcodecs' : 'aac-wasm',
       note: null,
     });
 
@@ -197,6 +198,21 @@ test(
     const bytes = readFileSync(saved);
     expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
     expect(bytes.length).toBeGreaterThan(100_000);
+    // What is in it, by Debian's ffprobe: H.264 and AAC-LC.
+    const probe = JSON.parse(
+      execFileSync('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'stream=codec_type,codec_name,profile',
+        '-of',
+        'json',
+        saved,
+      ]).toString(),
+    ) as { streams: Array<{ codec_type: string; codec_name: string; profile?: string }> };
+    console.log(`[firefox] ffprobe: ${JSON.stringify(probe.streams)}`);
+    expect(probe.streams.find((x) => x.codec_type === 'video')).toMatchObject({ codec_name: 'h264' });
+    expect(probe.streams.find((x) => x.codec_type === 'audio')).toMatchObject({ codec_name: 'aac', profile: 'LC' });
     // The page stays where it was (the click saved a file; it did not navigate away).
     expect(await page.$eval('#download', (a) => (a as HTMLElement).hidden)).toBe(false);
     console.log(`[firefox] whole run (page open → download) ${Math.round((Date.now() - started) / 1000)} s`);

@@ -4,7 +4,7 @@
  * reports that arrive late.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { CHUNK_SIZE } from '../../../src/store/files.ts';
+import { CHUNK_SIZE, chunkBlob } from '../../../src/store/files.ts';
 import { claimIdempotencyKey, STALE_CLAIM_MS } from '../../../src/store/idempotency.ts';
 import { canonicalJson } from '../../../src/routes/http.ts';
 import { sha256Hex } from '../../../src/auth/crypto.ts';
@@ -317,7 +317,7 @@ describe('chunked storage', () => {
     );
     expect(put.status, await put.clone().text()).toBe(200);
     const chunks = await h.db.getAll('chunks');
-    expect(chunks.map((c) => c.blob.size)).toEqual([CHUNK_SIZE, CHUNK_SIZE, 5]);
+    expect(chunks.map((c) => chunkBlob(c).size)).toEqual([CHUNK_SIZE, CHUNK_SIZE, 5]);
     const job = (await call(apiKey, 'GET', `/jobs/${created.body.jobId}`)).body;
     const download = job.sourceUrls[a!] as string;
     const r = await h.service.handle(

@@ -6,6 +6,7 @@ import { JOB_STATUSES } from '../../../src/contract/types.ts';
 import {
   isValidIdempotencyKey,
   parseCreateJob,
+  parseAudio,
   parsePartNumbers,
   parseSilence,
 } from '../../../src/contract/validate.ts';
@@ -32,7 +33,30 @@ describe('validation', () => {
       review: true,
       autoMap: 'confident',
       silence: { mode: 'off', minPauseSec: 1.5, keepPauseSec: 0.7, paddingSec: 0.25 },
+      audio: { loudness: -16, truePeak: -1 },
     });
+  });
+
+  test('audio: −16 LUFS and −1 dBTP by default; −14, −19 or off; the peak from −9 to 0; errors name the field', () => {
+    expect(parseAudio(undefined)).toEqual({ loudness: -16, truePeak: -1 });
+    expect(parseAudio({ loudness: -14 })).toEqual({ loudness: -14, truePeak: -1 });
+    expect(parseAudio({ loudness: 'off', truePeak: -2 })).toEqual({ loudness: 'off', truePeak: -2 });
+    expect(parseAudio({ loudness: -19, truePeak: 0 })).toEqual({ loudness: -19, truePeak: 0 });
+    expect(parseCreateJob({ sources: [{ label: 'A' }], audio: { truePeak: -9 } }).audio).toEqual({
+      loudness: -16,
+      truePeak: -9,
+    });
+    for (const bad of [-23, '-16', 'on', null])
+      expect(thrown(() => parseAudio({ loudness: bad })).message).toBe(
+        'audio.loudness must be one of -16, -14, -19, off',
+      );
+    for (const bad of [1, -10, '-1', Number.NaN])
+      expect(thrown(() => parseAudio({ truePeak: bad })).message).toBe(
+        'audio.truePeak must be a number from -9 to 0 (dBTP)',
+      );
+    const error = thrown(() => parseCreateJob({ sources: [{ label: 'A' }], audio: -16 }));
+    expect(error.status).toBe(400);
+    expect(error.message).toBe('audio must be an object');
   });
 
   test('fileSize errors name the field and carry the spec fields', () => {
