@@ -10,6 +10,7 @@
 import { proposalTracks } from '../src/analysis/automap.ts';
 import { MulticamClient } from '../src/client/client.ts';
 import type {
+  AudioSettings,
   AutoMapMode,
   CameraKind,
   Job,
@@ -49,6 +50,8 @@ export interface JobOptions {
   review: boolean;
   autoMap: AutoMapMode;
   silence: SilenceMode;
+  /** The render's loudness target and true-peak ceiling (createJob's `audio`); absent: the service's defaults. */
+  audio?: AudioSettings;
   /** Where the events are POSTed as webhooks (the receiver must allow this origin by CORS). */
   callbackUrl?: string;
   /** Use picked files in place (nothing copied into storage) rather than uploading them. */
@@ -103,6 +106,7 @@ export async function createAndStartJob(
     review: options.review,
     autoMap: options.autoMap,
     silence: { mode: options.silence },
+    ...(options.audio ? { audio: options.audio } : {}),
   });
   const total = files.reduce((n, f) => n + f.file.size, 0);
   let sent = 0;

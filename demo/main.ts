@@ -17,9 +17,8 @@ import type { GetJobResponse, JobListItem, JobSummary, JobWarning, PresetId, Tra
 import { probeWithMediabunny } from '../src/media/mediabunny-decoder.ts';
 import type { StageRunRecord } from '../src/pipeline/runner.ts';
 import { MIN_SYNC_SOURCE_MS } from '../src/pipeline/stages/syncing.ts';
-import { openDatabase } from '../src/store/db.ts';
-import { readAllEvents, type OutboxEvent } from '../src/webhooks/outbox.ts';
-import { subscribeToEvents } from '../src/webhooks/subscribe.ts';
+import type { OutboxEvent } from '../src/webhooks/outbox.ts';
+import { openEventsOutbox } from '../src/webhooks/page-outbox.ts';
 import {
   cameraCards,
   createAndStartJob,
@@ -366,8 +365,8 @@ export interface DemoApi {
   stageRuns(): StageRunRecord[];
   /** `length` bytes of the output from `offset`, base64, through a Range request; '' past the end. */
   readOutput(offset: number, length: number): Promise<{ base64: string; total: number }>;
-  /** The current job's edit exported in `format` (fcpxml, xmeml, otio, edl) with the defaults: its text (the CLI's `--export`). */
-  exportEdit(format: ExportFormat): Promise<string>;
+  /** The current job's edit exported in `format` (fcpxml, xmeml, otio, edl), defaults but `recordStart`: its text (the CLI's `--export`). */
+  exportEdit(format: ExportFormat, options?: { recordStart?: string }): Promise<string>;
 }
 
 try {
@@ -383,10 +382,11 @@ try {
   showWarnings([]);
   $('dev-session').textContent =
     `The service worker answers ${session.instance.baseUrl} (account ${session.accountId}).`;
-  const db = await openDatabase();
-  const refreshEvents = async (): Promise<void> => renderEvents(await readAllEvents(db), session.accountId);
+  const outbox = await openEventsOutbox();
+  const refreshEvents = async (): Promise<void> =>
+    renderEvents(await outbox.read(session.accountId), session.accountId);
   // Events arrive in the page as they are recorded (the same bodies as the webhooks).
-  const subscription = subscribeToEvents(
+  const subscription = outbox.subscribe(
     async (event) => {
       const url = event.payload['reviewUrl'];
       if (typeof url === 'string') reviewUrls.set(event.jobId, url);
@@ -394,7 +394,7 @@ try {
       if (event.type === 'mapping') askedToMap.add(event.jobId);
       await refreshEvents();
     },
-    { db, name: 'demo-page', accountId: session.accountId, pollIntervalMs: 5000 },
+    { name: 'demo-page', accountId: session.accountId, pollIntervalMs: 5000 },
   );
   await subscription.ready;
   await refreshEvents();
@@ -532,7 +532,7 @@ try {
       for (let i = 0; i < slice.length; i += 0x8000) binary += String.fromCharCode(...slice.subarray(i, i + 0x8000));
       return { base64: btoa(binary), total };
     },
-    exportEdit: async (format) => (await client.exportEdit(requireJob(), format)).body,
+    exportEdit: async (format, options = {}) => (await client.exportEdit(requireJob(), format, options)).body,
   };
   (window as unknown as { multicamDemo: DemoApi }).multicamDemo = api;
 

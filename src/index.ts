@@ -59,6 +59,7 @@ export type {
   CameraKind,
   CameraMap,
   CameraMapCamera,
+  CameraSupport,
   CreateJobRequest,
   CreateJobResponse,
   Cut,
@@ -95,6 +96,7 @@ export type {
   SourceExt,
   SourceInput,
   SourceKind,
+  SourceTimecode,
   StartProcessingRequest,
   StartProcessingResponse,
   SubmitSpeakerMappingRequest,
@@ -118,6 +120,9 @@ export { startWebhookDelivery } from './webhooks/delivery.ts';
 export type { WebhookDelivery, WebhookDeliveryOptions } from './webhooks/delivery.ts';
 export { subscribeToEvents } from './webhooks/subscribe.ts';
 export type { SubscribedEvent, EventSubscription } from './webhooks/subscribe.ts';
+export { openEventsOutbox } from './webhooks/page-outbox.ts';
+export type { EventsOutbox, EventsOutboxOptions } from './webhooks/page-outbox.ts';
+export type { OutboxEvent, OutboxDelivery } from './webhooks/outbox.ts';
 export { announceEvents, EVENTS_CHANNEL } from './webhooks/events-channel.ts';
 export { DEFAULT_RETRY_SCHEDULE } from './webhooks/schedule.ts';
 export type { RetrySchedule } from './webhooks/schedule.ts';

@@ -2,7 +2,7 @@
  * `npx tsx bench/render/run.ts [--fixture DIR] [--seconds N] [--video-encoder auto|webcodecs|ffmpeg.wasm]`:
  * renders one edit of a 1080p
  * multicam fixture (three cameras, ~1 minute) twice, in one run: in Chromium through the render
- * worker (WebCodecs H.264 + ffmpeg.wasm AAC, MP4), and with Debian's native ffmpeg (libx264
+ * worker (WebCodecs H.264 + AAC, MP4), and with Debian's native ffmpeg (libx264
  * veryfast + aac, a filter_complex of trim/concat per segment). Prints fps, × real time and peak
  * memory of both: the Chromium process tree's RSS/PSS sampled from /proc (with the curve over
  * the render, to show it stays flat), and ffmpeg's maximum RSS from `/usr/bin/time -v`.

@@ -88,6 +88,18 @@ export interface JobSource {
   /** Additive: the audio track's sample rate in Hz and channel count, when probing found them. */
   sampleRate?: number;
   channels?: number;
+  /** Additive: the file's start timecode (MP4/MOV `tmcd` track, Matroska `TIMECODE` tag), when it has one. */
+  timecode?: SourceTimecode;
+}
+
+/** A source's start timecode: the SMPTE label of its first frame, as the camera wrote it. */
+export interface SourceTimecode {
+  /** `HH:MM:SS:FF`, or `HH:MM:SS;FF` when drop-frame. */
+  start: string;
+  /** The rate the timecode counts at (30000/1001 for 29.97 drop-frame or not). */
+  frameRate: FrameRateFraction;
+  /** Drop-frame labels (29.97 and 59.94 only). */
+  dropFrame: boolean;
 }
 
 /** A frame rate as the exact fraction `num/den` frames per second. */
@@ -142,6 +154,33 @@ export const SILENCE_RANGES = {
   paddingSec: [0, 1],
 } as const;
 
+/** The integrated loudness targets a job may ask for, LUFS: −16 (Apple Podcasts), −14 (Spotify, YouTube), −19 (quieter, more headroom). */
+export const LOUDNESS_TARGETS = [-16, -14, -19] as const;
+export type LoudnessTarget = (typeof LOUDNESS_TARGETS)[number];
+
+/**
+ * createJob's `audio` (additive): how the render's sound is finished. Each speaker is levelled
+ * from their own speech, the mix brought to `loudness` LUFS (integrated, BS.1770-4) and held
+ * under `truePeak` dBTP. `loudness: 'off'` leaves the sound as recorded (no levelling, no target,
+ * no limiter).
+ */
+export interface AudioSettings {
+  /** Target integrated loudness, LUFS, or `off`. Default −16. */
+  loudness?: LoudnessTarget | 'off';
+  /** True-peak ceiling, dBTP, from −9 to 0. Default −1. */
+  truePeak?: number;
+}
+
+/** Audio settings with every default filled in. */
+export interface ResolvedAudioSettings {
+  loudness: LoudnessTarget | 'off';
+  truePeak: number;
+}
+
+export const AUDIO_DEFAULTS: Readonly<ResolvedAudioSettings> = { loudness: -16, truePeak: -1 };
+/** The range `audio.truePeak` may take, dBTP. */
+export const TRUE_PEAK_RANGE = [-9, 0] as const;
+
 export type CameraKind = 'closeup' | 'twoshot' | 'wide' | 'multi' | 'unknown';
 export type CameraConfidence = 'high' | 'low' | 'none';
 
@@ -162,6 +201,23 @@ export interface CameraMapCamera {
   evidence?: 'faces' | 'motion';
   /** With `evidence: 'faces'`: how many people the camera shows (additive). */
   faces?: number;
+  /** How much of the pictures the answer rests on (additive, issue 51); absent when the camera had no samples. */
+  support?: CameraSupport;
+}
+
+/**
+ * How much evidence a camera's answer rests on (a field this implementation adds): the pictures
+ * are sampled in short runs of frames, so an hour may give each speaker only some of their turns.
+ */
+export interface CameraSupport {
+  /** Runs of consecutive frames sampled from the camera. */
+  runs: number;
+  /** Motion samples (frame pairs) scored. */
+  samples: number;
+  /** Per judged speaker: how many of their turns the samples fall in (each a separate chance to see them talk). */
+  turns: Record<string, number>;
+  /** Per judged speaker: seconds of their speech the samples cover. */
+  seconds: Record<string, number>;
 }
 
 export interface CameraMap {
@@ -174,20 +230,64 @@ export interface CameraMap {
 }
 
 /**
- * What the render made: container and codecs, and why the audio is Opus where it is (no AAC
- * encoder in this browser and no ffmpeg core). A field this implementation adds to the Job.
+ * What the render made: container, codecs and who encoded the audio (AAC in every browser:
+ * WebCodecs where it has an AAC encoder, else the bundled WebAssembly encoder `aac-wasm`).
+ * A field this implementation adds to the Job.
  */
 export interface OutputFormat {
   container: 'mp4' | 'webm';
   video_codec: 'h264' | 'vp9' | 'av1';
   audio_codec: 'aac' | 'opus' | null;
-  audio_encoder: 'webcodecs' | 'ffmpeg.wasm' | null;
+  audio_encoder: 'webcodecs' | 'aac-wasm' | null;
+  /** A note on the output where it is not what was asked for; null (every browser now renders AAC). */
   note: string | null;
   /**
    * Additive: how loud the render's audio is; null when it has no audio, absent on renders
    * made before it was measured.
    */
   loudness?: OutputLoudness | null;
+  /**
+   * Additive: what the mastering did (createJob's `audio`): each audio source's loudness before
+   * and after levelling, the master gain and the limiter; null when the sound was left as
+   * recorded (`loudness: 'off'`), absent on renders made before.
+   */
+  levels?: OutputLevels | null;
+}
+
+/**
+ * What the render's mastering did. Each source is measured over the kept timeline as it enters
+ * the mix (a mono mic in a stereo render counts in both channels); "after" is as it sits in the
+ * render (levelling, mix weight and master gain), before the limiter. Loudness in LUFS, gains in dB.
+ */
+export interface OutputLevels {
+  /** The integrated loudness asked for, LUFS. */
+  target_lufs: number;
+  /** The true-peak ceiling asked for, dBTP. */
+  true_peak_ceiling_dbtp: number;
+  /** The gain that brought the levelled mix to the target, dB. */
+  master_gain_db: number;
+  /** The most the true-peak limiter turned the sound down, dB (0: it never acted). */
+  limiter_max_reduction_db: number;
+  sources: OutputSourceLevels[];
+}
+
+/** One audio source's levels (see {@link OutputLevels}). */
+export interface OutputSourceLevels {
+  source_id: string;
+  integrated_lufs_before: number | null;
+  integrated_lufs_after: number | null;
+  /** The speakers levelled on this source: its mic's speaker, or every speaker of a single mix. */
+  speakers: Array<{
+    speaker: string;
+    /** Their speech on this source (their turns, gated as BS.1770 does), LUFS; null when they spoke too little to measure. */
+    speech_lufs_before: number | null;
+    speech_lufs_after: number | null;
+    /** The levelling gain set for them, dB; the ride moves it within `ride_db` while they speak. */
+    gain_db: number;
+    ride_db: [number, number];
+    /** Seconds of their speech the gain rests on. */
+    speech_sec: number;
+  }>;
 }
 
 /**
@@ -216,6 +316,8 @@ export interface OutputLoudness {
 export const WARNING_CODES = [
   /** The face model could not be loaded: cameras are mapped by motion only. */
   'face_model_unavailable',
+  /** The host app's active-speaker model could not be loaded: faces are matched to voices by mouth motion. */
+  'active_speaker_model_unavailable',
   /** A camera's pictures could not be read: the camera map has no answer for it. */
   'camera_not_sampled',
   /** A source's audio could not be read by the browser's decoder and was read by ffmpeg.wasm instead. */
@@ -337,6 +439,8 @@ export interface CreateJobRequest {
   review?: boolean;
   autoMap?: AutoMapMode;
   silence?: SilenceSettings;
+  /** Additive: loudness target and true-peak ceiling of the render (see {@link AudioSettings}). */
+  audio?: AudioSettings;
 }
 
 export interface CreateJobResponse {

@@ -9,17 +9,21 @@ import { ApiError } from './errors.ts';
 import { SPEAKER_NAME_MAX_LENGTH } from './speaker-names.ts';
 import { hasControlCharacters, plainLine } from './text.ts';
 import {
+  AUDIO_DEFAULTS,
   AUTO_MAP_MODES,
   LIMITS,
+  LOUDNESS_TARGETS,
   PRESET_IDS,
   SILENCE_DEFAULTS,
   SILENCE_MODES,
   SILENCE_RANGES,
   SOURCE_EXTS,
   SOURCE_KINDS,
+  TRUE_PEAK_RANGE,
   type AutoMapMode,
   type Cut,
   type PresetId,
+  type ResolvedAudioSettings,
   type ResolvedSilenceSettings,
   type SourceExt,
   type SourceKind,
@@ -93,6 +97,34 @@ export interface ParsedCreateJob {
   review: boolean;
   autoMap: AutoMapMode;
   silence: ResolvedSilenceSettings;
+  audio: ResolvedAudioSettings;
+}
+
+/**
+ * createJob's `audio` with defaults (−16 LUFS, −1 dBTP); `undefined` means the defaults.
+ *
+ * @example
+ * parseAudio({ loudness: -14 }); // { loudness: -14, truePeak: -1 }
+ * parseAudio({ loudness: 'off' }); // { loudness: 'off', truePeak: -1 }
+ */
+export function parseAudio(value: unknown, field = 'audio'): ResolvedAudioSettings {
+  if (value === undefined) return { ...AUDIO_DEFAULTS };
+  if (!isObject(value)) throw ApiError.badRequest(`${field} must be an object`);
+  const resolved: ResolvedAudioSettings = { ...AUDIO_DEFAULTS };
+  const loudness = value['loudness'];
+  if (loudness !== undefined) {
+    if (loudness !== 'off' && !(LOUDNESS_TARGETS as readonly unknown[]).includes(loudness))
+      throw ApiError.badRequest(`${field}.loudness must be one of ${LOUDNESS_TARGETS.join(', ')}, off`);
+    resolved.loudness = loudness as ResolvedAudioSettings['loudness'];
+  }
+  const truePeak = value['truePeak'];
+  if (truePeak !== undefined) {
+    const [min, max] = TRUE_PEAK_RANGE;
+    if (typeof truePeak !== 'number' || !Number.isFinite(truePeak) || truePeak < min || truePeak > max)
+      throw ApiError.badRequest(`${field}.truePeak must be a number from ${min} to ${max} (dBTP)`);
+    resolved.truePeak = truePeak;
+  }
+  return resolved;
 }
 
 /** Silence settings with defaults; `undefined` means off. */
@@ -193,7 +225,8 @@ export function parseCreateJob(body: unknown): ParsedCreateJob {
   }
   const autoMap = input['autoMap'] === undefined ? 'confident' : oneOf(input['autoMap'], AUTO_MAP_MODES, 'autoMap');
   const silence = parseSilence(input['silence']);
-  return { sources, title, callbackUrl, review, autoMap, silence };
+  const audio = parseAudio(input['audio']);
+  return { sources, title, callbackUrl, review, autoMap, silence, audio };
 }
 
 /** `1 to 255 printable ASCII characters` (0x20–0x7E). */

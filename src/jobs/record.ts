@@ -100,6 +100,7 @@ export async function createJobRecord(
       cameraMap: null,
       presetId: 'balanced',
       silence: parsed.silence,
+      audio: parsed.audio,
       review: parsed.review,
       autoMap: parsed.autoMap,
       callbackUrl: parsed.callbackUrl,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FrameRateFraction } from '../contract/types.ts';
+import type { FrameRateFraction, SourceTimecode } from '../contract/types.ts';
 
 /** Which decoder did the work: mediabunny (WebCodecs, or its own PCM reader) or ffmpeg.wasm. */
 export type MediaEngine = 'mediabunny' | 'ffmpeg.wasm';
@@ -54,6 +54,8 @@ export interface MediaProbe {
   video: VideoInfo | null;
   audio: AudioInfo | null;
   streams: StreamInfo[];
+  /** The file's start timecode (MP4/MOV `tmcd` track, a `TIMECODE` tag), when it has one. */
+  timecode?: SourceTimecode;
 }
 
 /** Progress of a long operation. */

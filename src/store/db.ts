@@ -13,6 +13,7 @@ import type {
   JobSource,
   JobStatus,
   PresetId,
+  ResolvedAudioSettings,
   ResolvedSilenceSettings,
   TimeRange,
   Track,
@@ -108,6 +109,8 @@ export interface JobRecord {
   cameraMap: CameraMap | null;
   presetId: PresetId;
   silence: ResolvedSilenceSettings;
+  /** createJob's `audio` (loudness target, true-peak ceiling); absent on jobs from before: the defaults. */
+  audio?: ResolvedAudioSettings;
   review: boolean;
   autoMap: AutoMapMode;
   callbackUrl: string | null;
@@ -169,11 +172,16 @@ export interface FileRecord {
   uploadId?: string;
 }
 
-/** One chunk of a run (at most `CHUNK_SIZE` bytes). */
+/**
+ * One chunk of a run (at most `CHUNK_SIZE` bytes): a Blob, or its bytes where the browser's
+ * IndexedDB refuses Blob values (WebKit in an ephemeral session, as WebKitGTK runs under
+ * WebDriver: "Error preparing Blob/File data to be stored in object store"). Read it with
+ * `chunkBlob` (files.ts).
+ */
 export interface ChunkRecord {
   fileId: string;
   index: number;
-  blob: Blob;
+  blob: Blob | ArrayBuffer;
 }
 
 /**

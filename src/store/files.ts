@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Database, FileRecord, LocalFileInfo, PartRecord, UploadRecord } from './db.ts';
+import type { ChunkRecord, Database, FileRecord, LocalFileInfo, PartRecord, UploadRecord } from './db.ts';
 import { MEDIA_SNIFF_BYTES } from '../contract/media-sniff.ts';
 import { localFileRegistry } from './local-files.ts';
 
@@ -48,12 +48,46 @@ export function runKeys(chunkFileId: string): IDBKeyRange {
   return IDBKeyRange.bound([chunkFileId, 0], [chunkFileId, Infinity]);
 }
 
+/** A stored chunk's bytes as a Blob, however they were stored (see {@link ChunkRecord}). */
+export function chunkBlob(chunk: ChunkRecord): Blob {
+  return chunk.blob instanceof Blob ? chunk.blob : new Blob([chunk.blob]);
+}
+
+/**
+ * Databases that refused a Blob value and took the same bytes as an ArrayBuffer: their later
+ * chunks are stored as bytes at once (each refusal costs an aborted transaction).
+ */
+const blobsRefused = new WeakSet<Database>();
+
 /**
  * Writes chunk `index` of a run and touches the run's open record in the same transaction (the
  * first chunk creates it). A later chunk whose record is gone fails with {@link RunCollectedError}
  * instead of writing a chunk no one would ever reference.
  */
 async function putChunk(db: Database, chunkFileId: string, index: number, blob: Blob): Promise<void> {
+  if (blobsRefused.has(db)) return putChunkValue(db, chunkFileId, index, await blob.arrayBuffer());
+  try {
+    await putChunkValue(db, chunkFileId, index, blob);
+  } catch (error) {
+    if (error instanceof RunCollectedError || !refusesBlob(error)) throw error;
+    // Read outside any transaction (a transaction closes while a Blob is read), then retry.
+    await putChunkValue(db, chunkFileId, index, await blob.arrayBuffer());
+    blobsRefused.add(db);
+  }
+}
+
+/** WebKit's refusal of a Blob value in an ephemeral session (an UnknownError naming Blob data). */
+function refusesBlob(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /Blob\/File data/i.test(message);
+}
+
+async function putChunkValue(
+  db: Database,
+  chunkFileId: string,
+  index: number,
+  blob: Blob | ArrayBuffer,
+): Promise<void> {
   const tx = db.transaction(['chunks', 'runs'], 'readwrite');
   const runs = tx.objectStore('runs');
   if (index > 0 && !(await runs.get(chunkFileId))) {
@@ -154,7 +188,7 @@ export async function deleteRun(db: Database, chunkFileId: string): Promise<void
 export async function readRunHead(db: Database, chunkFileId: string): Promise<Uint8Array> {
   const chunk = await db.get('chunks', [chunkFileId, 0]);
   if (!chunk) return new Uint8Array(0);
-  return new Uint8Array(await chunk.blob.slice(0, MEDIA_SNIFF_BYTES).arrayBuffer());
+  return new Uint8Array(await chunkBlob(chunk).slice(0, MEDIA_SNIFF_BYTES).arrayBuffer());
 }
 
 /** A store of a transaction that includes `runs`. */
@@ -375,7 +409,7 @@ function piecesOf(
 async function readChunk(db: Database, chunkFileId: string, index: number): Promise<Blob> {
   const chunk = await db.get('chunks', [chunkFileId, index]);
   if (!chunk) throw new Error(`chunk ${index} of ${chunkFileId} is missing`);
-  return chunk.blob;
+  return chunkBlob(chunk);
 }
 
 /**
