@@ -4,12 +4,12 @@
 // ({ area, split, quick, commit, date, seconds, rows }, rows as eval/target.ts's TargetResult).
 // This script reads every one of them and writes
 //   - docs/figures.md: every row, per area (test split first), and
-//   - README.md between `<!-- eval-figures:begin -->` and `<!-- eval-figures:end -->`: the test
+//   - docs/status.md between `<!-- eval-figures:begin -->` and `<!-- eval-figures:end -->`: the test
 //     split's gates only (PASS/FAIL), with a pointer to docs/figures.md for the info rows.
 // Where an area's split has both a full and a `--quick` file, the full one is shown. Nobody edits
 // either by hand. Both are formatted with Prettier (markdown), so the output is stable.
 //
-//   node scripts/eval-figures.mjs           write docs/figures.md and the README block
+//   node scripts/eval-figures.mjs           write docs/figures.md and the docs/status.md block
 //   node scripts/eval-figures.mjs --check   exit 1 when either differs from eval/results (npm run check)
 //
 // Plain Node, no dependencies besides the repository's Prettier.
@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '..');
 const RESULTS = join(ROOT, 'eval', 'results');
 const FIGURES = join(ROOT, 'docs', 'figures.md');
-const README = join(ROOT, 'README.md');
+const README = join(ROOT, 'docs', 'status.md');
 const BEGIN = '<!-- eval-figures:begin -->';
 const END = '<!-- eval-figures:end -->';
 const SPLITS = ['test', 'tuning'];
@@ -93,9 +93,9 @@ const mode = (record) => (record.quick ? 'quick' : 'full');
 function figuresPage(areas, byArea) {
   const parts = [
     '# Evaluation figures',
-    'Back to the [README](../README.md). Generated: `npm run eval` writes each area’s rows of each ' +
+    'Back to the [README](../README.md) and [status](status.md). Generated: `npm run eval` writes each area’s rows of each ' +
       'split to `eval/results/<area>-<split>[-quick].json`, and `node scripts/eval-figures.mjs` makes this ' +
-      'page and the README’s PASS/FAIL table from them. Never edit either by hand: `npm run check` fails ' +
+      'page and docs/status.md’s PASS/FAIL table from them. Never edit either by hand: `npm run check` fails ' +
       'when they differ from the JSON.',
     'PASS/FAIL rows are gates on the **test split** (cases no parameter was chosen on). `info` rows ' +
       'are never counted: the **tuning split** (cases parameters were chosen on, so not results), a ' +
@@ -137,7 +137,7 @@ function readmeBlock(areas, byArea) {
   if (notRun.length > 0) parts.push(`Test split not yet run: ${notRun.join(', ')}.`);
   parts.push(
     'Every row, with the info rows (tuning split, stages measured alone) and the commit each was ' +
-      'measured on: [docs/figures.md](docs/figures.md).',
+      'measured on: [docs/figures.md](figures.md).',
   );
   return `${parts.join('\n\n')}\n`;
 }
@@ -153,7 +153,9 @@ function withBlock(readme, block) {
   const begin = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
   if (begin < 0 || end < begin)
-    throw new Error(`README.md lacks the markers ${BEGIN} … ${END} (in its Status section) around the figures block`);
+    throw new Error(
+      `docs/status.md lacks the markers ${BEGIN} … ${END} (in its Status section) around the figures block`,
+    );
   return `${readme.slice(0, begin + BEGIN.length)}\n\n${block}\n${readme.slice(end)}`;
 }
 
@@ -168,7 +170,7 @@ async function main() {
   if (checkOnly) {
     const stale = [];
     if (current !== page) stale.push(current === null ? 'docs/figures.md is missing' : 'docs/figures.md differs');
-    if (readme !== wanted) stale.push(`README.md's block between ${BEGIN} and ${END} differs`);
+    if (readme !== wanted) stale.push(`docs/status.md's block between ${BEGIN} and ${END} differs`);
     if (stale.length > 0) {
       console.error(
         `eval-figures: ${stale.join('; ')} from eval/results/*.json. ` +
