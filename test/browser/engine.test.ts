@@ -408,18 +408,23 @@ test(
   'a reload mid-sync resumes: the job still completes syncing',
   async () => {
     const cams = truth.sources.slice(3, 6);
+    // The job is started from a page without the engine, so its syncing stage is queued and no
+    // page runs it: what a page closed or reloaded before the stage finished leaves behind.
+    // (Reloading an engine page at once raced the 2 s stage, which sometimes won.)
+    await openEnginePage(page, server.origin, dbName, false, false);
     const { jobId, ids } = await createAndStart(
       cams.map((s) => ({ url: `/fixture/${s.file}`, label: s.label, ext: 'mp4' })),
     );
-    // Reload at once: the syncing stage (about 2 s) is running or queued.
-    const before = await call<History>('history');
-    expect(before.some((h) => h.jobId === jobId)).toBe(false);
+    await new Promise((r) => setTimeout(r, 1000));
+    const queued = await api<JobView>('GET', `/jobs/${jobId}`);
+    expect(queued.json.job.status).toBe('syncing');
+    expect(await call<History>('history')).toEqual([]);
+    // The reloaded page's engine picks the stage up.
     await openPage(false);
     const synced = await waitForJob(jobId, pastSyncing, 60_000);
     const history = await call<History>('history');
     console.log('[engine] after reload:', synced.job.status, 'history:', JSON.stringify(history));
     expect(synced.job.status, synced.job.error_message ?? '').not.toMatch(/syncing|failed/);
-    // The reloaded page's engine ran the stage the first page never finished.
     expect(history.some((h) => h.jobId === jobId && h.stage === 'syncing' && h.outcome === 'succeeded')).toBe(true);
     const expected = Object.fromEntries(ids.map((id, i) => [id, cams[i]!.offsetMs]));
     for (const e of offsetErrors(synced, expected)) expect(e).toBeLessThanOrEqual(FRAME_MS);

@@ -48,10 +48,11 @@ export async function openEnginePage(
   origin: string,
   dbName: string,
   createAccount: boolean,
+  engine = true,
 ): Promise<string | null> {
   await page.goto(`${origin}${ENGINE_PAGE}`);
   await page.waitForSelector('body[data-ready="1"]');
-  return (await callEngine<{ apiKey: string | null }>(page, 'start', dbName, createAccount)).apiKey;
+  return (await callEngine<{ apiKey: string | null }>(page, 'start', dbName, createAccount, undefined, engine)).apiKey;
 }
 
 /** PUTs each served file in `fileUrls` to the signed URL of the same position in `uploads`; each must answer 200. */

@@ -17,16 +17,21 @@ function running(): MulticamInstance {
 }
 
 const engineTest = {
-  /** Starts the library with the engine on database `dbName` (and engine `assets` when given); a new account's API key when asked. */
+  /**
+   * Starts the library on database `dbName`, with the engine unless `engine` is false (a page
+   * that only talks to the service worker, as a page closed mid-stage leaves its queued work),
+   * and engine `assets` when given; a new account's API key when asked.
+   */
   async start(
     dbName: string,
     createAccount: boolean,
     assets?: StartMulticamOptions['assets'],
+    engine = true,
   ): Promise<{ apiKey: string | null; baseUrl: string }> {
     instance = await startMulticam({
       basePath: '/api',
       dbName,
-      engine: true,
+      engine,
       // The page opts in to the optional ffmpeg core at /wasm/ as the demo does; `assets` may override it.
       assets: { ffmpegWasmBase: '/wasm/', ...assets },
     });
