@@ -23,7 +23,7 @@ export default defineConfig(({ mode }) => {
       if (file.endsWith('.html')) input[`test-${file.slice(0, -'.html'.length)}`] = resolve(pages, file);
     }
   }
-  // MULTICAM_OUT_DIR: the CLI builds its own copy (.cache/cli-app) so it never rewrites dist-app/ under a running test.
+  // MULTICAM_OUT_DIR: the CLI and the browser tests build their own copy (.cache/app-site, src/cli/site.ts), never dist-app/.
   // (dist/ is the library package: scripts/build-lib.mjs.)
   const outDir = process.env['MULTICAM_OUT_DIR']
     ? resolve(process.env['MULTICAM_OUT_DIR'])

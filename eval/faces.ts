@@ -512,7 +512,7 @@ async function speakerDetection(
     );
     rows.push(row);
     // The audio confusing two people (forced: one speaker fewer than there are), then the
-    // faces asking for more, as the analysis worker does (workers/analysis.worker.ts).
+    // faces asking for more, as the analysis worker does (src/speakers/detect.ts).
     const witnesses: FaceWitness[] = (sampledSets.get(set.name) ?? []).flatMap((c) => {
       const faces = facesToReference(trackFaces(c.runs), c.offsetMs, c.driftPpm);
       return steadyFaces(faces) ? faces.tracks.map((track) => ({ cameraId: c.file, track })) : [];

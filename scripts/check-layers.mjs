@@ -50,7 +50,8 @@ export const LAYERS = [
   { name: 'service worker', paths: ['src/sw'], mayImport: ['service', 'routes', 'engine', 'contract'] },
   // The Node side: the command line and the Vite plugin (which copies the CLI's package assets).
   { name: 'CLI', paths: ['src/cli', 'src/vite'], mayImport: ['engine', MEDIA, 'analysis', 'contract'] },
-  { name: 'workers', paths: ['workers'], mayImport: [MEDIA, 'analysis', 'contract'] },
+  // The worker entries: each exposes its room's service (speaker detection, media, vision, render).
+  { name: 'workers', paths: ['workers'], mayImport: ['speakers', MEDIA, 'analysis', 'contract'] },
   // Below the entry rooms, the order: a room may import any room below it.
   { name: 'service', paths: ['src/service.ts'] },
   { name: 'routes', paths: ['src/routes'] },
@@ -59,6 +60,9 @@ export const LAYERS = [
   { name: 'webhooks', paths: ['src/webhooks'] },
   { name: 'store', paths: ['src/store'] },
   { name: 'auth', paths: ['src/auth'] },
+  // Speaker detection (the analysis worker's service, its protocol and VAD lanes): it places,
+  // mixes and reads signals through the media room and runs the pure diarization.
+  { name: 'speakers', paths: ['src/speakers'] },
   { name: MEDIA, paths: ['src/media', 'src/vision', 'src/render', 'src/models', 'src/export', 'src/client'] },
   { name: 'analysis', paths: ['src/analysis'] },
   { name: 'contract', paths: ['src/contract'] },

@@ -27,7 +27,7 @@ export type {
   StageOutputs,
   StageReporter,
   SyncingOutput,
-} from './pipeline/reporter.ts';
+} from './jobs/reporter.ts';
 
 // The typed client
 export { MulticamClient } from './client/client.ts';

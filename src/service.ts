@@ -6,7 +6,7 @@
  */
 import { URL_SIGNING_KEY, createSigner, newUrlSigningKey } from './auth/signer.ts';
 import type { Engine } from './contract/engine.ts';
-import { createStageReporter, type StageReporter } from './pipeline/reporter.ts';
+import { createStageReporter, type StageReporter } from './jobs/reporter.ts';
 import type { ServiceContext } from './jobs/context.ts';
 import { DEFAULT_BASE_PATH, isContractPath, normaliseBasePath } from './contract/base-path.ts';
 import { createHandler } from './routes/handler.ts';

@@ -10,7 +10,7 @@
  */
 import { expose, transfer } from 'comlink';
 import type { SileroVad } from '../src/models/silero-vad.ts';
-import { ResidualShare, type VadLaneApi } from '../src/media/analysis-protocol.ts';
+import { ResidualShare, type VadLaneApi } from '../src/speakers/protocol.ts';
 import { residualLevels, residualLevelsRead } from '../src/analysis/diarize/residual-levels.ts';
 import { openScratchReader, type ScratchSamples } from '../src/media/scratch.ts';
 import { startSilero } from '../src/models/silero-loader.ts';

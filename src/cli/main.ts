@@ -17,29 +17,16 @@
  *
  * @module
  */
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-  closeSync,
-} from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { GetJobResponse, JobSummary } from '../contract/types.ts';
 import type { StageRunRecord } from '../pipeline/runner.ts';
 import { HelpRequested, parseEditArgs, USAGE, UsageError, type EditArgs } from './args.ts';
 import { runInit } from './init.ts';
+import { ensureAppSite } from './site.ts';
 import { autoMapToSend, chooseMapping, describeMapping } from './mapping.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const SITE = join(ROOT, '.cache/cli-app');
-const STAMP = join(SITE, '.built-at');
 const CHUNK = 4 * 1024 * 1024;
 /** With `--auto-map off`, how long to wait for the camera map proposal after the service asked. */
 const PROPOSAL_WAIT_MS = 120_000;
@@ -49,34 +36,13 @@ class EnvironmentError extends Error {
   override name = 'EnvironmentError';
 }
 
-function newestMtime(path: string): number {
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
-
-/** Builds the app into .cache/cli-app unless the build there is newer than every source. */
+/** The app build the CLI serves (src/cli/site.ts); a failed build is the environment's failure. */
 function ensureSite(rebuild: boolean, say: (line: string) => void): string {
-  const sources = ['src', 'demo', 'review', 'workers', 'vite.config.ts']
-    .map((p) => join(ROOT, p))
-    .filter((p) => existsSync(p));
-  const newest = Math.max(...sources.map(newestMtime));
-  if (!rebuild && existsSync(STAMP) && statSync(STAMP).mtimeMs > newest && existsSync(join(SITE, 'sw.js'))) return SITE;
-  say('building the app (vite) into .cache/cli-app …');
   try {
-    execFileSync('node', ['scripts/copy-assets.mjs'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, MULTICAM_OUT_DIR: SITE },
-    });
+    return ensureAppSite({ rebuild, say });
   } catch (error) {
     throw new EnvironmentError(`the app build failed: ${(error as Error).message}`);
   }
-  writeFileSync(STAMP, new Date().toISOString());
-  return SITE;
 }
 
 /** MULTICAM_CHROMIUM, else Debian's /usr/bin/chromium, else a Playwright-installed Chromium. */

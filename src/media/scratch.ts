@@ -11,7 +11,7 @@
  * @module
  */
 import type { SampleReader } from '../analysis/sample-reader.ts';
-import { wavHeader } from '../render/wav.ts';
+import { wavHeader } from './wav.ts';
 import type { MonoOutput } from './mono-writer.ts';
 import type { ScratchFileRef } from './protocol.ts';
 

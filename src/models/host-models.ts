@@ -1,6 +1,6 @@
 /**
- * The optional model slots of single-mix speaker detection, as the analysis worker
- * (workers/analysis.worker.ts) runs them:
+ * The optional model slots of single-mix speaker detection, as the analysis worker's speaker
+ * detection (src/speakers/detect.ts) runs them:
  * a pyannote segmentation-3.0 model (local speakers: a count floor, turn changes, overlapped
  * speech) and a speaker-embedding model (speaker similarity), both supplied by the host app
  * as URLs. Each is fetched and loaded once per URL and kept for the next job, like the VAD.

@@ -22,16 +22,16 @@ import { ORPHAN_GRACE_MS, sweepOrphanRuns, type SweepResult } from '../store/swe
 import { getJobRecord } from '../store/jobs.ts';
 import { addWork, deleteWork, listWork } from '../store/work.ts';
 import { BLAZEFACE_MODEL_FILE } from '../models/blazeface.ts';
-import type { CameraMotion, VisionWorkerApi } from '../vision/protocol.ts';
+import { CameraSampling } from '../vision/camera-sampling.ts';
+import type { VisionSamplingOptions, VisionWorkerApi } from '../vision/protocol.ts';
 import { announceEvents } from '../webhooks/events-channel.ts';
 import type { EngineStage, EngineWork } from '../contract/engine.ts';
-import { CameraLanes } from './camera-lanes.ts';
 import { ENGINE_CHANNEL, ENGINE_LOCK, type EngineMessage } from './queue-engine.ts';
-import type { StageFailure, StageReporter } from './reporter.ts';
+import type { StageFailure, StageReporter } from '../jobs/reporter.ts';
 import { isAbort, type StageAssets, type StageResult, type StageRun, type StageWorkers } from './stages/context.ts';
 import { runDiarizing } from './stages/diarizing.ts';
 import { runMapping } from './stages/mapping.ts';
-import type { AnalysisWorkerApi } from './stages/protocol.ts';
+import type { AnalysisWorkerApi } from '../speakers/protocol.ts';
 import { runRendering } from './stages/rendering.ts';
 import { runSyncing } from './stages/syncing.ts';
 
@@ -118,15 +118,19 @@ function leftBehind(jobs: readonly JobRecord[]): EngineWork[] {
   return out;
 }
 
-/** A job's camera sampling: its queue, and each source's result. */
-interface CameraQueue {
-  lanes: CameraLanes;
-  bySource: Map<string, Promise<CameraMotion>>;
-}
-
 /** A worker failed outside any call (its script did not load, or an error escaped): comlink calls into it would never settle. */
 export class WorkerCrashError extends Error {
   override readonly name = 'WorkerCrashError';
+}
+
+/** The face (and active-speaker) models cameras are sampled with; none where faces are off. */
+function faceAssets(assets: StageAssets): VisionSamplingOptions['faces'] | undefined {
+  if (!assets.faceModelUrl) return undefined;
+  return {
+    modelUrl: assets.faceModelUrl,
+    ortWasmPath: assets.ortWasmPath,
+    ...(assets.activeSpeakerModelUrl ? { activeSpeakerModelUrl: assets.activeSpeakerModelUrl } : {}),
+  };
 }
 
 /**
@@ -142,7 +146,6 @@ function lazyWorkers(
   /** The vision workers: [0] for everything, [1] a second camera lane the mapping stage may open. */
   const visions: Array<{ worker: Worker; remote: Remote<VisionWorkerApi> } | undefined> = [];
   let render: RenderClient | undefined;
-  const motions = new Map<string, CameraQueue>();
   const visionRemote = (lane = 0): Remote<VisionWorkerApi> => {
     let vision = visions[lane];
     if (!vision) {
@@ -157,12 +160,17 @@ function lazyWorkers(
     }
     return vision.remote;
   };
-  /** The second camera lane goes once no job has work for it. */
-  const closeSecondLane = (): void => {
-    if ([...motions.values()].some((q) => q.lanes.lanes > 1)) return;
-    visions[1]?.worker.terminate();
-    visions[1] = undefined;
-  };
+  const cameras = new CameraSampling(
+    {
+      remote: visionRemote,
+      started: () => visions.flatMap((vision) => (vision ? [vision.remote] : [])),
+      close(lane) {
+        visions[lane]?.worker.terminate();
+        visions[lane] = undefined;
+      },
+    },
+    faceAssets(assets),
+  );
   const watch = (worker: Worker, name: string, drop: () => void): Worker => {
     worker.addEventListener('error', (event) => {
       drop();
@@ -193,52 +201,9 @@ function lazyWorkers(
       return analysis.remote;
     },
     vision: visionRemote,
-    cameraMotion(jobId, sourceId, blob) {
-      let queue = motions.get(jobId);
-      if (!queue) motions.set(jobId, (queue = { lanes: new CameraLanes(), bySource: new Map() }));
-      const known = queue.bySource.get(sourceId);
-      if (known) return known;
-      const job = queue;
-      const started = new Promise<CameraMotion>((resolve, reject) => {
-        job.lanes.add(async (lane) => {
-          try {
-            resolve(
-              await visionRemote(lane).cameraMotion(await blob(), {
-                jobKey: `motion_${jobId}`,
-                ...(assets.faceModelUrl
-                  ? {
-                      faces: {
-                        modelUrl: assets.faceModelUrl,
-                        ortWasmPath: assets.ortWasmPath,
-                        ...(assets.activeSpeakerModelUrl
-                          ? { activeSpeakerModelUrl: assets.activeSpeakerModelUrl }
-                          : {}),
-                      },
-                    }
-                  : {}),
-              }),
-            );
-          } catch (error) {
-            reject(error);
-          }
-        });
-      });
-      job.bySource.set(sourceId, started);
-      started.catch(() => {
-        if (job.bySource.get(sourceId) === started) job.bySource.delete(sourceId);
-      });
-      return started;
-    },
-    hurryCameraMotion(jobId) {
-      const queue = motions.get(jobId)?.lanes;
-      if (queue && queue.waiting > 0 && (navigator.hardwareConcurrency || 1) >= 2) queue.widen(2);
-      return queue?.lanes ?? 1;
-    },
-    dropCameraMotion(jobId) {
-      if (!motions.delete(jobId)) return;
-      for (const vision of visions) void vision?.remote.cancel(`motion_${jobId}`);
-      closeSecondLane();
-    },
+    cameraMotion: (jobId, sourceId, blob) => cameras.sample(jobId, sourceId, blob),
+    hurryCameraMotion: (jobId) => cameras.hurry(jobId),
+    dropCameraMotion: (jobId) => cameras.drop(jobId),
     render: () =>
       (render ??= createRenderClient(
         watch(
@@ -254,7 +219,7 @@ function lazyWorkers(
       visions.length = 0;
       render?.dispose();
       media = analysis = render = undefined;
-      motions.clear();
+      cameras.clear();
     },
   };
 }

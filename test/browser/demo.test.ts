@@ -5,18 +5,18 @@
  * click to download the video; hands-off (review off) from Start to a render with no click.
  * Screenshots go to test-results/demo/*.png.
  */
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { makeSample } from '../../scripts/make-sample.ts';
 import { SAMPLE_DIR, type SampleManifest } from '../../demo/sample/manifest.ts';
 import type { GetJobResponse } from '../../src/contract/types.ts';
 import type { Truth } from '../../tools/fixtures/truth.ts';
 import { ownCloseupShare } from '../support/own-closeup.ts';
 import { ensureFixture } from '../support/fixtures.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { demoAppSite } from '../support/app-site.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { patient } from '../support/patience.ts';
@@ -24,7 +24,6 @@ import { ensureFacesFixture } from '../../tools/fixtures/faces-set.ts';
 import { requireFacesData } from '../support/shared-data.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SITE = join(ROOT, '.cache/demo-site');
 const SHOTS = join(ROOT, 'test-results/demo');
 const SAMPLE = join(ROOT, SAMPLE_DIR);
 
@@ -91,14 +90,8 @@ function secondsLeft(shown: string): number | null {
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  makeSample({ root: ROOT });
-  // Its own build output (vite.config copies the sample into it), so dist-app/ is left alone.
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, MULTICAM_OUT_DIR: SITE },
-  });
-  server = await serveStatic(SITE, 0);
+  // The shared app build (vite.config copies the sample into it); rebuilt only when stale.
+  server = await serveStatic(demoAppSite(), 0);
   receiver = await startWebhookReceiver({ allowOrigin: server.origin });
   chromium = await launchChromium();
   page = await chromium.context.newPage();
@@ -265,9 +258,36 @@ test(
     // Click the link as a person does: the browser saves an MP4 (ftyp box) of real size, named.
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
     expect(download.suggestedFilename()).toMatch(/^multicam-[0-9a-f]{8}\.mp4$/);
-    const saved = readFileSync(await download.path());
+    const savedPath = await download.path();
+    const saved = readFileSync(savedPath);
     expect(saved.subarray(4, 8).toString('latin1')).toBe('ftyp');
     expect(saved.length).toBeGreaterThan(100_000);
+    // The sample's render is mastered (createJob's default audio: −16 LUFS, −1 dBTP): native
+    // ffmpeg's ebur128 reads the downloaded file at the target and under the ceiling (issue 55).
+    const loud = spawnSync('ffmpeg', [
+      '-nostats',
+      '-hide_banner',
+      '-i',
+      savedPath,
+      '-af',
+      'ebur128=peak=true',
+      '-f',
+      'null',
+      '-',
+    ]);
+    const summary = loud.stderr.toString().slice(loud.stderr.toString().lastIndexOf('Summary:'));
+    const reading = (label: string): number => Number(new RegExp(`${label}:\\s+(-?[\\d.]+)`).exec(summary)?.[1]);
+    const levels = (
+      await page.evaluate(
+        async () =>
+          (await (window as unknown as { multicamDemo: { job(): Promise<GetJobResponse> } }).multicamDemo.job()).job,
+      )
+    ).output_format?.levels;
+    console.log(
+      `sample render: I ${reading('I')} LUFS, true peak ${reading('Peak')} dBTP (native ffmpeg ebur128); levelling ${JSON.stringify(levels?.sources.map((x) => x.speakers.map((k) => [k.speaker, k.gain_db, k.speech_lufs_after])))}`,
+    );
+    expect(Math.abs(reading('I') + 16)).toBeLessThanOrEqual(1);
+    expect(reading('Peak')).toBeLessThanOrEqual(-1);
     // The page stays where it was (the click saved a file; it did not navigate away).
     expect(await page.isVisible('#download')).toBe(true);
   },

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
+import { demoAppSite } from '../support/app-site.ts';
 
 let chromium: LaunchedChromium;
 let server: StaticServer;
 beforeAll(async () => {
-  server = await serveStatic('dist-app');
+  server = await serveStatic(demoAppSite());
   chromium = await launchChromium();
 });
 afterAll(async () => {

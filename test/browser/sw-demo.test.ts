@@ -1,5 +1,5 @@
 /**
- * The demo pages (dist-app/, `npx vite build`): the index page registers the service worker and
+ * The demo pages (the shared app build, test/support/app-site.ts): the index page registers the service worker and
  * lists jobs through it, `window.multicam.createApiKey()` works, and the settings page
  * creates and revokes API keys and rotates the signing secret. Data is shown as text only.
  */
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
+import { demoAppSite } from '../support/app-site.ts';
 
 const SHOTS = join(resolve(import.meta.dirname, '../..'), 'test-results/demo');
 let chromium: LaunchedChromium;
@@ -16,7 +17,7 @@ let server: StaticServer;
 let page: Page;
 
 beforeAll(async () => {
-  server = await serveStatic('dist-app');
+  server = await serveStatic(demoAppSite());
   chromium = await launchChromium();
   page = await chromium.context.newPage();
   page.on('pageerror', (error) => console.error('[demo page]', error));

@@ -51,7 +51,13 @@ test('Silero VAD in Chromium (onnxruntime-web/wasm) gives the probabilities Node
 });
 
 test('the engine’s provider choice refuses a software WebGPU adapter', async () => {
-  const probe = await chromium.run(new Float32Array(512), { provider: 'webgpu', lanes: 1, allowFallbackAdapter: true });
+  // Which adapter the browser offers (no model is loaded on it: on SwiftShader that takes long).
+  const probe = await chromium.run(new Float32Array(512), {
+    provider: 'webgpu',
+    lanes: 1,
+    allowFallbackAdapter: true,
+    adapterOnly: true,
+  });
   const strict = chromium.run(new Float32Array(512), { provider: 'webgpu', lanes: 1 });
   if (probe.adapter.includes('fallback=true')) await expect(strict).rejects.toThrow(/WebGPU not available/);
   else expect((await strict).provider).toBe('webgpu'); // a hardware adapter is taken

@@ -16,17 +16,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join, resolve } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { makeSample } from '../../scripts/make-sample.ts';
 import { SAMPLE_DIR, type SampleManifest } from '../../demo/sample/manifest.ts';
 import type { GetJobResponse, Job } from '../../src/contract/types.ts';
 import type { Truth } from '../../tools/fixtures/truth.ts';
 import { ownCloseupShare } from '../support/own-closeup.ts';
 import { launchFirefox, type LaunchedFirefox } from '../../src/cli/firefox.ts';
+import { demoAppSite } from '../support/app-site.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { patient } from '../support/patience.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SITE = join(ROOT, '.cache/firefox-site');
 const SHOTS = join(ROOT, 'test-results/firefox');
 const DOWNLOADS = join(SHOTS, 'downloads');
 const SAMPLE = join(ROOT, SAMPLE_DIR);
@@ -85,14 +84,8 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   rmSync(DOWNLOADS, { recursive: true, force: true });
   mkdirSync(DOWNLOADS, { recursive: true });
-  makeSample({ root: ROOT });
-  // Its own build output, so the Chromium tests' .cache/demo-site and dist-app/ are left alone.
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, MULTICAM_OUT_DIR: SITE },
-  });
-  server = await serveStatic(SITE, 0);
+  // The app build the Chromium tier served (rebuilt only when a source changed since).
+  server = await serveStatic(demoAppSite(), 0);
   firefox = await launchFirefox({ downloadDir: DOWNLOADS, protocolTimeout: patient(1_000_000) });
   page = await firefox.browser.newPage();
   page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`));

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Engine, EngineStage, EngineWork } from '../../src/contract/engine.ts';
-import type { StageFailure, StageOutputs, StageReporter } from '../../src/pipeline/reporter.ts';
+import type { StageFailure, StageOutputs, StageReporter } from '../../src/jobs/reporter.ts';
 import type { StageOutput } from '../contract/harness.ts';
 
 /** Two speakers alternating every 10 s for a minute, SPEAKER_00 talking more. */

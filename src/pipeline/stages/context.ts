@@ -12,8 +12,8 @@ import type { Database, JobRecord, SourceRecord } from '../../store/db.ts';
 import { LocalFileUnavailableError } from '../../store/local-files.ts';
 import type { EngineStage } from '../../contract/engine.ts';
 import type { NewWarning } from '../../contract/warnings.ts';
-import type { StageFailure, StageOutputs } from '../reporter.ts';
-import type { AnalysisWorkerApi } from './protocol.ts';
+import type { StageFailure, StageOutputs } from '../../jobs/reporter.ts';
+import type { AnalysisWorkerApi } from '../../speakers/protocol.ts';
 
 /** The workers a stage may use; created on first use and kept for the next stage. */
 export interface StageWorkers {

@@ -14,9 +14,9 @@ import { facesToReference, steadyFaces } from '../../analysis/faces/face-tracks.
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
 import { removeScratch, scratchName } from '../../media/scratch.ts';
 import { openFileBlob } from '../../store/files.ts';
-import type { StageFailure } from '../reporter.ts';
+import type { StageFailure } from '../../jobs/reporter.ts';
 import { mediaFailure, sourceName, twoAtATime, type StageRun, type StageRunner } from './context.ts';
-import type { DecodedSource, DiarizeSourcesOutcome, HostModelSlot, HostModelUse } from './protocol.ts';
+import type { DecodedSource, DiarizeSourcesOutcome, HostModelSlot, HostModelUse } from '../../speakers/protocol.ts';
 
 /** The rate VAD and speaker detection run at. */
 export const DIARIZE_SAMPLE_RATE = 16000;

@@ -20,8 +20,8 @@ import type { AudioRange, MediaProbe } from '../../media/protocol.ts';
 import type { SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { NewWarning } from '../../contract/warnings.ts';
-import type { ProbedSourceMedia, StageFailure, SyncingOutput } from '../reporter.ts';
-import type { AlignResult } from './protocol.ts';
+import type { ProbedSourceMedia, StageFailure, SyncingOutput } from '../../jobs/reporter.ts';
+import type { AlignResult } from '../../speakers/protocol.ts';
 import { mediaFailure, sourceName, twoAtATime, withLabels, type StageRun, type StageRunner } from './context.ts';
 
 /** The rate sources are decoded at for sync (alignSources correlates at 8 kHz). */

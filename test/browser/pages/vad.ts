@@ -9,8 +9,8 @@ import { envelopeDb, findQuietRanges } from '../../../src/analysis/energy.ts';
 import { toReferenceTimeline } from '../../../src/analysis/reference-timeline.ts';
 import { mixDown } from '../../../src/analysis/signal-mix.ts';
 import { SCRATCH_PREFIX } from '../../../src/media/scratch.ts';
-import type { AnalysisWorkerApi, DiarizeOutcome } from '../../../src/pipeline/stages/protocol.ts';
-import { monoWavBlob } from '../../../src/render/wav.ts';
+import type { AnalysisWorkerApi, DiarizeOutcome } from '../../../src/speakers/protocol.ts';
+import { monoWavBlob } from '../../../src/media/wav.ts';
 import type { VadPageOptions, VadPageRun, VadWorkerApi } from './vad.worker.ts';
 
 async function run(inputUrl: string, options: VadPageOptions): Promise<VadPageRun> {

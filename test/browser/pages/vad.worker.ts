@@ -26,6 +26,8 @@ export interface VadPageOptions {
    * `onnxruntime-web` entry on the wasm EP, as the engine used before (the benchmark's baseline).
    */
   bundle?: 'loader' | 'default';
+  /** With `provider: 'webgpu'`: stop once the adapter is picked (no model load, no run; `probs` empty). */
+  adapterOnly?: boolean;
 }
 
 /** What {@link run} returns. */
@@ -64,6 +66,8 @@ export async function run(inputUrl: string, options: VadPageOptions): Promise<Va
         /\s+/g,
         ' ',
       );
+    if (options.adapterOnly === true)
+      return { provider: 'webgpu', probs: [], loadMs: 0, ms: 0, adapter, threads, crossOriginIsolated };
   }
   const ort =
     options.bundle === 'default'

@@ -10,7 +10,7 @@ import * as ort from 'onnxruntime-web/wasm';
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { configureOrtWasm } from '../../../src/models/ort-runtime.ts';
 import { HostModelError, HostModelSlots } from '../../../src/models/host-models.ts';
-import type { DiarizeRequest } from '../../../src/pipeline/stages/protocol.ts';
+import type { DiarizeRequest } from '../../../src/speakers/protocol.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { SEGMENTATION_MODEL_PATH } from '../../../tools/diarization/vad-node.ts';
 import { fbankSpreadEmbeddingModel } from '../../support/onnx-model.ts';

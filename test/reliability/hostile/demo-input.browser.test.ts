@@ -6,17 +6,16 @@
  * review editor.
  * Screenshots go to test-results/hostile/.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { launchChromium, type LaunchedChromium } from '../../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../../src/cli/serve.ts';
+import { demoAppSite } from '../../support/app-site.ts';
 import { patient } from '../../support/patience.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const SITE = join(ROOT, '.cache/hostile-demo-site');
 const SHOTS = join(ROOT, 'test-results/hostile');
 
 let chromium: LaunchedChromium;
@@ -53,13 +52,8 @@ const jobCount = (): Promise<number> =>
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  // Its own build output, so dist-app/ and the other tests' sites are left alone.
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, MULTICAM_OUT_DIR: SITE },
-  });
-  server = await serveStatic(SITE, 0);
+  // The shared app build (test/support/app-site.ts).
+  server = await serveStatic(demoAppSite(), 0);
   chromium = await launchChromium();
   // TEST DOUBLE of a browser that refuses to keep the site's storage (Chromium decides by
   // engagement; a fresh headless profile may go either way).

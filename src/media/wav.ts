@@ -1,6 +1,7 @@
 /**
- * 16-bit PCM WAV files as Blobs: the one header writer, the mono file the spec serves as a
- * job's `audioUrl`, and the interleaved file the AAC encoder (aac-ffmpeg.ts) reads.
+ * 16-bit PCM WAV files as Blobs: the one header writer (the scratch folder's WAV writer uses it
+ * too, scratch.ts), the mono file the spec serves as a job's `audioUrl` (speaker detection
+ * writes it, src/speakers/mix.ts), and interleaved multichannel files.
  *
  * @module
  */

@@ -1,24 +1,25 @@
 /**
  * The stage reporter: what engines call when a stage finishes. It applies the spec's
- * transition table and records events in the same IndexedDB transaction. The decision after
- * the camera map (src/jobs/mapping-decision.ts) and the job's warnings (src/jobs/warnings.ts)
- * live in src/jobs/, where the routes use them too.
+ * transition table and records events in the same IndexedDB transaction. It lives in the job
+ * domain beside the decision after the camera map and its deadline (mapping-decision.ts) and
+ * the job's warnings (warnings.ts), which the routes use too: the engine reports through it,
+ * and neither the engine nor the routes import the other.
  *
  * @module
  */
 import type { CameraMap, JobSource, OutputFormat, TimeRange, Turn } from '../contract/types.ts';
 import type { NewWarning } from '../contract/warnings.ts';
-import type { ServiceContext } from '../jobs/context.ts';
-import { eventOutputUrl, reviewUrl } from '../jobs/links.ts';
-import { applyMappingResult } from '../jobs/mapping-decision.ts';
-import { addJobWarnings } from '../jobs/warnings.ts';
+import type { ServiceContext } from './context.ts';
+import { eventOutputUrl, reviewUrl } from './links.ts';
+import { applyMappingResult } from './mapping-decision.ts';
+import { addJobWarnings } from './warnings.ts';
 import { updateAccount } from '../store/accounts.ts';
 import type { JobRecord } from '../store/db.ts';
 import { deleteFile, storeFile } from '../store/files.ts';
 import { getJobRecord, updateJob } from '../store/jobs.ts';
 import { validSourceTimecode } from '../media/timecode.ts';
 import type { EngineStage } from '../contract/engine.ts';
-import { applyTrigger, enqueueOrFail, failInPlace, talkTimes } from '../jobs/transitions.ts';
+import { applyTrigger, enqueueOrFail, failInPlace, talkTimes } from './transitions.ts';
 
 /** Output of `syncing`: per-source durations and offsets on the reference timeline (keys: source ids). */
 export interface SyncingOutput {

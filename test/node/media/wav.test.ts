@@ -1,6 +1,6 @@
-/** The WAV Blob the AAC encoder reads (src/render/wav.ts): header, interleaving, clipping. */
+/** The interleaved 16-bit WAV Blob writer (src/media/wav.ts): header, interleaving, clipping. */
 import { describe, expect, test } from 'vitest';
-import { WavBlobWriter } from '../../../src/render/wav.ts';
+import { WavBlobWriter } from '../../../src/media/wav.ts';
 
 describe('WavBlobWriter', () => {
   test('appended planar chunks become one interleaved s16 WAV with a correct header', async () => {

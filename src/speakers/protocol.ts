@@ -3,8 +3,9 @@
  * lanes (workers/vad-lane.worker.ts): sync alignment, voice activity, speaker detection and
  * quiet ranges run there, off the page's main thread. Results are plain data; failures the job
  * must name come back as values, not thrown errors, because comlink would strip their fields.
- * It sits here, beside the media worker's protocol, so that workers import no engine code (the
- * fence in scripts/check-layers.mjs); src/pipeline/stages/protocol.ts re-exports it.
+ * It sits in the speaker-detection room whose service (service.ts) implements it, so that the
+ * engine's stages and the workers import it from here and workers import no engine code (the
+ * fence in scripts/check-layers.mjs).
  *
  * @module
  */
@@ -15,7 +16,7 @@ import type { SileroRate } from '../models/silero-vad.ts';
 import type { ResidualLevelsJob, ResidualShareJob } from '../analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../analysis/diarize/result.ts';
 import type { TimeRange } from '../contract/types.ts';
-import type { ScratchFileRef } from './protocol.ts';
+import type { ScratchFileRef } from '../media/protocol.ts';
 import type { HostModelFailure, HostModelSlot, HostModelUse } from '../models/host-models.ts';
 
 export type { HostModelFailure, HostModelSlot, HostModelUse };

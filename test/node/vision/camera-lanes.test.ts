@@ -1,9 +1,9 @@
 /**
- * A job's camera sampling queue (src/pipeline/camera-lanes.ts): one camera at a time until the
+ * A job's camera sampling queue (src/vision/camera-lanes.ts): one camera at a time until the
  * mapping stage widens it, then two, each on a lane of its own, in order.
  */
 import { describe, expect, test } from 'vitest';
-import { CameraLanes } from '../../../src/pipeline/camera-lanes.ts';
+import { CameraLanes } from '../../../src/vision/camera-lanes.ts';
 
 /** A camera's work held until the test finishes it (test double for a vision worker's sampling). */
 function heldCamera(name: string, log: string[]): { task: (lane: number) => Promise<void>; finish(): Promise<void> } {
