@@ -128,7 +128,18 @@ export interface BrowserRun {
    * A fresh page on the harness, its service worker registered for `basePath` and `dbName`, and
    * answering the foreign `apiOrigins` too (default none).
    */
-  openHarness(options: { basePath?: string; dbName?: string; apiOrigins?: string[] }): Promise<HarnessPageHandle>;
+  openHarness(options: {
+    basePath?: string;
+    dbName?: string;
+    apiOrigins?: string[];
+    /**
+     * Take an idle harness page of the same base path and origins when there is one (it starts
+     * the library again on the new database, as a reload would, in a tenth of the time), and
+     * give the page back on close instead of closing it. The service worker is the origin's one
+     * either way; a page left anywhere but the harness is closed, not reused.
+     */
+    reuse?: boolean;
+  }): Promise<HarnessPageHandle>;
   close(): Promise<void>;
 }
 
@@ -193,14 +204,20 @@ export async function serveBrowserRun(buildDir: string, dbPrefix: string): Promi
     await server.close();
     throw error;
   }
+  /** Harness pages given back by reusing handles, by base path and origins. */
+  const idle = new Map<string, Page[]>();
   return {
     chromium,
     server,
     async openHarness(options) {
-      const page = await chromium.context.newPage();
-      page.on('pageerror', (error) => console.error('[harness page]', error));
-      await page.goto(`${server.origin}${HARNESS_PATH}`);
-      await page.waitForSelector('body[data-ready="1"]');
+      const poolKey = JSON.stringify([options.basePath ?? '/api', options.apiOrigins ?? []]);
+      const pooled = options.reuse === true ? idle.get(poolKey)?.pop() : undefined;
+      const page = pooled ?? (await chromium.context.newPage());
+      if (pooled === undefined) {
+        page.on('pageerror', (error) => console.error('[harness page]', error));
+        await page.goto(`${server.origin}${HARNESS_PATH}`);
+        await page.waitForSelector('body[data-ready="1"]');
+      }
       const dbName = options.dbName ?? `${dbPrefix}-${process.pid}-${++dbCounter}-${Date.now()}`;
       const call = (async (name: string, ...args: unknown[]) =>
         page.evaluate(
@@ -228,7 +245,11 @@ export async function serveBrowserRun(buildDir: string, dbPrefix: string): Promi
           const result = await call(name, ...args);
           return { result, response: await seen };
         },
-        close: () => page.close(),
+        async close() {
+          if (options.reuse === true && !page.isClosed() && page.url() === `${server.origin}${HARNESS_PATH}`) {
+            idle.set(poolKey, [...(idle.get(poolKey) ?? []), page]);
+          } else await page.close();
+        },
       };
     },
     async close() {
@@ -256,8 +277,8 @@ async function toPageBytes(page: ContractPage, id: string, bytes: Uint8Array): P
 }
 
 /**
- * The contract harness over a real service worker in Chromium: a fresh harness page (and
- * database) per harness, every request a `fetch` inside it. `servedByServiceWorker` is true only
+ * The contract harness over a real service worker in Chromium: a harness page started afresh on
+ * a new database per harness (an idle page of the file's run is reused), every request a `fetch` inside it. `servedByServiceWorker` is true only
  * when the response carries the worker's header AND Playwright saw it come from the service worker.
  */
 export async function makeBrowserHarness(
@@ -267,6 +288,7 @@ export async function makeBrowserHarness(
   // A foreign base URL is answered only when the registration names its origin.
   const foreign = options.baseUrl === undefined ? null : new URL(options.baseUrl);
   const handle = await run.openHarness({
+    reuse: true,
     basePath: foreign === null ? '/api' : foreign.pathname,
     ...(foreign === null || foreign.origin === run.server.origin ? {} : { apiOrigins: [foreign.origin] }),
   });

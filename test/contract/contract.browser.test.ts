@@ -1,6 +1,6 @@
 /**
  * The contract suite against the real service worker in Chromium: one browser for the
- * file, a fresh harness page and database per test (test/contract/browser-harness.ts).
+ * file, a harness page started afresh on a new database per test (test/contract/browser-harness.ts).
  * It runs whole with the page's own origin as base URL, and again, for the groups a client's
  * URLs and links cross, with a foreign base URL (https://api.example.com/api, unreachable from
  * this Chromium, so only the worker can answer), which is how a client with a hard-coded host
