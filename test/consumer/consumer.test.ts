@@ -3,7 +3,8 @@
  * Vite + TypeScript app (test/consumer/app: the strict flags of a new Vite template) that
  * installs the tarball from the npm cache, type-checks and builds, then runs the tiny fixture
  * through /api/jobs in Chromium — create, upload (file input), process, map, render, download —
- * from the `vite build` output (served by `vite preview`) and from the Vite dev server. Both
+ * from the `vite build` output (served by `vite preview`) and from the Vite dev server, and
+ * the build's run again in Firefox (Debian's firefox-esr over WebDriver BiDi). All
  * render H.264 + AAC-LC: this Linux Chromium has no WebCodecs AAC encoder, so the WebAssembly
  * one bundled in the render worker makes it, fetched from the app itself (no CDN); the default
  * job never fetches the GPL ffmpeg core (the dev run opts in to it). Also: `npx multicam init`
@@ -16,7 +17,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { ElementHandle } from 'puppeteer-core';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
+import { launchFirefox } from '../../src/cli/firefox.ts';
 import { serveStatic } from '../../src/cli/serve.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS } from '../support/fixtures.ts';
 import { patient } from '../support/patience.ts';
@@ -268,6 +271,63 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
       }
     },
     patient(300_000),
+  );
+
+  test(
+    'from `vite build` output in Firefox (puppeteer-core over WebDriver BiDi): the same job to H.264 + AAC-LC, all from the app',
+    async () => {
+      const server = await startVite(['preview']);
+      const firefox = await launchFirefox({ protocolTimeout: patient(600_000) });
+      try {
+        const page = await firefox.browser.newPage();
+        const requests: string[] = [];
+        page.on('request', (r) => void requests.push(r.url()));
+        await page.goto(`${server.origin}/`);
+        await page.waitForSelector('body[data-ready]', { timeout: patient(60_000) });
+        expect(await page.$eval('#status', (el) => el.textContent)).toBe('ready');
+        expect(await page.evaluate(() => globalThis.crossOriginIsolated)).toBe(true);
+        // The files go in through the file input, as a person picks them.
+        const input = (await page.$('#files'))!;
+        await (input as ElementHandle<HTMLInputElement>).uploadFile(...cameras);
+        await page.click('#edit');
+        // Firefox decodes in software here: allow far more than Chromium needs.
+        await page.waitForFunction(
+          () => {
+            const text = document.querySelector('#status')?.textContent ?? '';
+            return text === 'complete' || text.startsWith('failed');
+          },
+          { timeout: patient(300_000), polling: 1000 },
+        );
+        const status = await page.$eval('#status', (el) => el.textContent ?? '');
+        await page.screenshot({ path: join(OUT, 'firefox-build.png') });
+        expect(status).toBe('complete');
+        const format = JSON.parse((await page.$eval('#download', (a) => (a as HTMLElement).dataset['format']))!) as {
+          audio_encoder: string | null;
+        };
+        expect(format).toMatchObject({ container: 'mp4', video_codec: 'h264', audio_codec: 'aac', note: null });
+        // Firefox has no WebCodecs AAC encoder: the WebAssembly one in the render worker made it.
+        expect(['webcodecs', 'aac-wasm']).toContain(format.audio_encoder);
+        expect(requests.filter((u) => u.includes('ffmpeg-core'))).toEqual([]);
+        expect(requests.filter((u) => /^https?:/.test(u) && !u.startsWith(server.origin))).toEqual([]);
+        // Click the link as a person does: Firefox saves edit.mp4 in its download folder.
+        await page.click('#download');
+        const saved = join(firefox.downloadDir, 'edit.mp4');
+        const until = Date.now() + patient(60_000);
+        while (!(existsSync(saved) && !readdirSync(firefox.downloadDir).some((f) => f.endsWith('.part')))) {
+          if (Date.now() > until) throw new Error(`no edit.mp4 in ${firefox.downloadDir}`);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        const probe = ffprobeCodecs(saved);
+        expect(probe.codecs).toEqual(['aac', 'h264']);
+        expect(probe.audioProfile).toBe('LC');
+        expect(probe.duration).toBeGreaterThan(5);
+        cpSync(saved, join(OUT, 'firefox-build.mp4'));
+      } finally {
+        await firefox.close();
+        await stop(server.child);
+      }
+    },
+    patient(600_000),
   );
 
   test(
