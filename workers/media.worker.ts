@@ -7,6 +7,10 @@
 import { expose, transfer } from 'comlink';
 import { createMediaService } from '../src/media/media-service.ts';
 import type { MediaWorkerApi } from '../src/media/protocol.ts';
+import { usePromptAudioDecoder } from '../src/media/prompt-audio-decoder.ts';
+
+// WebKit's AudioDecoder holds its output until flush(): decode audio through the decoder that copes.
+usePromptAudioDecoder();
 
 const service = createMediaService();
 

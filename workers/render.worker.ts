@@ -8,6 +8,10 @@
 import { expose } from 'comlink';
 import type { RenderWorkerApi } from '../src/render/protocol.ts';
 import { renderEdit } from '../src/render/render.ts';
+import { usePromptAudioDecoder } from '../src/media/prompt-audio-decoder.ts';
+
+// WebKit's AudioDecoder holds its output until flush(): decode audio through the decoder that copes.
+usePromptAudioDecoder();
 
 const running = new Map<string, AbortController>();
 

@@ -14,7 +14,11 @@ import type { ExecutionProviderName } from '../src/models/ort-runtime.ts';
 import { cameraMotion } from '../src/vision/camera-motion.ts';
 import type { ActiveSpeakerScorer, FaceDetector } from '../src/vision/face-probe.ts';
 import { FaceModels } from '../src/vision/face-models.ts';
+import { usePromptAudioDecoder } from '../src/media/prompt-audio-decoder.ts';
 import type { VisionWorkerApi } from '../src/vision/protocol.ts';
+
+// WebKit's AudioDecoder holds its output until flush(): decode audio through the decoder that copes.
+usePromptAudioDecoder();
 
 const running = new Map<string, AbortController>();
 const models = new FaceModels();

@@ -13,6 +13,11 @@
  * runs on decoded samples in one Node thread (the render adds the second decode of the
  * sources, which this leaves out); ffmpeg reads the two mics from WAV files and mixes them
  * (`amix`) before `loudnorm`, decoding included. Both print their result's loudness.
+ *
+ * It also prints the audio stage's cost by phase (measure: the analysis pass; level: the plan
+ * and master gain; limit: the trial passes and the final mix through the limiter and meter)
+ * against the analysis it rides on, in the same run: native ffmpeg decoding the two mics from
+ * AAC, and the job's sync analysis (alignSources) on the same samples.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +35,7 @@ import { TruePeakLimiter } from '../../src/analysis/limiter.ts';
 import { LoudnessMeter } from '../../src/analysis/loudness.ts';
 import { ENCODER_PEAK_MARGIN_DB } from '../../src/render/audio-mix.ts';
 import { seededRandom } from '../../src/analysis/random.ts';
+import { alignSources } from '../../src/analysis/sync.ts';
 
 const RATE = 48_000;
 const minutesArg = process.argv.indexOf('--minutes');
@@ -69,12 +75,13 @@ for (let at = 0, k = 0; at < total; k++) {
 for (let i = 0; i < total; i++) micB[i]! *= 0.25; // 12 dB lower
 const seconds = total / RATE;
 
-// Ours: the mixer's steps, chunk by chunk as the render runs them.
+// Ours: the mixer's steps, chunk by chunk as the render runs them, each phase timed.
 const t0 = performance.now();
 const chunk = RATE;
 const analysis = new LevellingAnalysis(2, 1, RATE);
 for (let s = 0; s < total; s += chunk) analysis.push([[micA.subarray(s, s + chunk)], [micB.subarray(s, s + chunk)]]);
 analysis.finish();
+const tMeasured = performance.now();
 const blockTimesMs = Float64Array.from({ length: analysis.length }, (_, b) => (b + 0.5) * LEVELLING_BLOCK_SEC * 1000);
 const plan = planLevelling({
   energies: [analysis.sourceEnergies(0), analysis.sourceEnergies(1)],
@@ -109,6 +116,7 @@ function mixPass(gains: Float32Array[], truePeak: boolean): { meter: LoudnessMet
   return { meter, limiter };
 }
 const withMaster = () => levelled.map((g) => Float32Array.from(g, (x) => x * 10 ** (master / 20)));
+const tLevelled = performance.now();
 // The mixer's trial passes: measure the limited mix, make up what the limiter took (three times at most).
 let trials = 0;
 for (; trials < 3; trials++) {
@@ -116,10 +124,59 @@ for (; trials < 3; trials++) {
   if (Math.abs(correction) < 0.2) break;
   master += correction;
 }
+const tTrials = performance.now();
 const final = mixPass(withMaster(), true);
 const meter = final.meter;
-const oursMs = performance.now() - t0;
+const tEnd = performance.now();
+const oursMs = tEnd - t0;
 const ours = meter.summary();
+
+// The analysis the audio stage rides on, on the same input in the same run: (1) native ffmpeg
+// decoding both mics from AAC (as a camera's or phone's sound comes; encoded beforehand,
+// untimed), the decode the render's mixer reads its samples through; (2) the job's sync
+// analysis (alignSources, as the syncing stage runs it on decoded samples).
+const aacDir = mkdtempSync(join(tmpdir(), 'loudness-bench-aac-'));
+const f32 = (x: Float32Array): string => {
+  const raw = join(aacDir, `${Math.random().toString(36).slice(2)}.f32`);
+  writeFileSync(raw, Buffer.from(x.buffer, x.byteOffset, x.byteLength));
+  const m4a = raw.replace(/\.f32$/, '.m4a');
+  const enc = spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'f32le',
+    '-ar',
+    String(RATE),
+    '-ac',
+    '1',
+    '-i',
+    raw,
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    m4a,
+  ]);
+  if (enc.status !== 0) throw new Error(`ffmpeg aac: ${enc.stderr.toString()}`);
+  return m4a;
+};
+const aacFiles = [f32(micA), f32(micB)];
+const d0 = performance.now();
+for (const file of aacFiles) decode(file);
+const decodeMs = performance.now() - d0;
+rmSync(aacDir, { recursive: true, force: true });
+const a0 = performance.now();
+let syncNote: string;
+try {
+  const aligned = alignSources([
+    { id: 'micA', samples: micA, sampleRate: RATE },
+    { id: 'micB', samples: micB, sampleRate: RATE },
+  ]);
+  syncNote = `offset of mic B ${aligned[1]?.offsetMs.toFixed(1)} ms`;
+} catch (error) {
+  syncNote = `failed: ${(error as Error).message}`;
+}
+const syncMs = performance.now() - a0;
 
 // Native ffmpeg: amix + loudnorm over the same two mics, from WAV files.
 const dir = mkdtempSync(join(tmpdir(), 'loudness-bench-'));
@@ -172,3 +229,13 @@ console.log(
   `ours: master gain ${master.toFixed(2)} dB after ${trials} trial pass(es), limiter at most ${final.limiter.maxReductionDb.toFixed(1)} dB`,
 );
 console.log(`ratio ours / ffmpeg: ${(oursMs / ffmpegMs).toFixed(2)}`);
+const sec = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+console.log(
+  `audio stage by phase: measure ${sec(tMeasured - t0)}, level ${sec(tLevelled - tMeasured)}, limit (${trials} trial pass(es) + the final mix, limiter and meter) ${sec(tEnd - tLevelled)} (trials ${sec(tTrials - tLevelled)}); total ${sec(oursMs)}`,
+);
+console.log(
+  `the analysis it rides on, same input, same run: native ffmpeg decoding both mics from AAC ${sec(decodeMs)} (${(seconds / (decodeMs / 1000)).toFixed(0)}× real time); sync analysis (alignSources) ${sec(syncMs)} (${syncNote})`,
+);
+console.log(
+  `audio stage cost: ${(oursMs / decodeMs).toFixed(2)}× the native decode of its sources, ${(oursMs / syncMs).toFixed(2)}× the sync analysis`,
+);

@@ -17,31 +17,37 @@ import type {
   Turn,
 } from '../contract/types.ts';
 import { referenceTimeline, totalMs } from './cut-rules.ts';
+import type { MixMeasures } from './energy.ts';
 import { editCameras } from './cuts/camera-set.ts';
 import { planCuts } from './cuts/plan.ts';
 import { PRESETS } from './presets.ts';
 import { findRemovedRanges } from './silence.ts';
 
 export { CUT_LIST_RULES, checkCutList, referenceTimeline, type CutListViolation } from './cut-rules.ts';
-export { envelopeDb, findQuietRanges, type QuietRangeOptions } from './energy.ts';
+export { envelopeDb, findQuietRanges, measureMix, type MixMeasures, type QuietRangeOptions } from './energy.ts';
 export { DEFAULT_PRESET_ID, PRESETS, type EditPreset } from './presets.ts';
 export { checkSilenceSettings, resolveSilence } from './silence.ts';
 
-/** Input of {@link planEdit}. */
-export interface PlanEditInput {
+/**
+ * Input of {@link planEdit}. What speaker detection measured of the mix comes as
+ * {@link MixMeasures} (energy.ts), absent on jobs from before it was kept.
+ */
+export interface PlanEditInput extends Partial<MixMeasures> {
   turns: Turn[];
   tracks: Track[];
   sources: JobSource[];
   cameraMap: CameraMap | null;
   presetId: PresetId;
   silence: ResolvedSilenceSettings;
-  /**
-   * Spans the audio energy analysis finds quiet, in reference time (`findQuietRanges` in
-   * energy.ts). Without them silence removal removes nothing: a pause is only removed where
-   * both speaker detection and the audio agree it is quiet.
-   */
-  quietRanges?: TimeRange[];
 }
+
+/**
+ * The planner's settings a person chooses (createJob, recutJob): the job record keeps them
+ * under these names (it extends this type), and `replanEdit` (src/jobs/replan.ts) takes
+ * them from the job unless the caller overrides them. A new setting is an optional field of
+ * {@link PlanEditInput} named here too.
+ */
+export type PlanSettings = Pick<PlanEditInput, 'presetId' | 'silence'>;
 
 /** Result of {@link planEdit}. */
 export interface PlannedEdit {

@@ -120,3 +120,30 @@ export function findQuietRanges(envelope: ArrayLike<number>, options: QuietRange
     .filter(([a, b]) => b - a >= minQuietFrames)
     .map(([a, b]) => ({ startMs: offsetMs + a * frameMs, endMs: offsetMs + b * frameMs }));
 }
+
+/**
+ * What the cut planner is given of the job's mix, measured once by speaker detection
+ * (src/speakers/mix.ts) and carried whole, never field by field: the diarize response's
+ * `mix`, the diarizing stage's output, the job record (which extends it) and
+ * `PlanEditInput` (edit.ts, which extends it too). A new measure of the mix is a field
+ * here and a line in {@link measureMix}.
+ */
+export interface MixMeasures {
+  /**
+   * Spans the audio energy analysis finds quiet, in reference time ({@link findQuietRanges}).
+   * Without them silence removal removes nothing: a pause is only removed where both speaker
+   * detection and the audio agree it is quiet.
+   */
+  quietRanges: TimeRange[];
+}
+
+/**
+ * {@link MixMeasures} of the mix's envelope (dB per 10 ms frame from {@link envelopeDb}, the
+ * whole reference timeline).
+ *
+ * @example
+ * const measures = measureMix(envelopeDb(mix, 16000));
+ */
+export function measureMix(envelope: ArrayLike<number>): MixMeasures {
+  return { quietRanges: findQuietRanges(envelope) };
+}

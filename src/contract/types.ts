@@ -181,6 +181,31 @@ export const AUDIO_DEFAULTS: Readonly<ResolvedAudioSettings> = { loudness: -16, 
 /** The range `audio.truePeak` may take, dBTP. */
 export const TRUE_PEAK_RANGE = [-9, 0] as const;
 
+/**
+ * A person's gain on one source's sound (additive, updateCuts `audio.gains`): dB added to what
+ * the levelling sets, before the master gain and the limiter (so the render still meets its
+ * loudness target), or `mute` (the source leaves the mix). Also applied with `loudness: 'off'`.
+ */
+export type SourceGain = number | 'mute';
+/** The range a {@link SourceGain} in dB may take. */
+export const SOURCE_GAIN_RANGE = [-12, 12] as const;
+
+/** updateCuts' `audio` (additive): the gains in force, per source id; a source left out is at 0 dB. */
+export interface AudioEdit {
+  gains: Record<string, SourceGain>;
+}
+
+/**
+ * The Job's `audio` (additive): the render's sound settings as they stand, createJob's
+ * loudness target and ceiling (defaults filled in) and the gains set in the review editor.
+ */
+export interface JobAudio {
+  loudness: LoudnessTarget | 'off';
+  truePeak: number;
+  /** Per source id: a person's gain (see {@link SourceGain}); empty when none is set. */
+  gains: Record<string, SourceGain>;
+}
+
 export type CameraKind = 'closeup' | 'twoshot' | 'wide' | 'multi' | 'unknown';
 export type CameraConfidence = 'high' | 'low' | 'none';
 
@@ -274,6 +299,8 @@ export interface OutputLevels {
 /** One audio source's levels (see {@link OutputLevels}). */
 export interface OutputSourceLevels {
   source_id: string;
+  /** Additive: the person's gain on this source (the Job's `audio.gains`) the render applied, dB; null when muted. */
+  source_gain_db?: number | null;
   integrated_lufs_before: number | null;
   integrated_lufs_after: number | null;
   /** The speakers levelled on this source: its mic's speaker, or every speaker of a single mix. */
@@ -373,6 +400,8 @@ export interface Job {
   callback_url: string | null;
   /** Additive: what went wrong without failing the job (see {@link JobWarning}); empty when nothing did. */
   warnings: JobWarning[];
+  /** Additive: the render's sound settings and the gains set per source (see {@link JobAudio}). */
+  audio: JobAudio;
   created_at: string;
   updated_at: string;
 }
@@ -523,6 +552,8 @@ export interface RecutResponse {
 export interface UpdateCutsRequest {
   cuts?: Cut[];
   removedRanges?: TimeRange[];
+  /** Additive: the gains in force per source (replaces those set before; see {@link AudioEdit}). */
+  audio?: AudioEdit;
 }
 
 export interface JobStatusResponse {

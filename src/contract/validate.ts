@@ -18,14 +18,17 @@ import {
   SILENCE_MODES,
   SILENCE_RANGES,
   SOURCE_EXTS,
+  SOURCE_GAIN_RANGE,
   SOURCE_KINDS,
   TRUE_PEAK_RANGE,
+  type AudioEdit,
   type AutoMapMode,
   type Cut,
   type PresetId,
   type ResolvedAudioSettings,
   type ResolvedSilenceSettings,
   type SourceExt,
+  type SourceGain,
   type SourceKind,
   type TimeRange,
   type Track,
@@ -125,6 +128,31 @@ export function parseAudio(value: unknown, field = 'audio'): ResolvedAudioSettin
     resolved.truePeak = truePeak;
   }
   return resolved;
+}
+
+/**
+ * updateCuts' `audio`: `{ gains }`, every gain in force by source id (the job's `sourceIds`),
+ * each a number of dB within {@link SOURCE_GAIN_RANGE} or `mute`.
+ *
+ * @example
+ * parseAudioEdit({ gains: { [micB]: -6, [micC]: 'mute' } }, [micA, micB, micC]);
+ */
+export function parseAudioEdit(value: unknown, sourceIds: readonly string[], field = 'audio'): AudioEdit {
+  if (!isObject(value)) throw ApiError.badRequest(`${field} must be an object`);
+  const raw = value['gains'];
+  if (raw === undefined) throw ApiError.badRequest(`${field}.gains is required`);
+  if (!isObject(raw)) throw ApiError.badRequest(`${field}.gains must be an object from source ids to dB or "mute"`);
+  const [min, max] = SOURCE_GAIN_RANGE;
+  const gains: Record<string, SourceGain> = {};
+  for (const [id, gain] of Object.entries(raw)) {
+    const at = `${field}.gains.${id}`;
+    if (!sourceIds.includes(id)) throw ApiError.badRequest(`${at}: ${id} is not a source of this job`);
+    if (gain === 'mute') gains[id] = 'mute';
+    else if (typeof gain === 'number' && Number.isFinite(gain) && gain >= min && gain <= max)
+      gains[id] = gain === 0 ? 0 : gain; // (−0 reads as 0)
+    else throw ApiError.badRequest(`${at} must be a number from ${min} to ${max} (dB) or "mute"`);
+  }
+  return { gains };
 }
 
 /** Silence settings with defaults; `undefined` means off. */

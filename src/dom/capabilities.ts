@@ -25,6 +25,13 @@ export interface BrowserCapabilities {
   videoDecoder: boolean;
   /** WebCodecs `AudioDecoder`: compressed audio (AAC, Opus) is decoded with it. */
   audioDecoder: boolean;
+  /**
+   * Decoded audio can be read (`AudioData.copyTo`). False in WebKit on Linux (WebKitGTK, WPE):
+   * WebKitGTK 2.50's `copyTo` kills the web process (`free(): invalid pointer`), even on an
+   * `AudioData` the page made itself, so it cannot be probed by calling it; the engine is told by
+   * its user agent ({@link audioDataCopyWorks}).
+   */
+  audioDataCopy: boolean;
   /** WebCodecs `VideoEncoder`. */
   videoEncoder: boolean;
   /** `VideoEncoder.isConfigSupported` says yes to H.264 at 720p30, the render's default codec. */
@@ -90,6 +97,10 @@ export function evaluateCapabilities(caps: BrowserCapabilities, needs: Capabilit
     if (!caps.webLocks) missing.push('the Web Locks API (navigator.locks)');
     if (!caps.videoDecoder) missing.push('WebCodecs VideoDecoder');
     if (!caps.audioDecoder) missing.push('WebCodecs AudioDecoder');
+    else if (!caps.audioDataCopy)
+      missing.push(
+        'a WebCodecs AudioData.copyTo that works (WebKitGTK and WPE on Linux crash the page when decoded audio is read)',
+      );
     const h264 = caps.videoEncoder && caps.h264Encode;
     if (!h264 && !needs.ffmpegCore)
       missing.push(
@@ -146,6 +157,20 @@ export function startMediaFramework(): void {
   document.createElement('video').canPlayType('video/mp4; codecs="avc1.42001f"');
 }
 
+/**
+ * Whether reading decoded audio (`AudioData.copyTo`) is safe here: false for WebKit on Linux
+ * (WebKitGTK, WPE; GStreamer behind WebCodecs), whose `copyTo` crashes the web process, so the
+ * call itself cannot be the probe. Safari (WebKit on Apple systems) and Chromium-based browsers
+ * on Linux (their user agents say `Chrome`) are not affected. Pure over the user-agent string.
+ *
+ * @example
+ * audioDataCopyWorks('Mozilla/5.0 (X11; Ubuntu; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15'); // false
+ */
+export function audioDataCopyWorks(userAgent: string): boolean {
+  const webKit = /AppleWebKit\//.test(userAgent) && !/Chrome\/|Chromium\/|Android/.test(userAgent);
+  return !(webKit && /Linux|X11/.test(userAgent));
+}
+
 /** Whether WebCodecs encodes H.264 at 720p30 here (the render's default output codec). */
 async function probeH264Encode(): Promise<boolean> {
   if (typeof VideoEncoder === 'undefined') return false;
@@ -178,6 +203,7 @@ export async function probeBrowserCapabilities(): Promise<BrowserCapabilities> {
     webLocks: nav.locks !== undefined,
     videoDecoder: typeof VideoDecoder !== 'undefined',
     audioDecoder: typeof AudioDecoder !== 'undefined',
+    audioDataCopy: audioDataCopyWorks(nav.userAgent ?? ''),
     videoEncoder: typeof VideoEncoder !== 'undefined',
     h264Encode: await probeH264Encode(),
     crossOriginIsolated: globalThis.crossOriginIsolated === true,

@@ -1,19 +1,22 @@
 /**
  * The one place a stored job becomes the cut planner's input. The service's mapping decision
  * (generateCutsInPlace) and recutJob (POST /jobs/{id}/recut) both plan through
- * {@link replanEdit}, so an input added to {@link PlanEditInput} is read from the job here once.
+ * {@link replanEdit}. The job record holds every {@link PlanEditInput} field under its own name
+ * (it extends `PlanSettings` and `MixMeasures`), so an input added there reaches the planner
+ * without a line here.
  *
  * @module
  */
-import { planEdit, type PlanEditInput, type PlannedEdit } from '../analysis/edit.ts';
+import { planEdit, type PlanEditInput, type PlannedEdit, type PlanSettings } from '../analysis/edit.ts';
 import type { JobRecord } from '../store/db.ts';
 
-/** What a caller plans with instead of the job's stored value: new tracks, another preset or silence setting. */
-export type ReplanOverrides = Partial<Pick<PlanEditInput, 'tracks' | 'presetId' | 'silence'>>;
+/** What a caller plans with instead of the job's stored value: new tracks, or other planner settings. */
+export type ReplanOverrides = Partial<PlanSettings & Pick<PlanEditInput, 'tracks'>>;
 
 /**
- * Plans the edit of `job` from what it holds (turns, sources, camera map, quiet ranges) and its
- * tracks, preset and silence settings, or the `overrides` given for them. The job is not changed.
+ * Plans the edit of `job` from what it holds (turns, sources, camera map, what speaker
+ * detection measured of the mix) and its tracks and planner settings (preset, silence), or the
+ * `overrides` given for them. The job is not changed.
  *
  * @example
  * const plan = replanEdit(job, { presetId: 'dynamic' });
@@ -21,13 +24,7 @@ export type ReplanOverrides = Partial<Pick<PlanEditInput, 'tracks' | 'presetId' 
  * job.removedRanges = plan.removedRanges;
  */
 export function replanEdit(job: JobRecord, overrides: ReplanOverrides = {}): PlannedEdit {
-  return planEdit({
-    turns: job.turns,
-    tracks: overrides.tracks ?? job.tracks,
-    sources: job.sources,
-    cameraMap: job.cameraMap,
-    presetId: overrides.presetId ?? job.presetId,
-    silence: overrides.silence ?? job.silence,
-    ...(job.quietRanges ? { quietRanges: job.quietRanges } : {}),
-  });
+  // A type error here means the job record lacks a planner input: add it to PlanSettings or MixMeasures.
+  const held: PlanEditInput = job;
+  return planEdit({ ...held, ...overrides });
 }

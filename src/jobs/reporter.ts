@@ -7,7 +7,8 @@
  *
  * @module
  */
-import type { CameraMap, JobSource, OutputFormat, TimeRange, Turn } from '../contract/types.ts';
+import type { MixMeasures } from '../analysis/energy.ts';
+import type { CameraMap, JobSource, OutputFormat, Turn } from '../contract/types.ts';
 import type { NewWarning } from '../contract/warnings.ts';
 import type { ServiceContext } from './context.ts';
 import { eventOutputUrl, reviewUrl } from './links.ts';
@@ -64,8 +65,11 @@ export interface DiarizingOutput {
   speakers?: string[];
   /** The mixed audio used for speaker detection (served as `audioUrl`). */
   audio?: Blob;
-  /** Quiet stretches of that audio (reference ms, `findQuietRanges`), kept on the job for planEdit's silence removal. */
-  quietRanges?: TimeRange[];
+  /**
+   * What speaker detection measured of that audio for the cut planner (`measureMix`): kept on
+   * the job whole, under the planner's names (the job record extends `MixMeasures`).
+   */
+  mix?: MixMeasures;
 }
 
 /** Output of `mapping`: the camera map proposal, or null when none could be computed. */
@@ -178,7 +182,7 @@ async function diarizingSucceeded(ctx: ServiceContext, jobId: string, output: Di
     // Names stay with the labels still detected (a label no longer found names nobody).
     if (job.speakerNames)
       job.speakerNames = Object.fromEntries(Object.entries(job.speakerNames).filter(([l]) => job.speakers.includes(l)));
-    if (output.quietRanges) job.quietRanges = output.quietRanges;
+    if (output.mix) Object.assign(job, output.mix);
     if (audioFileId !== null) {
       replacedAudio = job.audioFileId;
       job.audioFileId = audioFileId;

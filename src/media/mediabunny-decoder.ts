@@ -5,6 +5,7 @@
  * @module
  */
 import { ALL_FORMATS, AudioSampleSink, BlobSource, EncodedPacketSink, Input, type InputVideoTrack } from 'mediabunny';
+import { canDecodeAudio } from './prompt-audio-decoder.ts';
 import { StreamingResampler } from '../analysis/signal-resample.ts';
 import { MediaAbortError, NoAudioTrackError } from './errors.ts';
 import { frameRateOfTimestamps, nearestFrameRate, type DetectedFrameRate } from './frame-rate.ts';
@@ -162,7 +163,7 @@ async function decodeInput(
   if (!track && (await input.getTracks()).length === 0)
     throw new MediabunnyUnsupported('container with no readable tracks');
   if (!track) throw new NoAudioTrackError(`${label}: the file has no audio track`);
-  if (!(await track.canDecode()))
+  if (!(await canDecodeAudio(track)))
     throw new MediabunnyUnsupported(`this browser cannot decode ${(await track.getCodec()) ?? 'the audio codec'}`);
   const fullSec = await input.computeDuration();
   const startSec = range ? Math.min(range.startMs / 1000, fullSec) : 0;

@@ -8,7 +8,10 @@
  *
  * With mastering ({@link MasteringOptions}), {@link AudioMixer.prepare} first reads the sources
  * once to plan each speaker's levelling and the master gain (src/analysis/levelling.ts); the
- * mix then applies those gains and passes a true-peak limiter (src/analysis/limiter.ts).
+ * mix then applies those gains and passes a true-peak limiter (src/analysis/limiter.ts). A
+ * person's gain per source (the review editor's, the Job's `audio.gains`) is added to the
+ * levelling before the master gain, so a nudged voice sits that much above or below the others
+ * and the render still meets its target.
  *
  * @module
  */
@@ -27,6 +30,7 @@ import {
 import { TruePeakLimiter } from '../analysis/limiter.ts';
 import { gatedLoudness, LoudnessMeter, type LoudnessSummary } from '../analysis/loudness.ts';
 import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
+import type { SourceGain } from '../contract/types.ts';
 import type { RenderAudioOptions } from './protocol.ts';
 import { rangeGain, rangeSpan, type AudioRange } from './plan.ts';
 
@@ -207,6 +211,8 @@ const MAX_TRIAL_PASSES = 3;
 /** One source's loudness before and after levelling (as it sits in the render, before the limiter). */
 export interface SourceLevels {
   sourceId: string;
+  /** The person's gain on this source ({@link AudioMixer}'s `gainsDb`), dB; null when muted. */
+  sourceGainDb: number | null;
   integratedLufsBefore: number | null;
   integratedLufsAfter: number | null;
   speakers: Array<{
@@ -237,6 +243,51 @@ export interface MixLevels {
   sources: SourceLevels[];
 }
 
+/** Rounds of {@link nudgeVoices} at most. */
+const NUDGE_ROUNDS = 6;
+
+/**
+ * Where a person set gains, moves each speaker's levelling until their speech, as it sits in the
+ * levelled mix, is that many dB off the others: a source's gain alone moves its voice less, since
+ * the voice also reaches the other mics (bleed). A speaker's step applies to every source while
+ * they speak (a ride on the whole mix during their turns). Exact for the mix before the master
+ * gain (the analysis keeps every pair of sources' energies); muted speakers are left out. Changes
+ * `gains` (linear, per source and block) in place; returns what it added per speaker, dB.
+ */
+export function nudgeVoices(
+  analysis: LevellingAnalysis,
+  gains: Float64Array[],
+  blockTimesMs: Float64Array,
+  speech: readonly (readonly SpeechTurn[])[],
+  trimOf: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const owners = blockSpeakers(blockTimesMs, speech.flat());
+  const added = new Map<string, number>();
+  for (let round = 0; round < NUDGE_ROUNDS; round++) {
+    const mix = analysis.mixEnergies(gains);
+    // Each speaker's speech in the mix, less the gain asked for them.
+    const level = new Map<string, number>();
+    for (const [k, trim] of trimOf) {
+      if (!Number.isFinite(trim)) continue;
+      const lufs = integratedFromBlocks(mix.map((e, b) => (owners[b] === k ? e : 0))) - trim;
+      if (Number.isFinite(lufs)) level.set(k, lufs);
+    }
+    if (level.size < 2) break;
+    const mean = [...level.values()].reduce((a, b) => a + b, 0) / level.size;
+    const deltas = new Map([...level].map(([k, l]) => [k, Math.max(-6, Math.min(6, mean - l))]));
+    if ([...deltas.values()].every((d) => Math.abs(d) < 0.05)) break;
+    for (const [k, d] of deltas) added.set(k, (added.get(k) ?? 0) + d);
+    // While k speaks, every source moves by k's step: their voice reaches the other mics too,
+    // so moving only their own mic's gain (or the block's holder's) can leave it where it was.
+    for (const g of gains)
+      for (let b = 0; b < g.length; b++) {
+        const d = deltas.get(owners[b] ?? '');
+        if (d !== undefined) g[b] = g[b]! * 10 ** (d / 20);
+      }
+  }
+  return added;
+}
+
 /** Mixes the sources into output chunks. */
 export class AudioMixer {
   readonly channels: number;
@@ -249,16 +300,29 @@ export class AudioMixer {
   private limiter: TruePeakLimiter | null = null;
   private report: Omit<MixLevels, 'limiterMaxReductionDb' | 'trialPasses'> | null = null;
   private trialPasses = 0;
+  /** Per reader: the person's gain, dB (−Infinity: muted). */
+  private readonly trimsDb: number[];
 
+  /**
+   * `gainsDb`: a person's gain per source id, dB or `mute` (the Job's `audio.gains`). With
+   * mastering it is added to the levelling before the master gain and the limiter, so the mix
+   * still meets the target and the source sits that much above or below the others; without,
+   * it scales the source in the plain average.
+   */
   constructor(
     private readonly readers: readonly SourceAudioReader[],
     private readonly ranges: readonly AudioRange[],
     keptMs: number,
     private readonly mastering: MasteringOptions | null = null,
+    gainsDb: Readonly<Record<string, SourceGain>> = {},
   ) {
     this.channels = Math.min(2, Math.max(1, ...readers.map((r) => r.channels)));
     this.totalSamples = Math.round((keptMs / 1000) * OUTPUT_SAMPLE_RATE);
     this.meter = new LoudnessMeter(OUTPUT_SAMPLE_RATE, this.channels);
+    this.trimsDb = readers.map((r) => {
+      const g = gainsDb[r.sourceId] ?? 0;
+      return g === 'mute' ? -Infinity : g;
+    });
   }
 
   /**
@@ -288,7 +352,19 @@ export class AudioMixer {
         : assignSpeakers(energies, blockTimesMs, m.turns);
     const plan = planLevelling({ energies, blockTimesMs, speech });
     const weight = 1 / Math.max(1, this.readers.length);
-    const levelled = plan.gainsDb.map((db) => Float64Array.from(db, (g) => weight * 10 ** (g / 20)));
+    // The person's gain on top of the levelling (10^(−∞) is 0: a muted source leaves the mix).
+    const levelled = plan.gainsDb.map((db, s) =>
+      Float64Array.from(db, (g) => weight * 10 ** ((g + this.trimsDb[s]!) / 20)),
+    );
+    // Per speaker: the person's gain on their source; the trial passes keep it between voices.
+    const trimOf = new Map<string, number>();
+    speech.forEach((turns, s) => {
+      for (const t of turns) if (!trimOf.has(t.speaker)) trimOf.set(t.speaker, this.trimsDb[s]!);
+    });
+    // Each speaker's levelling trimmed afterwards (dB), for the report.
+    const trims = new Map<string, number>();
+    const nudged = this.trimsDb.some((t) => t !== 0);
+    if (nudged) for (const [k, d] of nudgeVoices(analysis, levelled, blockTimesMs, speech, trimOf)) trims.set(k, d);
     const mixLufs = integratedFromBlocks(analysis.mixEnergies(levelled));
     let master = masterGainDb(mixLufs, m.targetLufs);
     this.gains = levelled.map((g) => Float32Array.from(g, (x) => x * 10 ** (master / 20)));
@@ -298,7 +374,6 @@ export class AudioMixer {
     // step, the limiter giving back less than it is given), and each speaker's gain what the
     // limiter took from their speech more than from the others'.
     const ceiling = m.truePeakDbtp - ENCODER_PEAK_MARGIN_DB;
-    const trims = new Map<string, number>();
     const peakBound = analysis.mixPeakBound(this.gains.map((g) => Float64Array.from(g)));
     if (20 * Math.log10(peakBound) + TRUE_PEAK_OVERSHOOT_DB > ceiling) {
       const owners = blockSpeakers(blockTimesMs, speech.flat());
@@ -311,10 +386,14 @@ export class AudioMixer {
         const momentary = momentaryEnergies(blocksOut);
         const bySpeaker = new Map<string, number>();
         for (const k of new Set(speech.flat().map((t) => t.speaker))) {
+          // A muted speaker is only bleed on the others' mics: nothing to keep level.
+          const trim = trimOf.get(k) ?? 0;
+          if (!Number.isFinite(trim)) continue;
           const picked = Float64Array.from(
             Array.from(momentary).filter((_, b) => owners[b] === k && owners[b + 3] === k),
           );
-          const lufs = gatedLoudness(picked);
+          // Measured less the person's gain, so the step below keeps the voices that far apart.
+          const lufs = gatedLoudness(picked) - trim;
           if (Number.isFinite(lufs)) bySpeaker.set(k, lufs);
         }
         const mean = [...bySpeaker.values()].reduce((a, b) => a + b, 0) / Math.max(1, bySpeaker.size);
@@ -327,8 +406,10 @@ export class AudioMixer {
         previous = { master, lufs: limited };
         master += step;
         for (const [k, d] of deltas) trims.set(k, (trims.get(k) ?? 0) + d);
+        // With a person's gains, a speaker's step goes to every source while they speak (see nudgeVoices).
+        const whose = (s: number, b: number): string => (nudged ? owners[b] : plan.holders[s]![b]) ?? '';
         this.gains = this.gains.map((g, s) =>
-          g.map((x, b) => x * 10 ** ((step + (deltas.get(plan.holders[s]![b] ?? '') ?? 0)) / 20)),
+          g.map((x, b) => x * 10 ** ((step + (deltas.get(whose(s, b)) ?? 0)) / 20)),
         );
       }
     }
@@ -343,6 +424,7 @@ export class AudioMixer {
         const owners = plan.speakers[i]!.length > 0 ? blockSpeakers(blockTimesMs, speech[i]!) : [];
         return {
           sourceId: this.readers[i]!.sourceId,
+          sourceGainDb: Number.isFinite(this.trimsDb[i]!) ? this.trimsDb[i]! : null,
           integratedLufsBefore: round(integratedFromBlocks(energies[i]!)),
           integratedLufsAfter: round(integratedFromBlocks(after)),
           speakers: plan.speakers[i]!.map((k) => {
@@ -427,10 +509,12 @@ export class AudioMixer {
     planes.forEach((source, r) => {
       const gains = this.gains?.[r];
       if (!gains) {
+        const g = weight * 10 ** (this.trimsDb[r]! / 20);
+        if (g === 0) return;
         for (let c = 0; c < this.channels; c++) {
           const o = out[c]!;
           const x = source[c]!;
-          for (let i = 0; i < count; i++) o[i]! += weight * x[i]!;
+          for (let i = 0; i < count; i++) o[i]! += g * x[i]!;
         }
         return;
       }

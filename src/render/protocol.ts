@@ -9,7 +9,7 @@ import type { SpeechTurn } from '../analysis/levelling.ts';
 import type { LoudnessSummary } from '../analysis/loudness.ts';
 import type { MixLevels } from './audio-mix.ts';
 import type { AudioPlan } from './audio-plan.ts';
-import type { Cut, TimeRange } from '../contract/types.ts';
+import type { Cut, SourceGain, TimeRange } from '../contract/types.ts';
 
 /** One recorded file the render may read. */
 export interface RenderSource {
@@ -74,6 +74,12 @@ export interface RenderRequest {
    * are mixed as recorded (an average, no limiter).
    */
   audio?: RenderAudioOptions;
+  /**
+   * A person's gain per audio source id, dB, or `mute` (the Job's `audio.gains`): added to the
+   * levelling before the master gain and the limiter, so the render still meets its target;
+   * without {@link audio}, applied to the plain average. Sources not listed: 0 dB.
+   */
+  audioGains?: Record<string, SourceGain>;
 }
 
 /** {@link RenderRequest.audio}. */

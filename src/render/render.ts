@@ -32,6 +32,8 @@ import {
 } from 'mediabunny';
 import type { ClockMapping } from '../analysis/sync.ts';
 import { toSourceTime } from '../analysis/sync.ts';
+import { SOURCE_GAIN_RANGE } from '../contract/types.ts';
+import { canDecodeAudio } from '../media/prompt-audio-decoder.ts';
 import { planAudio, type AudioPlan } from './audio-plan.ts';
 import { AudioMixer, masteringOf, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
 import { FfmpegH264Encoder } from './x264-ffmpeg.ts';
@@ -105,7 +107,13 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
     disposers.push(() => Promise.all(readers.map((r) => r.dispose())).then(() => undefined));
     const mixer =
       readers.length > 0
-        ? new AudioMixer(readers, plan.audio, plan.keptMs, input.audio ? masteringOf(input.audio) : null)
+        ? new AudioMixer(
+            readers,
+            plan.audio,
+            plan.keptMs,
+            input.audio ? masteringOf(input.audio) : null,
+            input.audioGains ?? {},
+          )
         : null;
     await mixer?.prepare(checkAbort);
     const audioPlan = mixer ? await chooseAudio(container, o, mixer.channels) : null;
@@ -206,6 +214,12 @@ function checkRenderInput(input: RenderEditInput): {
   input.audioSourceIds?.forEach((id, i) => {
     if (!input.sources.some((src) => src.id === id)) throw new RenderError(`audioSourceIds[${i}]: no source "${id}"`);
   });
+  for (const [id, gain] of Object.entries(input.audioGains ?? {})) {
+    if (!input.sources.some((src) => src.id === id)) throw new RenderError(`audioGains.${id}: no source "${id}"`);
+    const [min, max] = SOURCE_GAIN_RANGE;
+    if (gain !== 'mute' && !(typeof gain === 'number' && gain >= min && gain <= max))
+      throw new RenderError(`audioGains.${id} must be a number from ${min} to ${max} (dB) or "mute"`);
+  }
   return { container, videoCodec };
 }
 
@@ -410,7 +424,7 @@ async function openAudioReaders(
         throw new RenderError(`audioSourceIds: source "${id}" has no audio track`);
       continue;
     }
-    if (!(await track.canDecode()))
+    if (!(await canDecodeAudio(track)))
       throw new RenderError(`sources[${sources.indexOf(id)}] (${id}): this browser cannot decode its audio`);
     readers.push(
       new SourceAudioReader(

@@ -6,6 +6,7 @@
  */
 import { nextAction } from '../contract/next-action.ts';
 import {
+  AUDIO_DEFAULTS,
   LIMITS,
   type GetJobResponse,
   type Job,
@@ -71,6 +72,7 @@ export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string
     auto_map: job.autoMap,
     callback_url: job.callbackUrl,
     warnings: warningsOf(job),
+    audio: { ...(job.audio ?? AUDIO_DEFAULTS), gains: { ...(job.audioGains ?? {}) } },
     created_at: iso(job.createdAt),
     updated_at: iso(job.updatedAt),
   };

@@ -12,8 +12,8 @@ import { diarizeMix, type MixOptions } from '../analysis/diarize/mix.ts';
 import { diarizeFiltered, diarizePerMic, lowCutChannels } from '../analysis/diarize/per-mic.ts';
 import type { ResidualHelper } from '../analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../analysis/diarize/result.ts';
+import type { MixMeasures } from '../analysis/energy.ts';
 import { faceSplitHint } from '../analysis/faces/face-evidence.ts';
-import type { TimeRange } from '../contract/types.ts';
 import type { ScratchSamples, ScratchSpace } from '../media/scratch.ts';
 import { HostModelError, HostModelSlots } from '../models/host-models.ts';
 import type { OrtModule } from '../models/ort-runtime.ts';
@@ -63,14 +63,14 @@ export class SpeakerDetector {
   private hostSlots: HostModelSlots | undefined;
 
   /**
-   * VAD and speaker detection of channels already on the reference timeline; `quietRanges` are
-   * the mix's, found by the caller (who then lets the mix go). Per-mic detection overwrites the
+   * VAD and speaker detection of channels already on the reference timeline; `mix` is what the
+   * caller measured of the mix (who then lets the mix go). Per-mic detection overwrites the
    * channels (their low-cut copies, in place): on disk, where they are ({@link perMicOnDisk});
    * else in memory (`inMemory`, which reads a single channel on disk back).
    */
   async diarizeChannels(
     request: HeldRequest,
-    quietRanges: TimeRange[],
+    mix: MixMeasures,
     signal: AbortSignal,
     inMemory: () => Promise<Float32Array[]>,
     scratch: ScratchSpace | null,
@@ -105,7 +105,7 @@ export class SpeakerDetector {
     return {
       ok: true,
       result,
-      quietRanges,
+      mix,
       vadProvider: loaded.model.executionProvider,
       vadLanes: lanes,
       vadSkipped: skipped,

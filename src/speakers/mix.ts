@@ -5,26 +5,25 @@
  *
  * @module
  */
-import { envelopeDb, findQuietRanges } from '../analysis/energy.ts';
+import { envelopeDb, measureMix, type MixMeasures } from '../analysis/energy.ts';
 import { mixDown } from '../analysis/signal-mix.ts';
-import type { TimeRange } from '../contract/types.ts';
 import type { ScratchSamples, ScratchSpace } from '../media/scratch.ts';
 import { monoPcm16, monoWavBlob } from '../media/wav.ts';
 import { release } from './signals.ts';
 
-/** The job's audio and the mix's quiet stretches (reference ms). */
+/** The job's audio and what the cut planner is given of the mix (its quiet stretches). */
 export interface MixedAudio {
   audio: Blob;
-  quietRanges: TimeRange[];
+  mix: MixMeasures;
 }
 
 /**
- * The channels' mix as WAV (the job's audio) and its quiet ranges. The mix itself is not kept:
+ * The channels' mix as WAV (the job's audio) and its measures (quiet ranges). The mix itself is not kept:
  * with several channels it is let go before the VAD (an hour of it is 0.2 GB).
  */
 export function mixOf(channels: readonly Float32Array[], sampleRate: number): MixedAudio {
   const mix = channels.length > 1 ? mixDown(channels) : channels[0]!; // every channel is lengthMs long
-  const out = { audio: monoWavBlob(mix, sampleRate), quietRanges: findQuietRanges(envelopeDb(mix, sampleRate)) };
+  const out = { audio: monoWavBlob(mix, sampleRate), mix: measureMix(envelopeDb(mix, sampleRate)) };
   if (channels.length > 1) release(mix);
   return out;
 }
@@ -33,7 +32,7 @@ export function mixOf(channels: readonly Float32Array[], sampleRate: number): Mi
 const MIX_BLOCK_FRAMES = 4096;
 
 /**
- * {@link mixOf} of channels on disk, a block at a time: the same mix, WAV and quiet ranges
+ * {@link mixOf} of channels on disk, a block at a time: the same mix, WAV and measures
  * (blocks are whole envelope frames), the WAV written to the scratch folder.
  */
 export async function mixOfStored(
@@ -51,5 +50,5 @@ export async function mixOfStored(
     wav.append(monoPcm16(mix));
     envelope.set(envelopeDb(mix, sampleRate), at / hop);
   }
-  return { audio: await wav.finish(), quietRanges: findQuietRanges(envelope) };
+  return { audio: await wav.finish(), mix: measureMix(envelope) };
 }

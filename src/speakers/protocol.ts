@@ -15,7 +15,7 @@ import type { TailPair } from '../analysis/sync-tails.ts';
 import type { SileroRate } from '../models/silero-vad.ts';
 import type { ResidualLevelsJob, ResidualShareJob } from '../analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../analysis/diarize/result.ts';
-import type { TimeRange } from '../contract/types.ts';
+import type { MixMeasures } from '../analysis/energy.ts';
 import type { ScratchFileRef } from '../media/protocol.ts';
 import type { HostModelFailure, HostModelSlot, HostModelUse } from '../models/host-models.ts';
 
@@ -107,8 +107,8 @@ export const VAD_LANES_MAX = 4;
 /** What {@link AnalysisWorkerApi.diarize} returns. */
 export interface DiarizeResponse {
   result: DiarizationResult;
-  /** Quiet stretches of the mix (reference ms), for silence removal. */
-  quietRanges: TimeRange[];
+  /** What the mix was measured for the cut planner (`measureMix`): the stage hands it on whole. */
+  mix: MixMeasures;
   /** Where VAD ran and how long the stage took in the worker. */
   vadProvider: string;
   /** Loading the VAD model (0 when already loaded), ms. */

@@ -88,7 +88,7 @@ async function diarizeSources(
     const placed = await placeChannels(request, scratch);
     const stored = scratch ? (placed as ScratchSamples[]) : null;
     if (!stored) inMemory = placed as Float32Array[];
-    const { audio, quietRanges } = stored
+    const { audio, mix } = stored
       ? await mixOfStored(stored, request.sampleRate, scratch!)
       : mixOf(inMemory, request.sampleRate);
     const prepareMs = performance.now() - t0;
@@ -104,7 +104,7 @@ async function diarizeSources(
       return inMemory;
     };
     const channels = stored ?? inMemory;
-    const outcome = await detector.diarizeChannels({ ...rest, channels }, quietRanges, signal, readBack, scratch);
+    const outcome = await detector.diarizeChannels({ ...rest, channels }, mix, signal, readBack, scratch);
     if (!outcome.ok) return outcome;
     kept = scratch !== null;
     // The WAV stays in the scratch folder until the page has stored it (dropScratch).

@@ -12,9 +12,8 @@ import type {
   EventType,
   JobSource,
   JobStatus,
-  PresetId,
   ResolvedAudioSettings,
-  ResolvedSilenceSettings,
+  SourceGain,
   TimeRange,
   Track,
   Turn,
@@ -22,6 +21,7 @@ import type {
 } from '../contract/types.ts';
 import type { EngineStage } from '../contract/engine.ts';
 import type { StoredWarning } from '../contract/warnings.ts';
+import type { MixMeasures, PlanSettings } from '../analysis/edit.ts';
 
 /** The default database name. */
 export const DB_NAME = 'multicam';
@@ -79,8 +79,13 @@ export interface SourceRecord extends JobSource {
   mediaProblem?: SourceMediaProblem | null;
 }
 
-/** A stored job: everything the contract shows plus what the pipeline needs (camelCase; views.ts maps it to Job). */
-export interface JobRecord {
+/**
+ * A stored job: everything the contract shows plus what the pipeline needs (camelCase; views.ts
+ * maps it to Job). The planner's settings (`presetId`, `silence`) and what speaker detection
+ * measured of the mix (`quietRanges`; absent on jobs from before) are kept under the planner's
+ * own names, so a job is the planner's input (src/jobs/replan.ts).
+ */
+export interface JobRecord extends PlanSettings, Partial<MixMeasures> {
   id: string;
   accountId: string;
   /** Creation order (ties in `createdAt` are common with an injected clock). */
@@ -107,10 +112,10 @@ export interface JobRecord {
   cuts: Cut[];
   removedRanges: TimeRange[] | null;
   cameraMap: CameraMap | null;
-  presetId: PresetId;
-  silence: ResolvedSilenceSettings;
   /** createJob's `audio` (loudness target, true-peak ceiling); absent on jobs from before: the defaults. */
   audio?: ResolvedAudioSettings;
+  /** The gains a person set per source (updateCuts `audio.gains`); absent when none was ever set. */
+  audioGains?: Record<string, SourceGain>;
   review: boolean;
   autoMap: AutoMapMode;
   callbackUrl: string | null;
@@ -129,8 +134,6 @@ export interface JobRecord {
   /** What the last render made; absent on records stored before it was kept. */
   outputFormat?: OutputFormat | null;
   audioFileId: string | null;
-  /** Quiet stretches of the speaker-detection audio (reference ms) from the engine; planEdit removes silence only inside them. Absent on jobs from before. */
-  quietRanges?: TimeRange[];
   /** When the job entered mapping (speaker detection done); null before. */
   mappingSince: number | null;
   /** Whether the `mapping` event was sent since the job entered mapping. */

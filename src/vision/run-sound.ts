@@ -8,6 +8,7 @@
 import { AudioSampleSink, type Input } from 'mediabunny';
 import { ASD_SAMPLE_RATE } from '../analysis/faces/asd-features.ts';
 import { resample } from '../analysis/signal-resample.ts';
+import { canDecodeAudio } from '../media/prompt-audio-decoder.ts';
 import type { RunSound } from './face-probe.ts';
 
 /** Decoded this much before and after a stretch, so the resampler's filter has its context. */
@@ -24,7 +25,7 @@ const MARGIN_S = 0.05;
 export async function openRunSound(input: Input): Promise<RunSound | string> {
   const track = await input.getPrimaryAudioTrack();
   if (!track) return 'the camera has no audio track';
-  if (!(await track.canDecode()))
+  if (!(await canDecodeAudio(track)))
     return `this browser cannot decode the camera's audio (${(await track.getCodec()) ?? 'unknown codec'})`;
   const sink = new AudioSampleSink(track);
   const inRate = await track.getSampleRate();

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, readdirSync } from 'node
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { CameraMap, Cut, GetJobResponse, TimeRange, Turn } from '../../src/contract/types.ts';
+import type { CameraMap, Cut, GetJobResponse, OutputFormat, TimeRange, Turn } from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import {
@@ -476,6 +476,47 @@ describe('review editor', () => {
     expect(await editor.locator('.error').isHidden()).toBe(true);
   });
 
+  test("sound levels: a person nudges a source's gain with the slider and mutes another; both are saved and survive a reload", async () => {
+    const row = (source: string) => editor.locator(`section.levels li.level-row[data-source-id="${source}"]`);
+    const slider = (source: string) => row(source).locator('input.source-gain');
+    // The job has no mics: the cameras' own sound is the mix; nothing is measured before a render.
+    expect(await editor.locator('section.levels li.level-row').count()).toBe(2);
+    expect(await row(camB).locator('.level-measured').textContent()).toBe('Measured when the edit renders.');
+    expect(await row(camB).locator('.level-label').textContent()).toBe(XSS);
+    // Camera B 6 dB down: twelve presses of ← on its slider (0.5 dB each), as with the keyboard.
+    let before = await saves();
+    await slider(camB).focus();
+    for (let i = 0; i < 12; i++) await slider(camB).press('ArrowLeft');
+    expect(await row(camB).locator('output.gain-value').textContent()).toBe('−6.0 dB');
+    await savedAfter(before);
+    await expect
+      .poll(async () => (await getJob()).job.audio.gains, { timeout: patient(15_000) })
+      .toEqual({ [camB]: -6 });
+    // Camera A muted with its checkbox: its slider is off, the value says so.
+    before = await saves();
+    await row(camA).getByRole('checkbox', { name: 'Mute' }).check();
+    await savedAfter(before);
+    await expect
+      .poll(async () => (await getJob()).job.audio.gains, { timeout: patient(15_000) })
+      .toEqual({ [camB]: -6, [camA]: 'mute' });
+    expect(await slider(camA).isDisabled()).toBe(true);
+    expect(await editor.locator('img').count()).toBe(0);
+    await editor.reload();
+    await editor.waitForSelector('#editor[data-status="ready"]', { timeout: patient(30_000) });
+    expect(await slider(camB).inputValue()).toBe('-6');
+    expect(await row(camB).locator('output.gain-value').textContent()).toBe('−6.0 dB');
+    expect(await row(camA).getByRole('checkbox', { name: 'Mute' }).isChecked()).toBe(true);
+    expect(await slider(camA).isDisabled()).toBe(true);
+    // Unmuted again: camera A back at 0 dB, which the job stores as no gain at all.
+    before = await saves();
+    await row(camA).getByRole('checkbox', { name: 'Mute' }).uncheck();
+    await savedAfter(before);
+    await expect
+      .poll(async () => (await getJob()).job.audio.gains, { timeout: patient(15_000) })
+      .toEqual({ [camB]: -6 });
+    expect(await editor.locator('.error').isHidden()).toBe(true);
+  });
+
   test('the export menu downloads the edit for editing software (FCPXML and EDL)', async () => {
     const job = (await getJob()).job;
     const videoLabels = job.sources.filter((s) => s.kind === 'video').map((s) => s.label);
@@ -505,8 +546,77 @@ describe('review editor', () => {
   test('render (driven by the test engine) → complete shows the download link; approve makes the edit read-only', async () => {
     await editor.getByRole('button', { name: 'Render' }).click();
     await editor.waitForSelector('#editor[data-status="rendering"]', { timeout: patient(15_000) });
-    await h.completeStage(jobId, 'rendering');
+    // What a render of two cameras reports (the shape src/pipeline/stages/rendering.ts writes).
+    const format: OutputFormat = {
+      container: 'mp4',
+      video_codec: 'h264',
+      audio_codec: 'aac',
+      audio_encoder: 'aac-wasm',
+      note: null,
+      loudness: {
+        integrated_lufs: -16.3,
+        loudness_range_lu: 4.1,
+        max_short_term_lufs: -12.9,
+        true_peak_dbtp: -2,
+        sample_peak_dbfs: -2.4,
+      },
+      levels: {
+        target_lufs: -16,
+        true_peak_ceiling_dbtp: -1,
+        master_gain_db: 9.5,
+        limiter_max_reduction_db: 1.2,
+        sources: [
+          {
+            source_id: camA,
+            source_gain_db: 0,
+            integrated_lufs_before: -24.2,
+            integrated_lufs_after: -17.1,
+            speakers: [
+              {
+                speaker: 'SPEAKER_00',
+                speech_lufs_before: -23.8,
+                speech_lufs_after: -16.4,
+                gain_db: -2.5,
+                ride_db: [-1, 1],
+                speech_sec: 20,
+              },
+            ],
+          },
+          {
+            source_id: camB,
+            source_gain_db: -6,
+            integrated_lufs_before: -31.6,
+            integrated_lufs_after: -22.8,
+            speakers: [
+              {
+                speaker: 'SPEAKER_01',
+                speech_lufs_before: -31.1,
+                speech_lufs_after: -22.3,
+                gain_db: 4.9,
+                ride_db: [-0.5, 0.5],
+                speech_sec: 18,
+              },
+            ],
+          },
+        ],
+      },
+    };
+    await h.completeStage(jobId, 'rendering', { format });
     await editor.waitForSelector('#editor[data-status="complete"]', { timeout: patient(15_000) });
+    // The levels now read what the render measured, with the names given, and the gain set.
+    const levelsB = editor.locator(`section.levels li.level-row[data-source-id="${camB}"]`);
+    expect(await levelsB.locator('.level-before').textContent()).toBe('Recorded −31.6 LUFS');
+    expect(await levelsB.locator('.level-after').textContent()).toBe('in the render −22.8 LUFS');
+    expect(await levelsB.locator('.level-speaker').textContent()).toBe(
+      ` · ${XSS}: speech −31.1 LUFS, levelling +4.9 dB`,
+    );
+    expect(await editor.locator('section.levels .levels-render').textContent()).toBe(
+      'The last render measures −16.3 LUFS, true peak −2.0 dBTP.',
+    );
+    expect(await levelsB.locator('input.source-gain').inputValue()).toBe('-6');
+    await editor.locator('section.levels').scrollIntoViewIfNeeded();
+    await editor.locator('section.levels').screenshot({ path: join(SHOTS, 'levels.png') });
+    await shot('levels-page');
     const link = editor.locator('a.download');
     const job = (await getJob()).job;
     // output_url is signed afresh on every read: the same file, a later expiry.
@@ -521,6 +631,7 @@ describe('review editor', () => {
     const wide = editor.viewportSize();
     await editor.setViewportSize({ width: 390, height: 844 });
     await shot('complete-narrow');
+    await editor.locator('section.levels').screenshot({ path: join(SHOTS, 'levels-narrow.png') });
     if (wide) await editor.setViewportSize(wide);
     await editor.getByRole('button', { name: 'Approve' }).click();
     await editor.waitForSelector('#editor[data-status="approved"]', { timeout: patient(15_000) });

@@ -292,6 +292,8 @@ describe('mastering: two close mics, one recorded 12 dB lower', () => {
   let file: string;
   /** The rendered stretch of the reference timeline. */
   let span: TimeRange;
+  /** The render's request (the nudged render below asks the same, with a gain). */
+  let request: PageRenderOptions;
   const TARGET = -16;
 
   /** Integrated loudness (our BS.1770 meter) of `x` (48 kHz mono) over one speaker's turns, `t0` ms being sample 0. */
@@ -336,7 +338,7 @@ describe('mastering: two close mics, one recorded 12 dB lower', () => {
     const start = Math.ceil(Math.max(cam.offsetMs, ...mics.map((m) => m.offsetMs)) / 100) * 100 + 500;
     const end = Math.min(start + 24_000, cam.endRefMs - 500, ...mics.map((m) => m.endRefMs - 500));
     span = { startMs: start, endMs: end };
-    summary = await page.evaluate((opts) => window.renderTest.render(opts), {
+    request = {
       cuts: [{ sourceId: cam.label, startMs: start, endMs: end }],
       removedRanges: [],
       sources: [
@@ -358,7 +360,8 @@ describe('mastering: two close mics, one recorded 12 dB lower', () => {
         // As the pipeline passes them: every turn, the render finds whose mic is whose.
         turns: micTruth.turns,
       },
-    });
+    };
+    summary = await page.evaluate((opts) => window.renderTest.render(opts), request);
     if (summary.error) throw new Error(`${summary.error.name}: ${summary.error.message}`);
     file = join(OUT, 'levelled.mp4');
     writeFileSync(file, Buffer.from(summary.fileBase64!, 'base64'));
@@ -390,6 +393,35 @@ describe('mastering: two close mics, one recorded 12 dB lower', () => {
       `speech in the render: ${one} ${a.toFixed(2)} LUFS, ${two} ${b.toFixed(2)} LUFS; gains ${levels.sources.map((s) => s.speakers.map((k) => `${k.speaker} ${k.gainDb} dB (ride ${k.rideDb.join('‥')})`).join(', ')).join('; ')}`,
     );
     expect(Math.abs(a - b)).toBeLessThanOrEqual(2);
+  });
+
+  test("a person's gain: mic 2 nudged −6 dB puts its speaker about 6 dB under the other, at the target and under the ceiling", async () => {
+    // At −23 LUFS: the fixture's voices peak about 23 dB over their loudness, so at −16 the limiter
+    // takes 26 dB or more and flattens any difference between the voices (docs/render.md).
+    const target = -23;
+    const mics = micTruth.sources.filter((s) => s.kind === 'audio');
+    const nudged = await page.evaluate((opts) => window.renderTest.render(opts), {
+      ...request,
+      audio: { ...request.audio!, loudnessLufs: target },
+      audioGains: { [mics[1]!.label]: -6 },
+    });
+    if (nudged.error) throw new Error(`${nudged.error.name}: ${nudged.error.message}`);
+    const path = join(OUT, 'levelled-nudged.mp4');
+    writeFileSync(path, Buffer.from(nudged.fileBase64!, 'base64'));
+    const measured = ebur128(path);
+    const out = decodeAudio(path, 48_000);
+    const [one, two] = mics.map((m) => m.micOf!);
+    const a = speechLufs(out, one!, span.startMs, span);
+    const b = speechLufs(out, two!, span.startMs, span);
+    const levels = nudged.result!.levels!;
+    console.log(
+      `nudged render (mic 2 −6 dB, ${target} LUFS): I ${measured.i} LUFS, true peak ${measured.peak} dBTP (ffmpeg); speech ${one} ${a.toFixed(2)}, ${two} ${b.toFixed(2)} LUFS (${(a - b).toFixed(2)} apart); master ${levels.masterGainDb} dB, limiter ${levels.limiterMaxReductionDb} dB`,
+    );
+    expect(levels.sources.map((s) => s.sourceGainDb)).toEqual([0, -6]);
+    expect(Math.abs(measured.i - target)).toBeLessThanOrEqual(1);
+    expect(measured.peak).toBeLessThanOrEqual(-1);
+    expect(a - b).toBeGreaterThan(4.5);
+    expect(a - b).toBeLessThan(7.5);
   });
 });
 

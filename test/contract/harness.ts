@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { PipelineStage, Turn, CameraMap } from '../../src/contract/types.ts';
+import type { PipelineStage, Turn, CameraMap, OutputFormat } from '../../src/contract/types.ts';
 
 /** Engine work: the background stages, plus `mapping` (the camera map computed while the job waits in mapping). */
 export type EngineStage = PipelineStage | 'mapping';
@@ -46,6 +46,8 @@ export interface StageOutput {
   speakers?: string[];
   cameraMap?: CameraMap | null;
   outputBytes?: Uint8Array;
+  /** What the render made (the Job's `output_format`), where a test needs one. */
+  format?: OutputFormat;
 }
 
 export interface ContractHarness {

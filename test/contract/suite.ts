@@ -1221,6 +1221,39 @@ export function defineContractSuite(
           ).status,
         ).toBe('mapping');
       });
+
+      test('updateCuts takes the gains per source (additive audio.gains); the Job shows them; a bad one changes nothing', async () => {
+        const { jobId, a, b } = await readyJob();
+        const before = (await getJob(jobId)).job;
+        expect(before.audio).toEqual({ loudness: -16, truePeak: -1, gains: {} });
+        const r = await call('PATCH', `/jobs/${jobId}/cuts`, { json: { audio: { gains: { [a]: -6, [b]: 'mute' } } } });
+        expect(r.status, r.text).toBe(200);
+        let job = (await getJob(jobId)).job;
+        expect(job.audio.gains).toEqual({ [a]: -6, [b]: 'mute' });
+        expect(job.cuts).toEqual(before.cuts);
+        // A PATCH with gains holds every gain in force: a source left out is back at 0 dB.
+        expect((await call('PATCH', `/jobs/${jobId}/cuts`, { json: { audio: { gains: { [a]: 2.5 } } } })).status).toBe(
+          200,
+        );
+        expect((await getJob(jobId)).job.audio.gains).toEqual({ [a]: 2.5 });
+        const bad: Array<[unknown, string]> = [
+          [{ gains: { [a]: 13 } }, `audio.gains.${a} must be a number from -12 to 12 (dB) or "mute"`],
+          [{ gains: { [a]: '-6' } }, `audio.gains.${a} must be a number from -12 to 12 (dB) or "mute"`],
+          [{ gains: { nope: 0 } }, 'audio.gains.nope: nope is not a source of this job'],
+          [{ gains: [] }, 'audio.gains must be an object from source ids to dB or "mute"'],
+          [{}, 'audio.gains is required'],
+          ['loud', 'audio must be an object'],
+        ];
+        for (const [audio, message] of bad) {
+          const cuts = [{ startMs: 0, endMs: 1000, sourceId: a }];
+          expect(expectError(await call('PATCH', `/jobs/${jobId}/cuts`, { json: { cuts, audio } }), 400).error).toBe(
+            message,
+          );
+        }
+        job = (await getJob(jobId)).job;
+        expect(job.audio.gains).toEqual({ [a]: 2.5 });
+        expect(job.cuts).toEqual(before.cuts);
+      });
     });
 
     // ---------------------------------------------------------------- render and approve

@@ -1,12 +1,13 @@
 /**
  * The review editor behind `reviewUrl`: it opens one job with the link's review token and
  * lets a person confirm the speaker-to-camera mapping, review and edit the cuts against the
- * synced cameras, remove or restore pauses, recut with another preset, render, approve and
- * download. Every edit is saved to the service at once (updateCuts), so nothing is lost on
+ * synced cameras, remove or restore pauses, see and nudge each source's sound level, recut with
+ * another preset, render, approve and download. Every edit is saved to the service at once (updateCuts), so nothing is lost on
  * reload. All user data is rendered as text (see dom.ts).
  *
  * This module mounts the editor, loads the job and picks the view; the parts live beside it:
- * session.ts (the shared state), mapping-panel.ts, review-view.ts, cut-list.ts and actions.ts.
+ * session.ts (the shared state), mapping-panel.ts, review-view.ts, cut-list.ts, levels-panel.ts
+ * and actions.ts.
  *
  * @module
  */
@@ -162,6 +163,7 @@ function createSession(
     state: null,
     cuts: [],
     removed: [],
+    gains: {},
     selectedCut: -1,
     player: null,
     timeline: null,
@@ -226,6 +228,7 @@ function showJob(s: EditorSession, data: GetJobResponse, renderedStatus: string)
   } else if (editing) {
     s.cuts = data.job.cuts;
     s.removed = data.job.removed_ranges ?? [];
+    s.gains = { ...(data.job.audio?.gains ?? {}) };
     if (!['ready', 'complete', 'approved'].includes(renderedStatus)) renderReview(s, data);
     else refreshEdit(s);
     s.setStatus(

@@ -1,7 +1,7 @@
 /**
  * The review view of the editor (ready, complete, approved): the camera tiles with the synced
  * player, the transport, the timeline with its waveform and thumbnails, the edit summary, the
- * action bar, the cut and pause lists and the mapping correction; and how it is redrawn when
+ * action bar, the cut and pause lists, the sound levels and the mapping correction; and how it is redrawn when
  * the edit or the playhead moves.
  *
  * @module
@@ -10,6 +10,7 @@ import type { GetJobResponse } from '../../contract/types.ts';
 import { renderActions } from './actions.ts';
 import { renderCutList, renderPauseList } from './cut-list.ts';
 import { cameraColour, el } from './dom.ts';
+import { levelsPanel, refreshLevels } from './levels-panel.ts';
 import { mappingCorrection } from './mapping-panel.ts';
 import { cutIndexAt, editedDurationMs, formatTime, moveBoundary } from './model.ts';
 import { SyncedPlayer } from './player.ts';
@@ -62,6 +63,7 @@ export function refreshEdit(s: EditorSession): void {
   s.view.summary.textContent = `${s.cuts.length} cuts · ${s.removed.length} pauses removed · edited length ${formatTime(editedDurationMs(s.cuts, s.removed))}`;
   renderCutList(s, sources);
   renderPauseList(s);
+  refreshLevels(s);
   renderActions(s);
 }
 
@@ -161,6 +163,7 @@ export function renderReview(s: EditorSession, data: GetJobResponse): void {
         el('section', {}, el('h2', { text: 'Cuts' }), s.view.cutList),
         el('section', {}, el('h2', { text: 'Pauses' }), s.view.pauseList),
       ),
+      levelsPanel(s, data),
       mappingCorrection(s, data),
     ),
   );

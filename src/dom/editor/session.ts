@@ -8,7 +8,15 @@
  */
 import type { MulticamClient } from '../../client/client.ts';
 import type { SpeakerNames } from '../../contract/speaker-names.ts';
-import type { Cut, GetJobResponse, JobSource, PresetId, SilenceMode, TimeRange } from '../../contract/types.ts';
+import type {
+  Cut,
+  GetJobResponse,
+  JobSource,
+  PresetId,
+  SilenceMode,
+  SourceGain,
+  TimeRange,
+} from '../../contract/types.ts';
 import { timelineEndMs } from './model.ts';
 import type { SyncedPlayer } from './player.ts';
 import type { Thumbnails } from './thumbnails.ts';
@@ -40,6 +48,8 @@ export interface EditorSession {
   state: GetJobResponse | null;
   cuts: Cut[];
   removed: TimeRange[];
+  /** The gains set per source (the Job's `audio.gains`), as edited. */
+  gains: Record<string, SourceGain>;
   selectedCut: number;
   player: SyncedPlayer | null;
   timeline: Timeline | null;

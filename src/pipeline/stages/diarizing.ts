@@ -230,7 +230,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
       turns: response.result.turns,
       speakers: response.result.speakers,
       audio: response.audio,
-      quietRanges: response.quietRanges,
+      mix: response.mix,
     },
     metrics: {
       // Decoding here plus putting on the reference timeline, mixing and WAV writing in the worker.

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { AUDIO_DEFAULTS, type OutputLevels } from '../../contract/types.ts';
+import { AUDIO_DEFAULTS, type OutputLevels, type SourceGain } from '../../contract/types.ts';
 import type { MixLevels } from '../../render/audio-mix.ts';
 import type { RenderAudioOptions, RenderSink, RenderSource } from '../../render/protocol.ts';
 import type { JobRecord } from '../../store/db.ts';
@@ -140,13 +140,18 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
 /**
  * The render's mastering from the job's `audio` settings (defaults on jobs from before) and its
  * turns; the render finds from the audio which mic is whose (the job's tracks map speakers to
- * cameras, not to mics). `loudness: 'off'`: nothing.
+ * cameras, not to mics). `loudness: 'off'`: no mastering. The gains a person set per source go
+ * along either way.
  */
-export function audioOptions(job: Pick<JobRecord, 'audio' | 'turns'>): { audio?: RenderAudioOptions } {
+export function audioOptions(job: Pick<JobRecord, 'audio' | 'audioGains' | 'turns'>): {
+  audio?: RenderAudioOptions;
+  audioGains?: Record<string, SourceGain>;
+} {
   const settings = job.audio ?? AUDIO_DEFAULTS;
-  if (settings.loudness === 'off') return {};
+  const gains = job.audioGains && Object.keys(job.audioGains).length > 0 ? { audioGains: { ...job.audioGains } } : {};
+  if (settings.loudness === 'off') return gains;
   const turns = job.turns.map((t) => ({ speaker: t.speaker, startMs: t.startMs, endMs: t.endMs }));
-  return { audio: { loudnessLufs: settings.loudness, truePeakDbtp: settings.truePeak, turns } };
+  return { audio: { loudnessLufs: settings.loudness, truePeakDbtp: settings.truePeak, turns }, ...gains };
 }
 
 /** The Job's view of what the mastering did (snake_case, as the Job is). */
@@ -158,6 +163,7 @@ export function outputLevels(levels: MixLevels): OutputLevels {
     limiter_max_reduction_db: levels.limiterMaxReductionDb,
     sources: levels.sources.map((s) => ({
       source_id: s.sourceId,
+      source_gain_db: s.sourceGainDb,
       integrated_lufs_before: s.integratedLufsBefore,
       integrated_lufs_after: s.integratedLufsAfter,
       speakers: s.speakers.map((k) => ({

@@ -7,10 +7,10 @@
  *
  * @module
  */
-import type { CameraMap, Turn } from '../../../src/contract/types.ts';
+import type { CameraMap, OutputFormat, Turn } from '../../../src/contract/types.ts';
 import type { EngineStage, EngineWork } from '../../../src/contract/engine.ts';
 import { ENGINE_CHANNEL, takeQueuedWork, type EngineMessage } from '../../../src/pipeline/queue-engine.ts';
-import type { StageReporter } from '../../../src/pipeline/reporter.ts';
+import type { StageReporter } from '../../../src/jobs/reporter.ts';
 import type { Database } from '../../../src/store/db.ts';
 import { listEventsForJob } from '../../../src/store/events.ts';
 
@@ -22,6 +22,8 @@ export interface PageStageOutput {
   cameraMap?: CameraMap | null;
   /** Rendered bytes, as a plain array across page.evaluate. */
   outputBytes?: number[];
+  /** What the render made (the Job's `output_format`). */
+  format?: OutputFormat;
 }
 
 /** The page-hosted test engine (see the module comment). */
@@ -84,6 +86,7 @@ export function createPageTestEngine(db: Database, dbName: string, reporter: Sta
         case 'rendering':
           await reporter.stageSucceeded(jobId, 'rendering', {
             output: new Blob([new Uint8Array(output.outputBytes ?? [0x66, 0x74, 0x79, 0x70])], { type: 'video/mp4' }),
+            ...(output.format === undefined ? {} : { format: output.format }),
           });
           break;
       }

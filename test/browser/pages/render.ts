@@ -27,6 +27,8 @@ export interface PageRenderOptions {
   audioSourceIds?: string[];
   /** The sound's mastering (RenderRequest.audio). */
   audio?: RenderAudioOptions;
+  /** A person's gain per source (RenderRequest.audioGains). */
+  audioGains?: RenderRequest['audioGains'];
   output?: RenderOutputOptions;
   /** Cancel this many ms after the render starts. */
   abortAfterMs?: number;
@@ -142,6 +144,7 @@ const api = {
       ...(o.audioSourceIds ? { audioSourceIds: o.audioSourceIds } : {}),
       ...(o.output ? { output: o.output } : {}),
       ...(o.audio ? { audio: o.audio } : {}),
+      ...(o.audioGains ? { audioGains: o.audioGains } : {}),
       ...(o.noFfmpeg ? {} : { ffmpeg: { wasmBase: '/wasm/' } }),
     };
     const t0 = performance.now();

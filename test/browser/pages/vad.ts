@@ -115,7 +115,7 @@ async function diarize(
       mix = {
         sameWav: expected.length === got.length && expected.every((b, i) => b === got[i]),
         sameQuietRanges:
-          JSON.stringify(findQuietRanges(envelopeDb(mixed, 16000))) === JSON.stringify(sourcesOutcome.quietRanges),
+          JSON.stringify(findQuietRanges(envelopeDb(mixed, 16000))) === JSON.stringify(sourcesOutcome.mix.quietRanges),
         scratch: sourcesOutcome.scratch ?? null,
         entries,
         entriesAfterDrop: await scratchEntries(),

@@ -1,7 +1,7 @@
 /**
  * Node-only checks of the service behind the contract: accounts and keys, signing secrets,
- * the engine refusing work (502), the outbox records, chunked storage, review tokens, and
- * reports that arrive late.
+ * the engine refusing work (502), the outbox records, chunked storage, review tokens, reports
+ * that arrive late, and what speaker detection measured of the mix reaching the planner.
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { CHUNK_SIZE, chunkBlob } from '../../../src/store/files.ts';
@@ -243,6 +243,42 @@ describe('engine boundary', () => {
     expect(await summary()).toMatchObject({ status: 'mapping', stageProgress: null });
     await h.service.reporter.setProgress(jobId, 0.7, 'mapping');
     expect((await summary()).stageProgress).toBeNull();
+  });
+});
+
+describe('what speaker detection measures of the mix', () => {
+  test('kept on the job as the diarizing stage reported it, recutJob removes silence only inside its quiet ranges', async () => {
+    const { apiKey } = await setup();
+    const turns = [
+      { speaker: 'SPEAKER_00', startMs: 0, endMs: 10_000 },
+      { speaker: 'SPEAKER_01', startMs: 13_000, endMs: 25_000 },
+      { speaker: 'SPEAKER_00', startMs: 28_000, endMs: 60_000 },
+    ];
+    // Both pauses between turns are quiet to speaker detection; the audio is quiet in the first only.
+    const quiet = { startMs: 10_000, endMs: 13_000 };
+    const recut = async (mix: boolean): Promise<Json> => {
+      const { jobId, ids } = await processing(apiKey, { autoMap: 'off' });
+      await h.engine.complete(jobId, 'syncing', { durationsMs: { [ids[0]!]: 60_000, [ids[1]!]: 60_000 } });
+      await h.service.reporter.stageSucceeded(jobId, 'diarizing', {
+        turns,
+        ...(mix ? { mix: { quietRanges: [quiet] } } : {}),
+      });
+      const tracks = ids.map((sourceId, k) => ({ sourceId, speakers: [`SPEAKER_0${k}`] }));
+      expect((await call(apiKey, 'POST', `/jobs/${jobId}/tracks`, { tracks })).status).toBe(200);
+      const r = await call(apiKey, 'POST', `/jobs/${jobId}/recut`, {
+        presetId: 'balanced',
+        silence: { mode: 'remove', minPauseSec: 0.5 },
+      });
+      expect(r.status).toBe(200);
+      return r.body;
+    };
+    const measured = await recut(true);
+    expect(measured.removedRanges.length).toBe(1);
+    expect(measured.removedRanges[0].startMs).toBeGreaterThanOrEqual(quiet.startMs);
+    expect(measured.removedRanges[0].endMs).toBeLessThanOrEqual(quiet.endMs);
+    expect(measured.savedMs).toBeGreaterThan(0);
+    // Without the measures (a job from before they were kept) nothing is removed.
+    expect((await recut(false)).savedMs).toBe(0);
   });
 });
 

@@ -7,6 +7,7 @@ import {
   isValidIdempotencyKey,
   parseCreateJob,
   parseAudio,
+  parseAudioEdit,
   parsePartNumbers,
   parseSilence,
 } from '../../../src/contract/validate.ts';
@@ -57,6 +58,28 @@ describe('validation', () => {
     const error = thrown(() => parseCreateJob({ sources: [{ label: 'A' }], audio: -16 }));
     expect(error.status).toBe(400);
     expect(error.message).toBe('audio must be an object');
+  });
+
+  test("updateCuts' audio.gains: per source, −12 to +12 dB or mute; errors name the source", () => {
+    const ids = ['mic-a', 'mic-b'];
+    expect(parseAudioEdit({ gains: { 'mic-a': -6, 'mic-b': 'mute' } }, ids)).toEqual({
+      gains: { 'mic-a': -6, 'mic-b': 'mute' },
+    });
+    expect(parseAudioEdit({ gains: {} }, ids)).toEqual({ gains: {} });
+    expect(parseAudioEdit({ gains: { 'mic-a': -12, 'mic-b': 12 } }, ids).gains).toEqual({ 'mic-a': -12, 'mic-b': 12 });
+    expect(Object.is(parseAudioEdit({ gains: { 'mic-a': -0 } }, ids).gains['mic-a'], 0)).toBe(true);
+    for (const bad of [12.5, -13, '3', null, true, Number.POSITIVE_INFINITY, 'off'])
+      expect(thrown(() => parseAudioEdit({ gains: { 'mic-b': bad } }, ids)).message).toBe(
+        'audio.gains.mic-b must be a number from -12 to 12 (dB) or "mute"',
+      );
+    const unknown = thrown(() => parseAudioEdit({ gains: { 'cam-z': 0 } }, ids));
+    expect(unknown.status).toBe(400);
+    expect(unknown.message).toBe('audio.gains.cam-z: cam-z is not a source of this job');
+    expect(thrown(() => parseAudioEdit({}, ids)).message).toBe('audio.gains is required');
+    expect(thrown(() => parseAudioEdit({ gains: [1] }, ids)).message).toBe(
+      'audio.gains must be an object from source ids to dB or "mute"',
+    );
+    expect(thrown(() => parseAudioEdit(-6, ids)).message).toBe('audio must be an object');
   });
 
   test('fileSize errors name the field and carry the spec fields', () => {

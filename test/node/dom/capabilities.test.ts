@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import {
   BrowserSupportError,
   evaluateCapabilities,
+  audioDataCopyWorks,
   SUPPORTED_BROWSERS,
   type BrowserCapabilities,
 } from '../../../src/dom/capabilities.ts';
@@ -21,6 +22,7 @@ function fakeCapabilities(overrides: Partial<BrowserCapabilities> = {}): Browser
     webLocks: true,
     videoDecoder: true,
     audioDecoder: true,
+    audioDataCopy: true,
     videoEncoder: true,
     h264Encode: true,
     crossOriginIsolated: true,
@@ -45,6 +47,7 @@ describe('evaluateCapabilities', () => {
       ['webLocks', 'Web Locks'],
       ['videoDecoder', 'VideoDecoder'],
       ['audioDecoder', 'AudioDecoder'],
+      ['audioDataCopy', 'AudioData.copyTo'],
       ['videoEncoder', 'VideoEncoder'],
       ['h264Encode', 'H.264 encoder'],
     ];
@@ -61,6 +64,7 @@ describe('evaluateCapabilities', () => {
       webLocks: false,
       videoDecoder: false,
       audioDecoder: false,
+      audioDataCopy: false,
       videoEncoder: false,
       h264Encode: false,
       crossOriginIsolated: false,
@@ -106,5 +110,28 @@ describe('BrowserSupportError', () => {
       `multicam cannot run in this browser: it lacks WebCodecs AudioDecoder; the Web Locks API (navigator.locks). It works in ${SUPPORTED_BROWSERS}.`,
     );
     for (const browser of ['Chrome', 'Firefox', 'Safari 26']) expect(error.message).toContain(browser);
+  });
+});
+
+describe('audioDataCopyWorks', () => {
+  test('WebKit on Linux (WebKitGTK, WPE), whose AudioData.copyTo crashes the page, is told apart from Safari and Chromium', () => {
+    // MiniBrowser of Debian's WebKitGTK 2.50.6, read over WebDriver (docs/browsers.md).
+    const webKitGtk =
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/60.5 Safari/605.1.15';
+    expect(audioDataCopyWorks(webKitGtk)).toBe(false);
+    const works = [
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Safari/605.1.15',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 26_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+      'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36',
+      'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0',
+    ];
+    for (const ua of works) expect(audioDataCopyWorks(ua), ua).toBe(true);
+    // And the page refuses at start with the reason, naming the browsers that work.
+    const error = new BrowserSupportError(
+      evaluateCapabilities(fakeCapabilities({ audioDataCopy: false }), ENGINE).missing,
+    );
+    expect(error.message).toContain('AudioData.copyTo');
+    expect(error.message).toContain(SUPPORTED_BROWSERS);
   });
 });

@@ -10,6 +10,7 @@ import { describe, expect, test } from 'vitest';
 import type { SpeechTurn } from '../../../src/analysis/levelling.ts';
 import { LoudnessMeter } from '../../../src/analysis/loudness.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
+import type { SourceGain } from '../../../src/contract/types.ts';
 import { audioOptions } from '../../../src/pipeline/stages/rendering.ts';
 import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader, type MixLevels } from '../../../src/render/audio-mix.ts';
 
@@ -58,7 +59,7 @@ const turns: SpeechTurn[] = Array.from({ length: SECONDS / 5 }, (_, k) => ({
   endMs: (k + 1) * 5000,
 }));
 
-function mics(): { micA: Float32Array; micB: Float32Array } {
+function mics(clicks = true): { micA: Float32Array; micB: Float32Array } {
   const n = SECONDS * RATE;
   const a = voice(n, -24, 1);
   const b = voice(n, -24, 2);
@@ -68,7 +69,7 @@ function mics(): { micA: Float32Array; micB: Float32Array } {
     const ms = (i / RATE) * 1000;
     const who = turns.find((t) => t.startMs <= ms && ms < t.endMs)!.speaker;
     // A click on A's mic every 7 s: 2 ms at −6 dBFS, 18 dB above the speech's RMS.
-    const clap = i % (7 * RATE) < RATE / 500 ? 0.5 * (i % 2 === 0 ? 1 : -1) : 0;
+    const clap = clicks && i % (7 * RATE) < RATE / 500 ? 0.5 * (i % 2 === 0 ? 1 : -1) : 0;
     const va = who === 'A' ? a[i]! : 0;
     const vb = who === 'B' ? b[i]! : 0;
     micA[i] = va + 0.125 * vb + clap;
@@ -77,8 +78,13 @@ function mics(): { micA: Float32Array; micB: Float32Array } {
   return { micA, micB };
 }
 
-async function render(master: boolean | 'turns'): Promise<{ out: Float32Array; levels: MixLevels | null }> {
-  const { micA, micB } = mics();
+async function render(
+  master: boolean | 'turns',
+  gains: Record<string, SourceGain> = {},
+  clicks = true,
+  targetLufs = -16,
+): Promise<{ out: Float32Array; levels: MixLevels | null }> {
+  const { micA, micB } = mics(clicks);
   const readers: SourceAudioReader[] = [];
   for (const [id, x] of [
     ['micA', micA],
@@ -98,11 +104,12 @@ async function render(master: boolean | 'turns'): Promise<{ out: Float32Array; l
       ? { targetLufs: -16, truePeakDbtp: -1, speech: {}, turns }
       : master
         ? {
-            targetLufs: -16,
+            targetLufs,
             truePeakDbtp: -1,
             speech: { micA: turns.filter((t) => t.speaker === 'A'), micB: turns.filter((t) => t.speaker === 'B') },
           }
         : null,
+    gains,
   );
   await mixer.prepare();
   const out = new Float32Array(mixer.totalSamples);
@@ -146,6 +153,28 @@ describe('the mixer with mastering', () => {
     expect(Math.abs(speechLufs(out, 'A') - speechLufs(out, 'B'))).toBeLessThan(1);
   }, 60_000);
 
+  test("a person's gain: mic B nudged −6 dB sits 6 dB under A after levelling, and the mix still meets its target", async () => {
+    // Without the clicks, and at −23 LUFS: the limiter hardly acts, so this is the gains alone.
+    // (Where it works hard, it takes most from the louder voice and narrows the distance.)
+    const { out, levels } = await render(true, { micB: -6 }, false, -23);
+    const meter = new LoudnessMeter(RATE, 1);
+    meter.push([out]);
+    expect(Math.abs(meter.integratedLufs + 23)).toBeLessThan(0.5);
+    const apart = speechLufs(out, 'A') - speechLufs(out, 'B');
+    // B is heard on A's mic too (18 dB down): the levelling makes up for it, so the voices move 6 dB.
+    expect(apart).toBeGreaterThan(5.5);
+    expect(apart).toBeLessThan(6.5);
+    expect(levels!.sources.map((s) => s.sourceGainDb)).toEqual([0, -6]);
+    expect(levels!.limiterMaxReductionDb).toBeLessThan(1);
+  }, 60_000);
+
+  test('a muted source leaves the mix: B is heard only as bleed on A', async () => {
+    const { out, levels } = await render(true, { micB: 'mute' });
+    // B reaches A's mic 18 dB down; A is levelled to the target alone.
+    expect(speechLufs(out, 'A') - speechLufs(out, 'B')).toBeGreaterThan(15);
+    expect(levels!.sources[1]!.sourceGainDb).toBeNull();
+  }, 60_000);
+
   test('without mastering the mix is the plain average: the voices stay over 5 LU apart', async () => {
     const { out, levels } = await render(false);
     expect(levels).toBeNull();
@@ -172,5 +201,14 @@ describe("the rendering stage's audio options", () => {
 
   test("loudness 'off': the render gets no mastering", () => {
     expect(audioOptions({ turns: jobTurns, audio: { loudness: 'off', truePeak: -1 } })).toEqual({});
+  });
+
+  test("a person's gains go to the render, with or without mastering", () => {
+    const audioGains = { micB: -6, cam: 'mute' as const };
+    expect(audioOptions({ turns: jobTurns, audioGains }).audioGains).toEqual(audioGains);
+    expect(audioOptions({ turns: jobTurns, audioGains, audio: { loudness: 'off', truePeak: -1 } })).toEqual({
+      audioGains,
+    });
+    expect(audioOptions({ turns: jobTurns, audioGains: {} })).not.toHaveProperty('audioGains');
   });
 });
