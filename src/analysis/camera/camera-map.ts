@@ -263,8 +263,15 @@ function judgeCamera(
     if (responders.length === 0) return { ...noAnswer('unknown'), ...diag };
 
     const inThirds = placeInThirds(responders, perThird, zLow);
+    // Two responders in neighbouring thirds (the middle and a side) look as much like a close-up
+    // framed off-centre as like a two-shot: one face or display across a third's edge, with
+    // another speaker's bleed (a lying level meter lights its first segments for a quiet voice
+    // and its last ones only for its own speaker's: issue 51). A two-shot's people sit in
+    // opposite halves, the left and right thirds, so this reads as a close-up of the stronger,
+    // never sure (the other responds).
+    const neighbours = inThirds.length === 2 && inThirds.some(([, r]) => r === 'middle');
 
-    if (inThirds.length >= 2) {
+    if (inThirds.length >= 2 && !neighbours) {
       const shown = inThirds.slice(0, 3);
       const kind: CameraKind = shown.length === 3 ? 'wide' : 'twoshot';
       const positions: NonNullable<CameraMapCamera['positions']> = {};

@@ -66,6 +66,16 @@ describe('computeCameraMap on synthetic motion', () => {
     expect(map.cameras[0]!.z![A]).toBeGreaterThan(5);
   });
 
+  test('two responders in neighbouring thirds (a display off to one side, lit a little by bleed) are a close-up, never sure', () => {
+    // Motion in the middle third follows B, in the right third A; the left third shows nobody.
+    const map = mapOf([{ kind: 'wide', left: 'SPEAKER_99', middle: B, right: A }]);
+    const cam = map.cameras[0]!;
+    expect(cam).toMatchObject({ kind: 'closeup', confidence: 'low' });
+    expect(cam.speakers).toHaveLength(1);
+    expect([A, B]).toContain(cam.speakers[0]);
+    // In the left and right thirds it stays a two-shot (the test above).
+  });
+
   test('a frozen camera gets reason no_motion, no speakers, and leaves its speaker unassigned', () => {
     const map = mapOf([{ kind: 'closeup', speaker: A }, { kind: 'static' }]);
     expect(map.cameras[1]).toEqual({
