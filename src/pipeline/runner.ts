@@ -34,6 +34,7 @@ import { runMapping } from './stages/mapping.ts';
 import type { AnalysisWorkerApi } from '../speakers/protocol.ts';
 import { runRendering } from './stages/rendering.ts';
 import { runSyncing } from './stages/syncing.ts';
+import { StageStallError, StallWatchdog, stallLimitMs, WorkerCalls } from './watchdog.ts';
 
 /** Options of {@link startEngineRunner}. */
 export interface EngineRunnerOptions {
@@ -65,8 +66,9 @@ export interface StageRunRecord {
   stage: EngineStage;
   startedAt: number;
   elapsedMs: number;
-  outcome: 'succeeded' | 'failed' | 'cancelled' | 'stopped';
-  /** The failure reported, when it failed. */
+  /** `stalled`: stopped by the watchdog after no sign of life (reported as a retryable failure). */
+  outcome: 'succeeded' | 'failed' | 'stalled' | 'cancelled' | 'stopped';
+  /** The failure reported, when it failed or stalled. */
   failure?: StageFailure;
   /** Figures the stage gave (e.g. VAD time), when it succeeded. */
   metrics?: Record<string, number | string>;
@@ -133,15 +135,27 @@ function faceAssets(assets: StageAssets): VisionSamplingOptions['faces'] | undef
   };
 }
 
+/** The stage workers, and how to end them. */
+type EngineWorkers = StageWorkers & {
+  /** Asks each worker to free what it holds, then terminates it. */
+  dispose(): Promise<void>;
+  /** Terminates every worker at once, without asking (one may be stuck): the next stage starts fresh ones. */
+  terminate(): void;
+};
+
 /**
  * The stage workers, each started on first use. `onCrash` hears of a worker's `error` event;
- * the crashed worker is dropped so the next stage starts a fresh one.
+ * the crashed worker is dropped so the next stage starts a fresh one. `calls` follows each
+ * worker's calls and answers (the watchdog's signs of life).
  */
 function lazyWorkers(
   onCrash: (error: WorkerCrashError) => void,
   assets: StageAssets,
-): StageWorkers & { dispose(): Promise<void> } {
+  calls: WorkerCalls,
+): EngineWorkers {
   let media: MediaClient | undefined;
+  let mediaWorker: Worker | undefined;
+  let renderWorker: Worker | undefined;
   let analysis: { worker: Worker; remote: Remote<AnalysisWorkerApi> } | undefined;
   /** The vision workers: [0] for everything, [1] a second camera lane the mapping stage may open. */
   const visions: Array<{ worker: Worker; remote: Remote<VisionWorkerApi> } | undefined> = [];
@@ -172,8 +186,10 @@ function lazyWorkers(
     faceAssets(assets),
   );
   const watch = (worker: Worker, name: string, drop: () => void): Worker => {
+    calls.watch(worker, name);
     worker.addEventListener('error', (event) => {
       drop();
+      calls.forget(worker);
       worker.terminate();
       onCrash(new WorkerCrashError(`the ${name} worker failed: ${event.message || 'it could not start'}`));
     });
@@ -182,11 +198,11 @@ function lazyWorkers(
   return {
     media: () =>
       (media ??= createMediaClient(
-        watch(
+        (mediaWorker = watch(
           new Worker(new URL('../../workers/media.worker.ts', import.meta.url), { type: 'module' }),
           'media',
           () => (media = undefined),
-        ),
+        )),
         assets.ffmpegWasmBase === undefined ? {} : { ffmpegWasmBase: assets.ffmpegWasmBase },
       )),
     analysis() {
@@ -206,11 +222,11 @@ function lazyWorkers(
     dropCameraMotion: (jobId) => cameras.drop(jobId),
     render: () =>
       (render ??= createRenderClient(
-        watch(
+        (renderWorker = watch(
           new Worker(new URL('../../workers/render.worker.ts', import.meta.url), { type: 'module' }),
           'render',
           () => (render = undefined),
-        ),
+        )),
       )),
     async dispose() {
       await media?.dispose();
@@ -219,6 +235,17 @@ function lazyWorkers(
       visions.length = 0;
       render?.dispose();
       media = analysis = render = undefined;
+      cameras.clear();
+    },
+    terminate() {
+      for (const worker of [mediaWorker, analysis?.worker, ...visions.map((v) => v?.worker), renderWorker]) {
+        if (!worker) continue;
+        worker.terminate();
+        calls.forget(worker);
+      }
+      visions.length = 0;
+      media = analysis = render = undefined;
+      mediaWorker = renderWorker = undefined;
       cameras.clear();
     },
   };
@@ -238,14 +265,16 @@ interface EngineState {
   readonly reporter: StageReporter;
   readonly assets: StageAssets;
   readonly history: StageRunRecord[];
-  readonly workers: StageWorkers & { dispose(): Promise<void> };
+  readonly workers: EngineWorkers;
+  /** The workers' unanswered calls; each answer is a sign of life for the watchdog. */
+  readonly calls: WorkerCalls;
   /** Ids of the events announced already. */
   readonly announced: Set<string>;
   active: boolean;
   stopping: boolean;
   db: Database | undefined;
   channel: BroadcastChannel | undefined;
-  current: { jobId: string; stage: EngineStage; controller: AbortController } | undefined;
+  current: { jobId: string; stage: EngineStage; controller: AbortController; watchdog: StallWatchdog } | undefined;
   looping: boolean;
   again: boolean;
   readonly orphanGraceMs: number;
@@ -320,8 +349,15 @@ function progressWriter(
   };
 }
 
-/** Runs the stage of `run`: its result, or 'aborted' when it was cancelled or stopped (a crashed worker fails it). */
-async function raceStage(stage: EngineStage, run: StageRun): Promise<StageResult<EngineStage> | 'aborted'> {
+/**
+ * Runs the stage of `run`: its result, or 'aborted' when it was cancelled or stopped (a crashed
+ * worker fails it; so does the watchdog, with its own message).
+ */
+export async function raceStage(
+  stage: EngineStage,
+  run: StageRun,
+  runStage: (run: StageRun) => Promise<StageResult<EngineStage>> = STAGES[stage],
+): Promise<StageResult<EngineStage> | 'aborted'> {
   const { signal } = run;
   // Settles as soon as the signal aborts, even when a call into a dead worker never does.
   const aborted = new Promise<never>((_, reject) => {
@@ -330,14 +366,21 @@ async function raceStage(stage: EngineStage, run: StageRun): Promise<StageResult
   });
   const failed = (error: unknown): StageResult<EngineStage> => ({
     ok: false,
-    failure: { message: `the ${stage} stage failed: ${error instanceof Error ? error.message : String(error)}` },
+    failure: {
+      message:
+        error instanceof StageStallError
+          ? error.message
+          : `the ${stage} stage failed: ${error instanceof Error ? error.message : String(error)}`,
+    },
   });
+  const failsStage = (reason: unknown): boolean =>
+    reason instanceof WorkerCrashError || reason instanceof StageStallError;
   try {
-    const result = await Promise.race([STAGES[stage](run), aborted]);
-    if (signal.aborted) return signal.reason instanceof WorkerCrashError ? failed(signal.reason) : 'aborted';
+    const result = await Promise.race([runStage(run), aborted]);
+    if (signal.aborted) return failsStage(signal.reason) ? failed(signal.reason) : 'aborted';
     return result;
   } catch (error) {
-    if (signal.reason instanceof WorkerCrashError) return failed(signal.reason);
+    if (failsStage(signal.reason)) return failed(signal.reason);
     else if (signal.aborted || isAbort(error)) return 'aborted';
     else return failed(error);
   }
@@ -350,6 +393,7 @@ async function recordOutcome(
   { work, keys }: QueuedWork,
   result: StageResult<EngineStage> | 'aborted',
   startedAt: number,
+  stalled: boolean,
 ): Promise<void> {
   const { reporter, history } = state;
   const elapsedMs = Date.now() - startedAt;
@@ -388,7 +432,7 @@ async function recordOutcome(
       stage: work.stage,
       startedAt,
       elapsedMs,
-      outcome: 'failed',
+      outcome: stalled ? 'stalled' : 'failed',
       failure: result.failure,
     });
   }
@@ -398,7 +442,14 @@ async function recordOutcome(
 async function runOne(state: EngineState, open: Database, next: QueuedWork): Promise<void> {
   const { work, job } = next;
   const controller = new AbortController();
-  state.current = { jobId: work.jobId, stage: work.stage, controller };
+  // No sign of life (progress, a worker's message) for the limit: the stage is stopped and failed (retryably).
+  const watchdog = new StallWatchdog({
+    stage: work.stage,
+    limitMs: stallLimitMs(job),
+    onStall: (error) => controller.abort(error),
+    waitingOn: () => state.calls.pending(),
+  });
+  state.current = { jobId: work.jobId, stage: work.stage, controller, watchdog };
   const startedAt = Date.now();
   const progress = progressWriter(state.reporter, work);
   const { workers, assets } = state;
@@ -410,13 +461,21 @@ async function runOne(state: EngineState, open: Database, next: QueuedWork): Pro
       workers,
       assets,
       signal: controller.signal,
-      onProgress: progress.onProgress,
+      onProgress: (fraction) => {
+        watchdog.alive();
+        progress.onProgress(fraction);
+      },
+      alive: () => watchdog.alive(),
     });
   } finally {
+    watchdog.stop();
     state.current = undefined;
   }
+  const stalled = controller.signal.reason instanceof StageStallError;
+  // A stalled call may never settle: fresh workers for the next stage (as after a crash).
+  if (stalled) workers.terminate();
   await progress.written();
-  await recordOutcome(state, open, next, result, startedAt);
+  await recordOutcome(state, open, next, result, startedAt, stalled);
 }
 
 /** Runs queued work until none is left; a wake-up during the loop makes it look again. */
@@ -478,6 +537,8 @@ async function activate(state: EngineState): Promise<void> {
  */
 export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
   const assets = stageAssets(options);
+  // Any message from an engine worker is a sign of life of the running stage.
+  const calls = new WorkerCalls(() => state.current?.watchdog.alive());
   const state: EngineState = {
     dbName: options.dbName ?? DB_NAME,
     announce: options.announce ?? announceEvents,
@@ -485,7 +546,8 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
     assets,
     history: [],
     // A crashed worker fails the running stage (retried once by the reporter) instead of hanging it.
-    workers: lazyWorkers((error) => state.current?.controller.abort(error), assets),
+    workers: lazyWorkers((error) => state.current?.controller.abort(error), assets, calls),
+    calls,
     announced: new Set<string>(),
     active: false,
     stopping: false,

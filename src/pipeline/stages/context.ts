@@ -89,6 +89,11 @@ export interface StageRun {
   signal: AbortSignal;
   /** Progress 0..1 of this stage (the summary's `stageProgress`; `progress` too while rendering). */
   onProgress: (fraction: number) => void;
+  /**
+   * A sign of life without a figure (e.g. a worker call's own progress): keeps the engine's stall
+   * watchdog from stopping a slow but live stage. Progress reports count as signs of life too.
+   */
+  alive?: () => void;
 }
 
 /** What a stage ends with: its output for the reporter, or how it failed. */

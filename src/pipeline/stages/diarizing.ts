@@ -76,7 +76,7 @@ async function scratchFolder(job: JobRecord, sources: SourceRecord[]): Promise<s
  * time, into files of `folder` when given, or says which failed.
  */
 async function decodeDiarizeSources(
-  { db, job, workers, signal, onProgress }: StageRun,
+  { db, job, workers, signal, onProgress, alive }: StageRun,
   sources: SourceRecord[],
   folder: string | null,
 ): Promise<{ ok: true; decoded: DecodedSource[] } | { ok: false; failure: StageFailure }> {
@@ -98,6 +98,8 @@ async function decodeDiarizeSources(
         sampleRate: DIARIZE_SAMPLE_RATE,
         signal,
         ...(folder ? { toFile: { folder, name: `source-${index}.f32` } } : {}),
+        // The worker's per-second decode progress: a sign of life for the engine's stall watchdog.
+        ...(alive ? { onProgress: alive } : {}),
       });
       decoded[index] = {
         samples: audio.samples,

@@ -89,6 +89,8 @@ async function decodeItems(
         sampleRate: SYNC_SAMPLE_RATE,
         signal,
         ...(range ? { range } : {}),
+        // The worker's per-second decode progress: a sign of life for the engine's stall watchdog.
+        ...(run.alive ? { onProgress: run.alive } : {}),
       });
       samples[index] = audio.samples;
       if (audio.fallbackReason !== undefined) warnings.push(decoderFallbackWarning(run, source, audio.fallbackReason));
