@@ -14,17 +14,18 @@
 import type { EngineStage } from '../contract/engine.ts';
 import type { JobRecord } from '../store/db.ts';
 
-/** The least time a running stage may go without a sign of life before it is stopped: 5 minutes. */
-export const STALL_LIMIT_MS = 5 * 60_000;
+/** The least time a running stage may go without a sign of life before it is stopped: 10 minutes. */
+export const STALL_LIMIT_MS = 10 * 60_000;
 
 /**
  * Longer sources get longer: the limit is at least this share of the job's longest source (a
- * 2-hour source, 30 minutes). One worker call (a camera's frame sampling, speaker detection)
+ * 2-hour source, 60 minutes). One worker call (a camera's frame sampling, speaker detection)
  * answers once, at its end; measured, the analysis stages run 20× to 230× faster than real
- * time (docs/long-footage.md; rendering, 4×, reports progress throughout), so a quarter of real
- * time leaves a slow, loaded machine plenty.
+ * time in Chromium (docs/long-footage.md; rendering, 4×, reports progress throughout), and
+ * Firefox decodes in software: half of real time leaves a slow, loaded machine plenty. A stall
+ * is rare, and stopping a live stage would be worse than noticing a dead one late.
  */
-export const STALL_MEDIA_SHARE = 0.25;
+export const STALL_MEDIA_SHARE = 0.5;
 
 /** The stall limit for a job's stage: {@link STALL_LIMIT_MS}, or more for long sources (known once probed). */
 export function stallLimitMs(job: Pick<JobRecord, 'sources'>): number {

@@ -113,7 +113,7 @@ describe('stall watchdog', () => {
     expect(result).toEqual({
       ok: false,
       failure: {
-        message: "syncing stalled: the media worker's decodeAudio gave no answer for 5 min, so it was stopped",
+        message: "syncing stalled: the media worker's decodeAudio gave no answer for 10 min, so it was stopped",
       },
     });
     // Retryable: not marked permanent, so the reporter's automatic retry runs.
@@ -147,17 +147,17 @@ describe('stall watchdog', () => {
       'analysis.diarizeSources',
       'media.decodeAudio',
     ]);
-    // Twelve minutes: a worker message at 4, the decode's own progress at 8.
-    timer.advance(4 * MINUTE);
+    // Twenty-four minutes (the limit is 10): a worker message at 8, the decode's own progress at 16.
+    timer.advance(8 * MINUTE);
     media.send({ id: 'm', type: 'RAW', value: null });
-    timer.advance(4 * MINUTE);
+    timer.advance(8 * MINUTE);
     run.alive?.();
-    timer.advance(4 * MINUTE);
+    timer.advance(8 * MINUTE);
     expect(controller.signal.aborted).toBe(false);
-    timer.advance(1 * MINUTE);
+    timer.advance(2 * MINUTE);
     expect(controller.signal.aborted).toBe(true);
     expect((controller.signal.reason as Error).message).toBe(
-      "diarizing stalled: the analysis worker's diarizeSources gave no answer for 5 min, so it was stopped",
+      "diarizing stalled: the analysis worker's diarizeSources gave no answer for 10 min, so it was stopped",
     );
   });
 
@@ -166,7 +166,7 @@ describe('stall watchdog', () => {
     const { controller } = watchedRun('mapping', timer);
     timer.advance(STALL_LIMIT_MS);
     expect((controller.signal.reason as Error).message).toBe(
-      'mapping stalled: it reported no progress and its workers sent nothing for 5 min, so it was stopped',
+      'mapping stalled: it reported no progress and its workers sent nothing for 10 min, so it was stopped',
     );
   });
 
@@ -178,11 +178,11 @@ describe('stall watchdog', () => {
     expect(controller.signal.aborted).toBe(false);
   });
 
-  test('the limit is 5 minutes, or a quarter of the longest source', () => {
+  test('the limit is 10 minutes, or half the longest source', () => {
     const job = (durations: Array<number | null>) =>
       ({ sources: durations.map((durationMs) => ({ durationMs })) }) as unknown as JobRecord;
-    expect(stallLimitMs(job([null, null]))).toBe(5 * MINUTE);
-    expect(stallLimitMs(job([10 * MINUTE, 3 * MINUTE]))).toBe(5 * MINUTE);
-    expect(stallLimitMs(job([120 * MINUTE, 60 * MINUTE]))).toBe(30 * MINUTE);
+    expect(stallLimitMs(job([null, null]))).toBe(10 * MINUTE);
+    expect(stallLimitMs(job([10 * MINUTE, 3 * MINUTE]))).toBe(10 * MINUTE);
+    expect(stallLimitMs(job([120 * MINUTE, 60 * MINUTE]))).toBe(60 * MINUTE);
   });
 });
