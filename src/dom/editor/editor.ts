@@ -19,7 +19,7 @@ import { el } from './dom.ts';
 import { renderMapping } from './mapping-panel.ts';
 import { cutIndexAt, pickCameraAt, stepMs } from './model.ts';
 import { refreshEdit, renderReview } from './review-view.ts';
-import { playhead, videoSources, type EditorSession } from './session.ts';
+import { playhead, queueSave, videoSources, type EditorSession } from './session.ts';
 
 /** Options of {@link mountReviewEditor}. */
 export interface ReviewEditorOptions {
@@ -198,20 +198,7 @@ function createSession(
 
 /** Saves the edit now; saves run one after another so the last edit wins. */
 function save(s: EditorSession): Promise<void> {
-  const snapshot = { cuts: s.cuts.map((c) => ({ ...c })), removedRanges: s.removed.map((r) => ({ ...r })) };
-  s.saving = s.saving.then(async () => {
-    s.setStatus('Saving…');
-    try {
-      await s.api.updateCuts(s.jobId, snapshot);
-      s.clearError();
-      s.setStatus(`Saved at ${new Date().toLocaleTimeString()}`);
-      s.root.dataset['saved'] = String(Number(s.root.dataset['saved'] ?? '0') + 1);
-    } catch (error) {
-      s.showError(error);
-      s.setStatus('Not saved');
-    }
-  });
-  return s.saving;
+  return queueSave(s, { cuts: s.cuts.map((c) => ({ ...c })), removedRanges: s.removed.map((r) => ({ ...r })) });
 }
 
 /** Shows the loaded job: the view its status calls for (`renderedStatus`: the status already drawn). */

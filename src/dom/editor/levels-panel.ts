@@ -16,7 +16,7 @@ import {
   type SourceGain,
 } from '../../contract/types.ts';
 import { el } from './dom.ts';
-import { speakerNamesOf, type EditorSession } from './session.ts';
+import { queueSave, speakerNamesOf, type EditorSession } from './session.ts';
 
 /** The slider's step, dB. */
 export const GAIN_STEP_DB = 0.5;
@@ -65,20 +65,7 @@ function measuredText(s: EditorSession, levels: OutputSourceLevels | undefined):
 
 /** Saves the gains after the pending saves (the last change wins), as the edit's saves do. */
 function saveGains(s: EditorSession): Promise<void> {
-  const gains = { ...s.gains };
-  s.saving = s.saving.then(async () => {
-    s.setStatus('Saving…');
-    try {
-      await s.api.updateCuts(s.jobId, { audio: { gains } });
-      s.clearError();
-      s.setStatus(`Saved at ${new Date().toLocaleTimeString()}`);
-      s.root.dataset['saved'] = String(Number(s.root.dataset['saved'] ?? '0') + 1);
-    } catch (error) {
-      s.showError(error);
-      s.setStatus('Not saved');
-    }
-  });
-  return s.saving;
+  return queueSave(s, { audio: { gains: { ...s.gains } } });
 }
 
 /** One source's row: label, what it measured, the gain slider with its value, and mute. */

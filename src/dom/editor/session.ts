@@ -16,6 +16,7 @@ import type {
   SilenceMode,
   SourceGain,
   TimeRange,
+  UpdateCutsRequest,
 } from '../../contract/types.ts';
 import { timelineEndMs } from './model.ts';
 import type { SyncedPlayer } from './player.ts';
@@ -112,4 +113,24 @@ export function timelineData(s: EditorSession, at: number): TimelineData {
     selectedCut: s.selectedCut,
     thumbnail: (sourceId, refMs) => s.thumbnails?.get(sourceId, refMs),
   };
+}
+
+/**
+ * Saves `request` through updateCuts after any save already under way (saves go out in the order
+ * made), saying so in the status line; the root's `data-saved` counts the saves that landed.
+ */
+export function queueSave(s: EditorSession, request: UpdateCutsRequest): Promise<void> {
+  s.saving = s.saving.then(async () => {
+    s.setStatus('Saving…');
+    try {
+      await s.api.updateCuts(s.jobId, request);
+      s.clearError();
+      s.setStatus(`Saved at ${new Date().toLocaleTimeString()}`);
+      s.root.dataset['saved'] = String(Number(s.root.dataset['saved'] ?? '0') + 1);
+    } catch (error) {
+      s.showError(error);
+      s.setStatus('Not saved');
+    }
+  });
+  return s.saving;
 }
