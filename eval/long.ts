@@ -40,7 +40,7 @@
  *
  * @module
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +57,7 @@ import type { CameraMapCamera, Cut, Job, TimeRange, Turn } from '../src/contract
 import { keyframeTimesS } from '../test/node/camera/ffmpeg-frames.ts';
 import { singleSpeakerSpans } from '../test/node/edit/measure.ts';
 import { FIXTURE_CACHE } from '../tools/fixtures/cache.ts';
+import { nativeAudioSeconds } from '../tools/native-audio.ts';
 import { ensureMeterSet, type MeterSetTruth } from '../tools/fixtures/long-meters.ts';
 import { filesOf, onTruth, runEngine, type EngineRun } from './engine-run.ts';
 import { ownCloseupShare } from './handsoff.ts';
@@ -322,28 +323,6 @@ function analysisSeconds(lines: readonly string[]): number {
   return last ? Number(/^\[\s*([\d.]+) s\]/.exec(last)![1]) - start : NaN;
 }
 
-/** Native ffmpeg decoding the audio of every source to 16 kHz mono (what the analysis reads), in seconds. */
-function nativeAudioSeconds(dir: string, truth: MeterSetTruth): number {
-  const t0 = performance.now();
-  for (const s of truth.sources)
-    execFileSync('ffmpeg', [
-      '-v',
-      'error',
-      '-i',
-      join(dir, s.file),
-      '-vn',
-      '-ac',
-      '1',
-      '-ar',
-      '16000',
-      '-f',
-      'f32le',
-      '-y',
-      '/dev/null',
-    ]);
-  return (performance.now() - t0) / 1000;
-}
-
 async function endToEnd(
   split: Split,
   name: string,
@@ -355,7 +334,7 @@ async function endToEnd(
   const run: EngineRun = await runEngine(files, { autoMap: 'always', timeoutS: 3600 });
   const realS = truth.durationMs / 1000;
   const analysisS = analysisSeconds(run.lines);
-  const nativeS = nativeAudioSeconds(dir, truth);
+  const nativeS = nativeAudioSeconds(truth.sources.map((x) => join(dir, x.file)));
   const what = `[${split}] ${name} (end to end, ${files.videos.length} cameras + ${files.audio.length} mics)`;
   const closeups = truth.expectedCameraMap.cameras.filter((e) => e.kind === 'closeup');
   const base = { name, realS, analysisS, nativeS };

@@ -31,6 +31,7 @@ import type { GetJobResponse, Turn } from '../../src/contract/types.ts';
 import { keptPieces } from '../../src/render/plan.ts';
 import { FIXTURE_CACHE } from '../../tools/fixtures/cache.ts';
 import { concatInput, ensureLongSet, type LongTruth } from '../../tools/fixtures/long-set.ts';
+import { nativeAudioSeconds } from '../../tools/native-audio.ts';
 import { chromiumTree, treeMemory } from '../upload/proc-memory.ts';
 import { checkAvSync } from './av-sync.ts';
 
@@ -82,28 +83,6 @@ function seconds(f: () => void): number {
   const t0 = performance.now();
   f();
   return (performance.now() - t0) / 1000;
-}
-
-/** Native: the audio of every source decoded to 16 kHz mono (what the analysis reads). */
-function nativeAudio(dir: string, truth: LongTruth): number {
-  return seconds(() => {
-    for (const s of truth.sources)
-      execFileSync('ffmpeg', [
-        '-v',
-        'error',
-        '-i',
-        join(dir, s.file),
-        '-vn',
-        '-ac',
-        '1',
-        '-ar',
-        '16000',
-        '-f',
-        'f32le',
-        '-y',
-        '/dev/null',
-      ]);
-  });
 }
 
 /** Native: libx264 veryfast render of the edit's kept pieces (concat demuxer in/out points). */
@@ -244,7 +223,7 @@ async function runSet(
   const analysis = spans.syncing + spans.diarizing + spans.mapping;
 
   // Native baseline, same machine, same run.
-  const audioSec = nativeAudio(dir, truth);
+  const audioSec = nativeAudioSeconds(truth.sources.map((x) => join(dir, x.file)));
   const nativeOut = join(OUT, `native-${minutes}.mp4`);
   const renderSec = nativeRenderToo && !analysisOnly ? nativeRender(dir, done, nativeOut) : NaN;
   rmSync(nativeOut, { force: true });
