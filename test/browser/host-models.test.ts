@@ -45,6 +45,7 @@ describe.skipIf(absent)(
       writeFileSync(join(TEST_MODELS, 'embedding-test-double.onnx'), fbankSpreadEmbeddingModel());
       await buildSite({
         pages: { engine: ENGINE_PAGE },
+        shared: true,
         outDir: SITE,
         sw: true,
         links: {

@@ -60,6 +60,7 @@ type History = Array<{
 async function buildEngineSite(fixtureDir: string): Promise<void> {
   await buildSite({
     pages: { engine: ENGINE_PAGE },
+    shared: true,
     outDir: SITE,
     sw: true,
     links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixtureDir },

@@ -87,7 +87,7 @@ async function makeSite(fixtureDir: string): Promise<void> {
     pages: { engine: ENGINE_PAGE },
     outDir: SITE,
     sw: true,
-    reuse: true,
+    shared: true,
     links: { wasm: join(ROOT, 'wasm'), models: join(ROOT, 'models'), fixture: fixtureDir, media: MEDIA },
   });
 }
@@ -383,8 +383,10 @@ test(
       expect(failed.job.failed_at_status).toBe('syncing');
       expect(failed.job.error_message).toContain(label);
       expect(failed.job.error_message).toMatch(expected);
-      // At once: no automatic retry of a file that cannot be read.
+      // At once: no automatic retry of a file that cannot be read; the summary sends the person on.
       expect(await runsOf(jobId)).toEqual(['syncing:failed']);
+      const summary = await api<{ nextAction: { type: string } }>('GET', `/jobs/${jobId}?view=summary`);
+      expect(summary.json.nextAction.type).toBe('contact_support');
     }
   },
   patient(120_000),

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { existsSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'vite';
 
@@ -42,6 +43,81 @@ export interface BuildSiteOptions {
    * `MULTICAM_REBUILD=1` to force a rebuild. Links are refreshed either way.
    */
   reuse?: boolean;
+  /**
+   * Build these pages once for every test file that asks for the same pages (into
+   * `.cache/site-builds/<key>`, rebuilt when a source is newer than that build) and make `outDir`
+   * a folder of links to it plus `links`: four files drive the engine page, and one build serves them.
+   */
+  shared?: boolean;
+}
+
+/** What a test page's build reads: a change to any of them makes the next shared build rebuild. */
+const SOURCES = ['src', 'workers', 'test/browser/pages', 'vite.config.ts', 'package-lock.json'];
+
+function newestMtime(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+/** Vite's build of `pages` (and /sw.js) into `outDir`. */
+async function viteBuild(pages: Record<string, string>, sw: boolean, outDir: string): Promise<void> {
+  const input: Record<string, string> = {};
+  for (const [name, page] of Object.entries(pages)) input[name] = join(ROOT, page.replace(/^\//, ''));
+  if (sw) input['sw'] = join(ROOT, 'src/sw/sw.ts');
+  await build({
+    configFile: false,
+    root: ROOT,
+    logLevel: 'warn',
+    base: '/',
+    publicDir: false,
+    worker: { format: 'es' },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      target: 'es2023',
+      sourcemap: false,
+      rollupOptions: {
+        input,
+        // The service worker must be /sw.js (scope /), as in the app's build.
+        ...(sw
+          ? {
+              output: {
+                entryFileNames: (chunk: { name: string }) =>
+                  chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js',
+              },
+            }
+          : {}),
+      },
+    },
+  });
+}
+
+/**
+ * The shared build of `pages` (see {@link BuildSiteOptions.shared}): built unless a build of the
+ * same pages is newer than every source; returns its folder.
+ */
+async function sharedBuild(pages: Record<string, string>, sw: boolean): Promise<string> {
+  const key = createHash('sha256').update(JSON.stringify({ pages, sw })).digest('hex').slice(0, 12);
+  const dir = join(ROOT, '.cache/site-builds', key);
+  const stamp = join(dir, '.built-at');
+  const sources = SOURCES.map((p) => join(ROOT, p)).filter((p) => existsSync(p));
+  const fresh =
+    process.env['MULTICAM_REBUILD'] !== '1' &&
+    existsSync(stamp) &&
+    !sources.some((p) => newestMtime(p) >= statSync(stamp).mtimeMs);
+  if (fresh) return dir;
+  // Built aside, then swapped in whole: a build that dies leaves no half-written site behind.
+  const tmp = `${dir}.partial-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  await viteBuild(pages, sw, tmp);
+  writeFileSync(join(tmp, '.built-at'), new Date().toISOString());
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(ROOT, '.cache/site-builds'), { recursive: true });
+  renameSync(tmp, dir);
+  return dir;
 }
 
 /**
@@ -54,44 +130,26 @@ export interface BuildSiteOptions {
 export async function buildSite(options: BuildSiteOptions): Promise<string> {
   const { outDir } = options;
   const marker = join(outDir, '.built');
-  if (!options.reuse || !existsSync(marker) || process.env['MULTICAM_REBUILD'] === '1') {
+  const built: string[] = [];
+  if (options.shared) {
+    const dir = await sharedBuild(options.pages, options.sw === true);
     rmSync(outDir, { recursive: true, force: true });
-    const input: Record<string, string> = {};
-    for (const [name, page] of Object.entries(options.pages)) input[name] = join(ROOT, page.replace(/^\//, ''));
-    if (options.sw) input['sw'] = join(ROOT, 'src/sw/sw.ts');
-    await build({
-      configFile: false,
-      root: ROOT,
-      logLevel: 'warn',
-      base: '/',
-      publicDir: false,
-      worker: { format: 'es' },
-      build: {
-        outDir,
-        emptyOutDir: true,
-        target: 'es2023',
-        sourcemap: false,
-        rollupOptions: {
-          input,
-          // The service worker must be /sw.js (scope /), as in the app's build.
-          ...(options.sw
-            ? {
-                output: {
-                  entryFileNames: (chunk: { name: string }) =>
-                    chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js',
-                },
-              }
-            : {}),
-        },
-      },
-    });
+    mkdirSync(outDir, { recursive: true });
+    for (const entry of readdirSync(dir)) {
+      if (entry === '.built-at') continue;
+      symlinkSync(join(dir, entry), join(outDir, entry));
+      built.push(join(dir, entry));
+    }
+  } else if (!options.reuse || !existsSync(marker) || process.env['MULTICAM_REBUILD'] === '1') {
+    rmSync(outDir, { recursive: true, force: true });
+    await viteBuild(options.pages, options.sw === true, outDir);
     if (options.reuse) writeFileSync(marker, new Date().toISOString());
   }
   for (const [name, target] of Object.entries(options.links ?? {})) {
     rmSync(join(outDir, name), { force: true });
     symlinkSync(target, join(outDir, name));
   }
-  linked.set(resolve(outDir), Object.values(options.links ?? {}));
+  linked.set(resolve(outDir), [...built, ...Object.values(options.links ?? {})]);
   return outDir;
 }
 

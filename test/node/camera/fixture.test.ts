@@ -5,7 +5,7 @@
  * Nobody in these fixtures has the spec's one minute of speech, so the tests pass a smaller
  * `minSpeechMs` (5 s on 90 s, 1 s on 20 s where speakers have 4–6 s each). The 20 s `tiny` set has one or two turns per speaker: too little to be
  * sure (the circular-shift null is wide), so its answers are checked for kind and speaker
- * only; the 90 s variant (`seconds: 90`) must be sure of every close-up.
+ * only; the 90 s variant (`seconds: 90`, drawn at 320×180: the map reads 160×90 frames) must be sure of every close-up.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { computeCameraMap, SPEC_MIN_SPEECH_MS } from '../../../src/analysis/camera/camera-map.ts';
@@ -14,7 +14,7 @@ import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fix
 import { fixtureCameraSamples } from './ffmpeg-frames.ts';
 
 async function mapFixture(
-  options: { seconds?: number },
+  options: { seconds?: number; width?: number; height?: number },
   minSpeechMs: number,
 ): Promise<{ truth: Truth; map: CameraMap }> {
   const { dir, truth } = await ensureFixture('tiny', options);
@@ -30,7 +30,7 @@ describe('camera map on the 90 s tiny fixture', () => {
   let truth: Truth;
   let map: CameraMap;
   beforeAll(async () => {
-    ({ truth, map } = await mapFixture({ seconds: 90 }, 5000));
+    ({ truth, map } = await mapFixture({ seconds: 90, width: 320, height: 180 }, 5000));
   }, FIXTURE_TIMEOUT_MS);
   const cam = (file: string) => map.cameras.find((c) => c.sourceId === file)!;
 

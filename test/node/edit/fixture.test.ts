@@ -13,7 +13,7 @@ import { jobOfTruth, planOfTruth } from './truth-job.ts';
 
 const VARIANTS = [
   { name: 'tiny 20 s', options: {} },
-  { name: 'tiny 90 s', options: { seconds: 90 } },
+  { name: 'tiny 90 s', options: { seconds: 90, width: 320, height: 180 } },
 ] as const;
 const truths = new Map<string, Truth>();
 beforeAll(async () => {
