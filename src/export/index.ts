@@ -19,7 +19,7 @@ import { writeXmeml } from './xmeml.ts';
 export { ExportError } from './errors.ts';
 export { writeEdl, type EdlOptions } from './edl.ts';
 export { writeFcpxml, FCPXML_VERSION, type FcpxmlOptions } from './fcpxml.ts';
-export { writeOtio } from './otio.ts';
+export { aafMobId, writeOtio, type OtioOptions } from './otio.ts';
 export { frameRateOf, fromTimecode, rationalSeconds, toTimecode, type FrameRate } from './rate.ts';
 export {
   buildTimeline,
@@ -207,7 +207,7 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
       body = writeXmeml(timeline, { ...frame, ...dropFrame });
       break;
     case 'otio':
-      body = writeOtio(timeline);
+      body = writeOtio(timeline, { documentId: job.id });
       break;
     case 'edl':
       body = writeEdl(timeline, { ...dropFrame, ...(options.track === undefined ? {} : { track: options.track }) });

@@ -7,6 +7,9 @@
  * EDL and AAF adapters read it; 0 for a file without timecode). Reels are in
  * `metadata.cmx_3600.reel` of clips and references, the key OTIO's CMX 3600 adapter writes and
  * reads. The timeline's `global_start_time` is the record start (01:00:00:00 by default).
+ * Each reference also carries `metadata.AAF.MobID`, one stable SMPTE UMID per file of the job,
+ * so that OTIO's AAF writer makes one master clip per file (not one per clip) without
+ * `use_empty_mob_ids`.
  * Times are RationalTime.1 `{ value, rate }` with the exact rate (29.97 as 30000/1001 = 29.97002997…).
  * Pure: an {@link EditTimeline} in, a string out.
  *
@@ -18,6 +21,58 @@ import { mergeContinuous, sourceRange, type EditTimeline, type ExportSource, typ
 type Json = Record<string, unknown>;
 
 type TrackItem = { source: ExportSource; range: SourceRange; note?: string };
+
+/** Options of {@link writeOtio}. */
+export interface OtioOptions {
+  /**
+   * What makes the files' AAF MobIDs unique to this edit (exportEdit passes the job's id);
+   * default the timeline's name. The same id and source id always give the same MobID.
+   */
+  documentId?: string;
+}
+
+/**
+ * A 128-bit hash of `text`: four 32-bit multiply–xor lanes with different multipliers, each
+ * finished with MurmurHash3's fmix32 and mixed into the others. A stable dumb number for an
+ * identifier, not a cryptographic hash.
+ */
+function hash128(text: string): Uint8Array {
+  const primes = [0x01000193, 0x5bd1e995, 0xcc9e2d51, 0x1b873593];
+  const lanes = [0x811c9dc5, 0x9e3779b9, 0x85ebca6b, 0xc2b2ae35];
+  for (let i = 0; i < text.length; i++)
+    for (let l = 0; l < 4; l++) lanes[l] = Math.imul(lanes[l]! ^ text.charCodeAt(i), primes[l]!);
+  const fmix = (h: number): number => {
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  const out = new Uint8Array(16);
+  const view = new DataView(out.buffer);
+  for (let l = 0; l < 4; l++) {
+    const mixed = fmix(lanes[l]! ^ Math.imul(lanes[(l + 1) % 4]!, 0x27d4eb2f) ^ text.length);
+    view.setUint32(l * 4, mixed);
+  }
+  return out;
+}
+
+/**
+ * The AAF MobID of one file of an edit, as OTIO's AAF writer reads it (`metadata.AAF.MobID`
+ * of a media reference, parsed by pyaaf2's `MobID.urn`): a basic SMPTE UMID (ST 330) whose
+ * universal label says "material type not identified, UUID/UL number method" (byte 12 `0x20`,
+ * as pyaaf2's own `MobID.new()` writes) and whose material number is a name-based UUID
+ * (version 8, RFC 9562) of `documentId` and the source's id.
+ *
+ * @example
+ * aafMobId('job-1', 'src-a'); // 'urn:smpte:umid:060a2b34.01010105.01010f20.13000000.xxxxxxxx.xxxx8xxx.yxxxxxxx.xxxxxxxx'
+ */
+export function aafMobId(documentId: string, sourceId: string): string {
+  const material = hash128(`multicam AAF MobID\u0000${documentId}\u0000${sourceId}`);
+  material[6] = (material[6]! & 0x0f) | 0x80; // UUID version 8: custom (name-based here)
+  material[8] = (material[8]! & 0x3f) | 0x80; // RFC 4122/9562 variant
+  const hex = [...material].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const groups = [0, 8, 16, 24].map((at) => hex.slice(at, at + 8));
+  return `urn:smpte:umid:060a2b34.01010105.01010f20.13000000.${groups.join('.')}`;
+}
 
 function otioTime(rate: number, value: number): Json {
   return { OTIO_SCHEMA: 'RationalTime.1', rate, value };
@@ -49,7 +104,7 @@ function mediaMetadata(s: ExportSource): Json {
   return out;
 }
 
-function otioClip(rate: number, s: ExportSource, r: SourceRange, extent: number, note = ''): Json {
+function otioClip(rate: number, s: ExportSource, mobId: string, r: SourceRange, extent: number, note = ''): Json {
   const from = s.timecodeStart;
   return {
     OTIO_SCHEMA: 'Clip.2',
@@ -78,7 +133,8 @@ function otioClip(rate: number, s: ExportSource, r: SourceRange, extent: number,
     media_references: {
       DEFAULT_MEDIA: {
         OTIO_SCHEMA: 'ExternalReference.1',
-        metadata: { cmx_3600: { reel: s.reel }, multicam: mediaMetadata(s) },
+        // AAF.MobID: one master clip per file in OTIO's AAF writer (it reads this key before making new ones).
+        metadata: { cmx_3600: { reel: s.reel }, AAF: { MobID: mobId }, multicam: mediaMetadata(s) },
         name: s.fileName,
         // Always given (OTIO's AAF writer needs it): the file's frames from its start timecode;
         // as far as the edit uses it when the file's length is not known.
@@ -98,13 +154,14 @@ function otioTrack(
   kind: 'Video' | 'Audio',
   items: readonly TrackItem[],
   extents: ReadonlyMap<string, number>,
+  mobIds: ReadonlyMap<string, string>,
 ): Json {
   const rate = fpsOf(t.rate);
   const children: Json[] = [];
   let at = 0;
   for (const { source, range: r, note } of items) {
     if (r.recordIn > at) children.push(otioGap(rate, r.recordIn - at));
-    children.push(otioClip(rate, source, r, extents.get(source.id) ?? r.sourceOut, note));
+    children.push(otioClip(rate, source, mobIds.get(source.id)!, r, extents.get(source.id) ?? r.sourceOut, note));
     at = r.recordOut;
   }
   // OTIO's AAF writer reads a track's rate from its first child: an empty track would fail it.
@@ -128,8 +185,10 @@ function otioTrack(
  * @example
  * const otio = JSON.parse(writeOtio(timeline)); // otio.tracks.children[0].kind === 'Video'
  */
-export function writeOtio(t: EditTimeline): string {
+export function writeOtio(t: EditTimeline, options: OtioOptions = {}): string {
   const rate = fpsOf(t.rate);
+  const documentId = options.documentId ?? t.name;
+  const mobIds = new Map(t.sources.map((s) => [s.id, aafMobId(documentId, s.id)]));
   // How far the edit uses each file (its reference's length when the file's is not known).
   const extents = new Map<string, number>();
   for (const e of t.events)
@@ -138,7 +197,7 @@ export function writeOtio(t: EditTimeline): string {
       if (r) extents.set(s.id, Math.max(extents.get(s.id) ?? 0, r.sourceOut));
     }
   const track = (name: string, kind: 'Video' | 'Audio', items: readonly TrackItem[]): Json =>
-    otioTrack(t, name, kind, items, extents);
+    otioTrack(t, name, kind, items, extents, mobIds);
   const live = (e: EditTimeline['events'][number]): TrackItem | null => {
     const source = t.cameras.find((c) => c.id === e.sourceId)!;
     const r = sourceRange(source, e, t.rate);

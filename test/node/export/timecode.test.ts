@@ -405,6 +405,44 @@ describe('record start and reel names', () => {
     expect(idle.children.map((c: Json) => c.OTIO_SCHEMA)).toEqual(['Gap.1']);
   });
 
+  test('OTIO carries one AAF MobID per file (a SMPTE basic UMID pyaaf2 parses), the same on every clip of it and in every export of the job', () => {
+    const mobIds = (j: ExportableJob): Map<string, Set<string>> => {
+      const byFile = new Map<string, Set<string>>();
+      const doc = JSON.parse(exportEdit(j, 'otio').body) as Json;
+      for (const track of doc.tracks.children as Json[])
+        for (const item of track.children as Json[]) {
+          if (item.OTIO_SCHEMA !== 'Clip.2') continue;
+          const ref = item.media_references.DEFAULT_MEDIA;
+          const ids = byFile.get(ref.target_url) ?? new Set<string>();
+          ids.add(ref.metadata.AAF?.MobID);
+          byFile.set(ref.target_url, ids);
+        }
+      return byFile;
+    };
+    const first = mobIds(job());
+    expect([...first.keys()].sort()).toEqual(KEYS.map((k) => encodeURI(FILES[k].name)).sort());
+    for (const [file, ids] of first) {
+      // One id for all the file's clips, video and camera audio alike: one master clip in the AAF.
+      expect(ids.size, file).toBe(1);
+      const urn = [...ids][0]!;
+      expect(urn, file).toMatch(/^urn:smpte:umid:[0-9a-f]{8}(\.[0-9a-f]{8}){7}$/);
+      // pyaaf2's MobID.urn setter: strip the prefix and dots, then 64 hex digits. SMPTE ST 330:
+      // a 12-byte universal label 06 0A 2B 34 01 01 01 05 01 01 (UMID), material type 0F (not
+      // identified), creation method 20 (UUID/UL); length 13h (basic UMID); instance 000000.
+      const hex = urn.replace('urn:smpte:umid:', '').replaceAll('.', '');
+      expect(hex).toHaveLength(64);
+      expect(hex.slice(0, 32)).toBe('060a2b340101010501010f2013000000');
+      // The material number is a UUID: version 8 (custom), RFC 9562 variant.
+      expect(hex[32 + 12]).toBe('8');
+      expect('89ab').toContain(hex[32 + 16]!);
+    }
+    const ids = (m: Map<string, Set<string>>): string[] => [...m.values()].map((s) => [...s][0]!);
+    expect(new Set(ids(first)).size).toBe(first.size); // one per file
+    expect(ids(mobIds(job()))).toEqual(ids(first)); // the same again
+    const other = ids(mobIds({ ...job(), id: 'job_other' }));
+    expect(other.filter((id) => ids(first).includes(id))).toEqual([]); // another job: other master clips
+  });
+
   test('the CLI takes --record-start with --export', () => {
     const videos = [pathOf('a'), pathOf('b')];
     expect(
