@@ -597,11 +597,15 @@ try {
       .catch(report);
   });
   onStatusChange = () => void listJobs(session).catch(report);
-  // The summary is polled once a second while a job is not settled; the outbox (delivery
-  // attempts go on after the job settles) every second regardless.
+  // The summary is polled once a second while a job is not settled, and every 5 s once it is
+  // complete (a person may approve it, or render again, in the review editor's tab); the outbox
+  // (delivery attempts go on after the job settles) every second regardless.
+  let tick = 0;
   setInterval(() => {
-    if (currentJobId !== null && (lastSummary === null || !isSettled(lastSummary) || lastSummary.id !== currentJobId))
-      void poll().catch(report);
+    tick++;
+    const current = lastSummary !== null && lastSummary.id === currentJobId ? lastSummary : null;
+    const due = current === null || !isSettled(current) || (current.status === 'complete' && tick % 5 === 0);
+    if (currentJobId !== null && due) void poll().catch(report);
     else void refreshEvents().catch(report);
   }, 1000);
   await listJobs(session);

@@ -10,7 +10,7 @@
  */
 import { expose, transfer } from 'comlink';
 import type { SileroVad } from '../src/models/silero-vad.ts';
-import { ResidualShare, type VadLaneApi } from '../src/speakers/protocol.ts';
+import { ResidualShare, type VadLaneApi, type VadLaneModel } from '../src/speakers/protocol.ts';
 import { residualLevels, residualLevelsRead } from '../src/analysis/diarize/residual-levels.ts';
 import { openScratchReader, type ScratchSamples } from '../src/media/scratch.ts';
 import { startSilero } from '../src/models/silero-loader.ts';
@@ -18,8 +18,9 @@ import { startSilero } from '../src/models/silero-loader.ts';
 let vad: Promise<SileroVad> | undefined;
 
 /** The lane's Silero session, started on the first call. */
-function loaded(model: { bytes: Uint8Array; ortWasmPath: string }): Promise<SileroVad> {
-  vad ??= startSilero('wasm', model.bytes, model.ortWasmPath).then((started) => started.model);
+function loaded(model: VadLaneModel): Promise<SileroVad> {
+  // With the page's asset cache, onnxruntime's wasm comes from it (fetched once per page).
+  vad ??= startSilero('wasm', model.bytes, model.ortWasmPath, model.assetCache).then((started) => started.model);
   return vad;
 }
 

@@ -46,7 +46,11 @@ const api: VisionWorkerApi = {
       }
       if (detector && faceAssets?.activeSpeakerModelUrl) {
         try {
-          const model = await models.activeSpeakerModel(faceAssets.activeSpeakerModelUrl, faceAssets.ortWasmPath);
+          const model = await models.activeSpeakerModel(
+            faceAssets.activeSpeakerModelUrl,
+            faceAssets.ortWasmPath,
+            faceAssets.assetCache,
+          );
           scorer = (crops, sound) => model.scoreTrack(asdMfcc(sound), crops, { signal: abort.signal });
         } catch (error) {
           // Mouth motion judges the faces instead; the job gets a warning (the mapping stage).

@@ -5,8 +5,9 @@
  *   wasm, models;
  * - the consumer app's `vite build` output (test/consumer/app, built by `npm run test:consumer`):
  *   JS (raw and gzip), wasm, models, and anything emitted twice;
- * - what one default job downloads: the files the consumer test's build-mode run fetched
- *   (test-results/consumer/build-requests.json), summed from that build;
+ * - what one default job downloads: every file the consumer test's build-mode run downloaded
+ *   (test-results/consumer/build-downloads.json), a file fetched twice counted twice, and
+ *   which were;
  * - the optional GPL ffmpeg core, for apps that opt in.
  *
  * Sizes, not speed: nothing here depends on the machine. Run `npm run test:consumer` first.
@@ -115,8 +116,32 @@ for (const f of files) {
 const twice = [...byContent.values()].filter((paths) => paths.length > 1);
 console.log(`  emitted twice: ${twice.length === 0 ? 'nothing' : twice.map((p) => p.join(' = ')).join('; ')}`);
 
-// 3. What one default job downloads (the consumer test's build-mode run: page, workers, wasm, model).
-if (existsSync(REQUESTS)) {
+// 3. What one default job downloads (the consumer test's build-mode run: page, workers, wasm, model),
+// every download counted, a file fetched twice twice (issue 53: the ort wasm once per worker).
+const DOWNLOADS = join(ROOT, 'test-results/consumer/build-downloads.json');
+if (existsSync(DOWNLOADS)) {
+  const downloads = JSON.parse(readFileSync(DOWNLOADS, 'utf8')) as Array<{
+    url: string;
+    status: number;
+    bytes: number;
+  }>;
+  const built = new Map(files.map((f) => [f.path, f]));
+  // A 304 (vite preview sends ETags) carried no body.
+  const got = downloads
+    .filter((d) => d.status === 200)
+    .map((d) => built.get(new URL(d.url).pathname.slice(1)))
+    .filter((f): f is BuiltFile => f !== undefined);
+  const times = new Map<string, number>();
+  for (const f of got) times.set(f.path, (times.get(f.path) ?? 0) + 1);
+  const repeated = [...times].filter(([, n]) => n > 1).map(([path, n]) => `${path} ×${n}`);
+  console.log(`\none default job on CPU (tiny fixture, ${got.length} downloads of ${times.size} files)`);
+  breakdown(got, 'everything downloaded');
+  row(
+    'GPL ffmpeg core',
+    bytesOf(got, (p) => p.includes('ffmpeg-core')),
+  );
+  console.log(`  downloaded more than once: ${repeated.length === 0 ? 'nothing' : repeated.join(', ')}`);
+} else if (existsSync(REQUESTS)) {
   const urls = JSON.parse(readFileSync(REQUESTS, 'utf8')) as string[];
   const fetched = new Set(urls.map((u) => new URL(u).pathname.slice(1)).filter((p) => p !== ''));
   const got = files.filter((f) => fetched.has(f.path));

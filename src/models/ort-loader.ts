@@ -18,7 +18,13 @@
  *
  * @module
  */
-import type { ExecutionProviderName, OrtModule } from './ort-runtime.ts';
+import { ortWasmBytes } from './asset-cache.ts';
+import {
+  configureOrtWasm,
+  isOrtWasmInstantiated,
+  type ExecutionProviderName,
+  type OrtModule,
+} from './ort-runtime.ts';
 
 const loaded = new Map<ExecutionProviderName, Promise<OrtModule>>();
 
@@ -41,4 +47,21 @@ export function loadOrt(provider: ExecutionProviderName): Promise<OrtModule> {
     loaded.set(provider, module);
   }
   return module;
+}
+
+/**
+ * {@link loadOrt}, pointed at `ortWasmPath` with one thread, its `.wasm` checked to be served, or
+ * with the page's asset cache fetched once per page and handed over as bytes
+ * (./asset-cache.ts). A runtime already running is returned as it is. Call
+ * `ortWasmInstantiated` once its first session exists.
+ */
+export async function prepareOrt(
+  provider: ExecutionProviderName,
+  ortWasmPath: string,
+  assetCache?: string,
+): Promise<OrtModule> {
+  const runtime = await loadOrt(provider);
+  if (!isOrtWasmInstantiated(runtime))
+    configureOrtWasm(runtime, ortWasmPath, 1, await ortWasmBytes(provider, ortWasmPath, assetCache));
+  return runtime;
 }

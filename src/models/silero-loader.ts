@@ -6,18 +6,23 @@
  *
  * @module
  */
-import { loadOrt } from './ort-loader.ts';
-import { configureOrtWasm, type ExecutionProviderName, type OrtModule } from './ort-runtime.ts';
+import { prepareOrt } from './ort-loader.ts';
+import { ortWasmInstantiated, type ExecutionProviderName, type OrtModule } from './ort-runtime.ts';
 import { SileroVad } from './silero-vad.ts';
 
-/** Loads onnxruntime-web for `executionProvider` (wasm files under `ortWasmPath`) and Silero from `bytes`. */
+/**
+ * Loads onnxruntime-web for `executionProvider` (wasm files under `ortWasmPath`; with the page's
+ * `assetCache`, its `.wasm` fetched once per page: ./asset-cache.ts) and Silero from `bytes`.
+ */
 export async function startSilero(
   executionProvider: ExecutionProviderName,
   bytes: Uint8Array,
   ortWasmPath: string,
+  assetCache?: string,
 ): Promise<{ model: SileroVad; runtime: OrtModule }> {
-  const runtime = await loadOrt(executionProvider);
   // One thread: a second one does not make Silero faster; a second channel beside it does (VAD lanes).
-  configureOrtWasm(runtime, ortWasmPath, 1);
-  return { model: await SileroVad.create(runtime, bytes, { executionProvider }), runtime };
+  const runtime = await prepareOrt(executionProvider, ortWasmPath, assetCache);
+  const model = await SileroVad.create(runtime, bytes, { executionProvider });
+  ortWasmInstantiated(runtime);
+  return { model, runtime };
 }

@@ -21,6 +21,7 @@ import { listEventsForJob } from '../store/events.ts';
 import { ORPHAN_GRACE_MS, sweepOrphanRuns, type SweepResult } from '../store/sweep.ts';
 import { getJobRecord } from '../store/jobs.ts';
 import { addWork, deleteWork, listWork } from '../store/work.ts';
+import { holdAssetCache } from '../models/asset-cache.ts';
 import { BLAZEFACE_MODEL_FILE } from '../models/blazeface.ts';
 import { CameraSampling } from '../vision/camera-sampling.ts';
 import type { VisionSamplingOptions, VisionWorkerApi } from '../vision/protocol.ts';
@@ -50,7 +51,7 @@ export interface EngineRunnerOptions {
    * core (`ffmpegWasmBase`, e.g. `/wasm/`; off by default). Relative URLs are resolved against
    * this page.
    */
-  assets?: Partial<StageAssets>;
+  assets?: Partial<Omit<StageAssets, 'assetCache'>>;
   /** Called with the ids of events recorded by stage reports; default `announceEvents` (wakes webhook delivery). */
   announce?: (ids: readonly string[]) => void;
   /**
@@ -131,6 +132,7 @@ function faceAssets(assets: StageAssets): VisionSamplingOptions['faces'] | undef
   return {
     modelUrl: assets.faceModelUrl,
     ortWasmPath: assets.ortWasmPath,
+    ...(assets.assetCache ? { assetCache: assets.assetCache } : {}),
     ...(assets.activeSpeakerModelUrl ? { activeSpeakerModelUrl: assets.activeSpeakerModelUrl } : {}),
   };
 }
@@ -536,7 +538,9 @@ async function activate(state: EngineState): Promise<void> {
  * addEventListener('pagehide', () => void engine.stop());
  */
 export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
-  const assets = stageAssets(options);
+  // The workers fetch each model and wasm once for this page, through a cache of its own.
+  const assetCache = holdAssetCache();
+  const assets: StageAssets = { ...stageAssets(options), ...(assetCache ? { assetCache: assetCache.name } : {}) };
   // Any message from an engine worker is a sign of life of the running stage.
   const calls = new WorkerCalls(() => state.current?.watchdog.alive());
   const state: EngineState = {
@@ -607,6 +611,7 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
       state.db?.close();
       state.active = false;
       release?.();
+      await assetCache?.release();
     },
   };
 }

@@ -21,6 +21,13 @@ import type { HostModelFailure, HostModelSlot, HostModelUse } from '../models/ho
 
 export type { HostModelFailure, HostModelSlot, HostModelUse };
 
+/** The model a VAD lane runs: Silero's bytes, and where onnxruntime's wasm is (and the page's asset cache, as in {@link DiarizeRequest}). */
+export interface VadLaneModel {
+  bytes: Uint8Array;
+  ortWasmPath: string;
+  assetCache?: string;
+}
+
 /** What {@link AnalysisWorkerApi.align} returns. */
 export type AlignResult = { ok: true; alignments: SourceAlignment[] } | { ok: false; failures: SyncFailure[] };
 
@@ -32,6 +39,11 @@ export interface DiarizeRequest {
   /** Where the VAD model and onnxruntime's wasm are served (absolute URLs). */
   modelUrl: string;
   ortWasmPath: string;
+  /**
+   * The page's asset cache (src/models/asset-cache.ts): the model and the wasm are fetched once
+   * per page, whatever the number of workers. Absent: each worker fetches its own.
+   */
+  assetCache?: string;
   /** Host-supplied pyannote segmentation-3.0 (absolute URL): overlapped speech in single-mix mode. */
   segmentationModelUrl?: string;
   /** Host-supplied speaker-embedding model (absolute URL): speaker similarity in single-mix mode. */
@@ -217,17 +229,13 @@ export interface VadLaneApi {
    * {@link probabilities} of a signal the analysis worker wrote to a file in its scratch folder
    * (a close mic's VAD input), read a window at a time: the probabilities, transferred.
    */
-  probabilitiesFromFile(
-    model: { bytes: Uint8Array; ortWasmPath: string },
-    file: ScratchFileRef,
-    rate?: SileroRate,
-  ): Promise<Float32Array>;
+  probabilitiesFromFile(model: VadLaneModel, file: ScratchFileRef, rate?: SileroRate): Promise<Float32Array>;
   /**
    * Silero's speech probabilities of `channel` (at `rate`, default 16 kHz) on wasm, the model loaded on the first
    * call. The channel is transferred in and back, with the probabilities.
    */
   probabilities(
-    model: { bytes: Uint8Array; ortWasmPath: string },
+    model: VadLaneModel,
     channel: Float32Array,
     rate?: SileroRate,
   ): Promise<{ channel: Float32Array; probs: Float32Array }>;

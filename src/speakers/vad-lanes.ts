@@ -19,7 +19,7 @@ import {
 } from '../analysis/vad-gate.ts';
 import type { ScratchSamples, ScratchSpace } from '../media/scratch.ts';
 import { SILERO_FRAME_SAMPLES, type SileroRate } from '../models/silero-vad.ts';
-import { VAD_LANES_MAX, type VadLaneApi } from './protocol.ts';
+import { VAD_LANES_MAX, type VadLaneApi, type VadLaneModel } from './protocol.ts';
 import { filesOf, release, wholeSignal, type HeldRequest } from './signals.ts';
 import type { LoadedVad } from './vad-model.ts';
 
@@ -187,7 +187,11 @@ export async function channelProbabilities(
   }
   const started = await startLanes(lanes - 1, signal);
   const lane = async (remote: Remote<VadLaneApi>): Promise<void> => {
-    const model = { bytes: vad.bytes, ortWasmPath: request.ortWasmPath };
+    const model: VadLaneModel = {
+      bytes: vad.bytes,
+      ortWasmPath: request.ortWasmPath,
+      ...(request.assetCache ? { assetCache: request.assetCache } : {}),
+    };
     for (let i = next++; i < channels.length; i = next++) {
       if (onDisk) {
         const file = await inputs.file(i);

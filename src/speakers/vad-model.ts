@@ -5,13 +5,13 @@
  *
  * @module
  */
+import { fetchAssetOnce } from '../models/asset-cache.ts';
 import {
   pickExecutionProvider,
   type ExecutionProviderName,
   type GpuLike,
   type OrtModule,
 } from '../models/ort-runtime.ts';
-import { fetchServed } from '../models/served-asset.ts';
 import { startSilero } from '../models/silero-loader.ts';
 import type { SileroVad } from '../models/silero-vad.ts';
 
@@ -30,6 +30,8 @@ export interface LoadedVad {
 export interface VadAssets {
   modelUrl: string;
   ortWasmPath: string;
+  /** The page's asset cache (src/models/asset-cache.ts): each file fetched once per page. */
+  assetCache?: string;
 }
 
 /**
@@ -50,15 +52,11 @@ export class VadModel {
 }
 
 /** Loads Silero on WebGPU when the worker sees a hardware adapter, else (or if that fails) on wasm. */
-async function loadVad({ modelUrl, ortWasmPath }: VadAssets): Promise<LoadedVad> {
-  const response = await fetchServed(modelUrl, 'the VAD model');
-  const bytes = new Uint8Array(await response.arrayBuffer());
+async function loadVad({ modelUrl, ortWasmPath, assetCache }: VadAssets): Promise<LoadedVad> {
+  const bytes = new Uint8Array(await fetchAssetOnce(modelUrl, 'the VAD model', assetCache));
   // Only the chosen build is imported: the wasm path never downloads the JSEP bundle.
   const start = async (executionProvider: ExecutionProviderName): Promise<LoadedVad> => {
-    // A missing wasm file is named here; onnxruntime itself says only "no available backend found".
-    const wasm = `ort-wasm-simd-threaded${executionProvider === 'webgpu' ? '.jsep' : ''}.wasm`;
-    await fetchServed(new URL(wasm, ortWasmPath).href, "onnxruntime-web's wasm", { method: 'HEAD' });
-    return { ...(await startSilero(executionProvider, bytes, ortWasmPath)), bytes };
+    return { ...(await startSilero(executionProvider, bytes, ortWasmPath, assetCache)), bytes };
   };
   if ((await pickExecutionProvider((navigator as WorkerNavigator & { gpu?: GpuLike }).gpu)) === 'webgpu') {
     try {

@@ -8,14 +8,14 @@
  */
 import { BlazeFace } from '../models/blazeface.ts';
 import { LrAsd } from '../models/lr-asd.ts';
-import { loadOrt } from '../models/ort-loader.ts';
+import { prepareOrt } from '../models/ort-loader.ts';
 import {
-  configureOrtWasm,
+  ortWasmInstantiated,
   pickExecutionProvider,
   type ExecutionProviderName,
   type GpuLike,
 } from '../models/ort-runtime.ts';
-import { fetchServed } from '../models/served-asset.ts';
+import { fetchAssetOnce } from '../models/asset-cache.ts';
 import type { VisionSamplingOptions } from './protocol.ts';
 
 /** Where the face model is served and how it may run (a sampling request's `faces`). */
@@ -30,17 +30,22 @@ export class FaceModels {
    * BlazeFace from `modelUrl`, loaded once per model and provider; by default on WebGPU when a
    * hardware adapter is there, else (or if that fails) on wasm.
    */
-  faces({ modelUrl, ortWasmPath, executionProvider = 'auto', allowFallbackAdapter }: FaceAssets): Promise<BlazeFace> {
+  faces({
+    modelUrl,
+    ortWasmPath,
+    executionProvider = 'auto',
+    allowFallbackAdapter,
+    assetCache,
+  }: FaceAssets): Promise<BlazeFace> {
     const key = `${modelUrl} ${executionProvider} ${allowFallbackAdapter === true}`;
     if (this.face?.key === key) return this.face.model;
     const model = (async () => {
-      const bytes = new Uint8Array(await (await fetchServed(modelUrl, 'the face model')).arrayBuffer());
+      const bytes = new Uint8Array(await fetchAssetOnce(modelUrl, 'the face model', assetCache));
       const start = async (executionProvider: ExecutionProviderName): Promise<BlazeFace> => {
-        const wasm = `ort-wasm-simd-threaded${executionProvider === 'webgpu' ? '.jsep' : ''}.wasm`;
-        await fetchServed(new URL(wasm, ortWasmPath).href, "onnxruntime-web's wasm", { method: 'HEAD' });
-        const runtime = await loadOrt(executionProvider);
-        configureOrtWasm(runtime, ortWasmPath, 1);
-        return BlazeFace.create(runtime, bytes, { executionProvider });
+        const runtime = await prepareOrt(executionProvider, ortWasmPath, assetCache);
+        const model = await BlazeFace.create(runtime, bytes, { executionProvider });
+        ortWasmInstantiated(runtime);
+        return model;
       };
       if (executionProvider !== 'auto') return start(executionProvider);
       const gpu = (navigator as WorkerNavigator & { gpu?: GpuLike }).gpu;
@@ -65,18 +70,19 @@ export class FaceModels {
    * thread): its numbers on WebGPU have not been checked against wasm's (the Silero VAD story,
    * src/models/ort-loader.ts). The model of another URL loaded before is disposed of.
    */
-  activeSpeakerModel(modelUrl: string, ortWasmPath: string): Promise<LrAsd> {
+  activeSpeakerModel(modelUrl: string, ortWasmPath: string, assetCache?: string): Promise<LrAsd> {
     if (this.activeSpeaker?.url === modelUrl) return this.activeSpeaker.model;
     const previous = this.activeSpeaker?.model;
     const model = (async () => {
       void previous?.then((m) => m.dispose()).catch(() => undefined);
-      const bytes = new Uint8Array(await (await fetchServed(modelUrl, 'the active-speaker model')).arrayBuffer());
-      await fetchServed(new URL('ort-wasm-simd-threaded.wasm', ortWasmPath).href, "onnxruntime-web's wasm", {
-        method: 'HEAD',
+      const bytes = new Uint8Array(await fetchAssetOnce(modelUrl, 'the active-speaker model', assetCache));
+      const runtime = await prepareOrt('wasm', ortWasmPath, assetCache);
+      const model = await LrAsd.create(runtime, bytes, {
+        executionProvider: 'wasm',
+        label: `the active-speaker model ${modelUrl}`,
       });
-      const runtime = await loadOrt('wasm');
-      configureOrtWasm(runtime, ortWasmPath, 1);
-      return LrAsd.create(runtime, bytes, { executionProvider: 'wasm', label: `the active-speaker model ${modelUrl}` });
+      ortWasmInstantiated(runtime);
+      return model;
     })();
     model.catch(() => {
       if (this.activeSpeaker?.model === model) this.activeSpeaker = undefined;

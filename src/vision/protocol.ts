@@ -29,6 +29,11 @@ export type VisionSamplingOptions = Omit<FrameSamplingOptions, 'signal' | 'onPro
      * instead of mouth motion wherever it scored them all.
      */
     activeSpeakerModelUrl?: string;
+    /**
+     * The page's asset cache (src/models/asset-cache.ts): the models and the wasm are fetched
+     * once per page, whatever the number of vision workers. Absent: each worker fetches its own.
+     */
+    assetCache?: string;
   };
 };
 

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Response as PlaywrightResponse } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { SAMPLE_DIR, type SampleManifest } from '../../demo/sample/manifest.ts';
 import type { GetJobResponse } from '../../src/contract/types.ts';
@@ -115,10 +115,38 @@ async function sampleEdit(): Promise<ReturnType<typeof ownCloseupShare>> {
   return ownCloseupShare(truth, job, (label) => manifest.files.find((f) => f.label === label)?.file);
 }
 
+/** One GET answered by the server (not by the service worker): what it was and the bytes it carried. */
+interface Downloaded {
+  path: string;
+  status: number;
+  bytes: number;
+}
+
+/**
+ * Records every GET the page and its workers send to the server (the service worker's answers
+ * left out); the server sends no validators and `no-cache`, so each is a download.
+ */
+function recordDownloads(on: Page): { list: Downloaded[]; stop(): void } {
+  const list: Downloaded[] = [];
+  const onResponse = (response: PlaywrightResponse): void => {
+    if (response.request().method() !== 'GET' || response.fromServiceWorker()) return;
+    if (!response.url().startsWith(`${server.origin}/`)) return;
+    list.push({
+      path: new URL(response.url()).pathname,
+      status: response.status(),
+      bytes: Number(response.headers()['content-length'] ?? 0),
+    });
+  };
+  on.on('response', onResponse);
+  return { list, stop: () => void on.off('response', onResponse) };
+}
+
 test(
   'sample → options → start → the service maps the cameras itself → ready → render → click to download',
   async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
+    // What one job downloads from a server without caching headers (issue 53): each wasm and model once.
+    const downloads = recordDownloads(page);
     await page.goto(`${server.origin}/`);
     await page.waitForSelector('body[data-ready]');
     expect(await page.getAttribute('body', 'data-ready'), (await page.textContent('#status')) ?? '').toBe('1');
@@ -212,6 +240,32 @@ test(
     await waitForStatus('complete', 240_000);
     expect(await page.textContent('#job-error')).toBe('');
     await page.waitForSelector('#download:not([hidden])');
+    downloads.stop();
+    const byPath = new Map<string, Downloaded[]>();
+    for (const d of downloads.list) byPath.set(d.path, [...(byPath.get(d.path) ?? []), d]);
+    const sum = (list: readonly Downloaded[]): number => list.reduce((s, d) => s + d.bytes, 0);
+    const sample = downloads.list.filter((d) => d.path.startsWith('/sample/'));
+    writeFileSync(
+      join(SHOTS, 'downloads.json'),
+      JSON.stringify(
+        {
+          total: sum(downloads.list),
+          runtime: sum(downloads.list) - sum(sample),
+          sample: sum(sample),
+          byPath: Object.fromEntries(
+            [...byPath].map(([path, list]) => [path, { times: list.length, bytes: sum(list) }]),
+          ),
+        },
+        null,
+        1,
+      ),
+    );
+    // onnxruntime's wasm was downloaded, by one worker for all (src/models/asset-cache.ts) ...
+    expect(byPath.get('/wasm/ort/ort-wasm-simd-threaded.wasm')?.length).toBe(1);
+    // ... and no wasm, model, script or style sheet twice (the wasm was once per worker). The
+    // exception: onnxruntime's 24 kB `.mjs` glue, a module each of its workers imports itself.
+    const twice = [...byPath].filter(([path, list]) => /\.(wasm|onnx|js|css)$/.test(path) && list.length > 1);
+    expect(twice.map(([path, list]) => `${path} ×${list.length}`)).toEqual([]);
     // The time left each step showed (issue 49): from the rate its bar moved at, never "0 s" while it
     // ran, and never growing while the bar stood still (the old elapsed × left ÷ done did).
     const seen = await shownSteps();
@@ -251,6 +305,8 @@ test(
     await shot('04-complete');
     await page.setViewportSize({ width: 390, height: 844 });
     await shot('04-complete-narrow');
+    // The finished page fits a phone too (the options' auto-map menu once made it 505 px wide).
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.click('#developer > summary');
     await shot('06-developer-panel');
@@ -394,34 +450,6 @@ async function tinyCameras(): Promise<string[]> {
     .map((f) => join(tiny.dir, f));
 }
 
-test(
-  'a clip too short to judge: the page asks a person to say who is on which camera, and renders nothing',
-  async () => {
-    const cams = await tinyCameras();
-    await page.goto(`${server.origin}/`);
-    await page.waitForSelector('body[data-ready="1"]');
-    await page.setInputFiles('#video-files', cams);
-    await page.waitForSelector('#chosen:not([hidden])');
-    await page.click('#start');
-    await waitForStatus('mapping', 240_000);
-    // The service asks (the mapping event): no proposal to accept, the editor is offered instead.
-    await page.waitForSelector('#map-hint:not([hidden])', { timeout: patient(60_000) });
-    expect(await page.isHidden('#accept-proposal')).toBe(true);
-    expect(await page.textContent('#job-plain')).toContain('say it in the review editor');
-    expect(await page.isVisible('#review-link')).toBe(true);
-    await page.waitForTimeout(2000);
-    expect(await page.textContent('#job-status')).toBe('mapping');
-    const job = await page.evaluate(
-      async () =>
-        (await (window as unknown as { multicamDemo: { job(): Promise<GetJobResponse> } }).multicamDemo.job()).job,
-    );
-    expect(job.tracks).toEqual([]);
-    expect(job.output_url).toBeNull();
-    await shot('07-too-short-asks');
-  },
-  patient(300_000),
-);
-
 /** In the page: each source of a job with its file record (segments stored, in-place name). */
 function sourceFiles(jobId: string): Promise<Array<{ label: string; segments: number; local: string | null }>> {
   return page.evaluate(async (id) => {
@@ -463,7 +491,7 @@ const demoJob = (): Promise<GetJobResponse> =>
   page.evaluate(() => (window as unknown as { multicamDemo: { job(): Promise<GetJobResponse> } }).multicamDemo.job());
 
 test(
-  'picked files are used in place: nothing copied, the editor reads them; after a reload they are asked for again, unless picked with the file picker',
+  'a clip too short to judge is asked about, not guessed; picked files are used in place: nothing copied, the editor reads them; after a reload they are asked for again, unless picked with the file picker',
   async () => {
     const cams = await tinyCameras();
     const onDisk = readFileSync(cams[0]!);
@@ -474,8 +502,19 @@ test(
     expect(await page.isChecked('#opt-in-place')).toBe(true);
     await page.click('#start');
     await waitForStatus('mapping', 240_000);
+    // A clip too short to judge: the service asks a person to say who is on which camera (the
+    // mapping event), offers the editor instead of a proposal to accept, and renders nothing.
+    await page.waitForSelector('#map-hint:not([hidden])', { timeout: patient(60_000) });
+    expect(await page.isHidden('#accept-proposal')).toBe(true);
+    expect(await page.textContent('#job-plain')).toContain('say it in the review editor');
+    expect(await page.isVisible('#review-link')).toBe(true);
+    await page.waitForTimeout(2000);
+    expect(await page.textContent('#job-status')).toBe('mapping');
+    await shot('07-too-short-asks');
     expect(await page.textContent('#upload-progress')).toMatch(/^Using .* where it is, nothing copied/);
     const { job, sourceUrls } = await demoJob();
+    expect(job.tracks).toEqual([]);
+    expect(job.output_url).toBeNull();
     expect(job.sources.every((s) => s.local === true)).toBe(true);
     // Nothing of the files is in storage: their records name them and hold no chunk.
     const files = await sourceFiles(job.id);

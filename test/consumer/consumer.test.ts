@@ -109,6 +109,30 @@ function ffprobeCodecs(file: string): { codecs: string[]; audioProfile: string |
   };
 }
 
+/** One GET the app's page or its workers had answered by the server (not the service worker). */
+interface Download {
+  url: string;
+  status: number;
+  bytes: number;
+}
+
+/**
+ * The app's wasm and model files downloaded more than once (issue 53: onnxruntime's 14 MB wasm
+ * was fetched by each of four workers), as `path ×n`; each should come once per page
+ * (src/models/asset-cache.ts).
+ */
+function fetchedTwice(downloads: readonly Download[]): string[] {
+  const times = new Map<string, number>();
+  for (const d of downloads) {
+    const path = new URL(d.url).pathname;
+    if (/\.(wasm|onnx)$/.test(path)) times.set(path, (times.get(path) ?? 0) + 1);
+  }
+  return [...times].filter(([, n]) => n > 1).map(([path, n]) => `${path} ×${n}`);
+}
+
+const timesFetched = (downloads: readonly Download[], path: string): number =>
+  downloads.filter((d) => new URL(d.url).pathname === path).length;
+
 interface EditRun {
   format: {
     container: string;
@@ -119,12 +143,18 @@ interface EditRun {
   };
   file: string;
   requests: string[];
+  downloads: Download[];
 }
 
 /** Opens the app, gives it the camera files through its file input, clicks Edit, then clicks the download link and saves the edit. */
 async function editInApp(page: Page, url: string, name: string): Promise<EditRun> {
   const requests: string[] = [];
   page.context().on('request', (r) => requests.push(r.url()));
+  const downloads: Download[] = [];
+  page.context().on('response', (r) => {
+    if (r.request().method() !== 'GET' || r.fromServiceWorker() || !/^https?:/.test(r.url())) return;
+    downloads.push({ url: r.url(), status: r.status(), bytes: Number(r.headers()['content-length'] ?? 0) });
+  });
   await page.goto(url);
   await page.waitForSelector('body[data-ready]', { timeout: patient(60_000) });
   expect(await page.textContent('#status')).toBe('ready');
@@ -151,7 +181,7 @@ async function editInApp(page: Page, url: string, name: string): Promise<EditRun
   // An MP4 opens with its ftyp box (ffprobe then reads its streams).
   expect(saved.subarray(4, 8).toString('latin1')).toBe('ftyp');
   await page.screenshot({ path: join(OUT, `${name}.png`) });
-  return { format, file, requests };
+  return { format, file, requests, downloads };
 }
 
 beforeAll(
@@ -265,6 +295,10 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         expect(probe.audioProfile).toBe('LC');
         expect(probe.duration).toBeGreaterThan(5);
         writeFileSync(join(OUT, 'build-requests.json'), JSON.stringify(r.requests, null, 2));
+        writeFileSync(join(OUT, 'build-downloads.json'), JSON.stringify(r.downloads, null, 1));
+        // Each wasm and model downloaded once for the page, whatever the number of workers (issue 53).
+        expect(timesFetched(r.downloads, '/wasm/ort/ort-wasm-simd-threaded.wasm')).toBe(1);
+        expect(fetchedTwice(r.downloads)).toEqual([]);
       } finally {
         await page.close();
         await stop(server.child);
@@ -282,6 +316,11 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         const page = await firefox.browser.newPage();
         const requests: string[] = [];
         page.on('request', (r) => void requests.push(r.url()));
+        const downloads: Download[] = [];
+        page.on('response', (r) => {
+          if (r.request().method() !== 'GET' || !/^https?:/.test(r.url())) return;
+          downloads.push({ url: r.url(), status: r.status(), bytes: Number(r.headers()['content-length'] ?? 0) });
+        });
         await page.goto(`${server.origin}/`);
         await page.waitForSelector('body[data-ready]', { timeout: patient(60_000) });
         expect(await page.$eval('#status', (el) => el.textContent)).toBe('ready');
@@ -309,6 +348,10 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         expect(['webcodecs', 'aac-wasm']).toContain(format.audio_encoder);
         expect(requests.filter((u) => u.includes('ffmpeg-core'))).toEqual([]);
         expect(requests.filter((u) => /^https?:/.test(u) && !u.startsWith(server.origin))).toEqual([]);
+        writeFileSync(join(OUT, 'firefox-build-downloads.json'), JSON.stringify(downloads, null, 1));
+        // Each wasm and model downloaded once for the page in Firefox too (issue 53).
+        expect(timesFetched(downloads, '/wasm/ort/ort-wasm-simd-threaded.wasm')).toBe(1);
+        expect(fetchedTwice(downloads)).toEqual([]);
         // Click the link as a person does: Firefox saves edit.mp4 in its download folder.
         await page.click('#download');
         const saved = join(firefox.downloadDir, 'edit.mp4');
@@ -339,6 +382,10 @@ describe('the packed tarball in a fresh Vite + TypeScript app', () => {
         // The dev server sends COOP/COEP (the plugin): the page is cross-origin isolated.
         const r = await editInApp(page, `${server.origin}/?ffmpeg`, 'dev-ffmpeg');
         expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+        // The dev server sends no validators either: still each wasm and model once.
+        writeFileSync(join(OUT, 'dev-downloads.json'), JSON.stringify(r.downloads, null, 1));
+        expect(timesFetched(r.downloads, '/wasm/ort/ort-wasm-simd-threaded.wasm')).toBe(1);
+        expect(fetchedTwice(r.downloads)).toEqual([]);
         expect(r.format).toMatchObject({ container: 'mp4', video_codec: 'h264', audio_codec: 'aac', note: null });
         expect(ffprobeCodecs(r.file)).toMatchObject({ codecs: ['aac', 'h264'], audioProfile: 'LC' });
       } finally {

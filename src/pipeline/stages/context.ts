@@ -46,6 +46,11 @@ export interface StageAssets {
   /** onnxruntime-web's wasm folder, e.g. `https://host/wasm/ort/`. */
   ortWasmPath: string;
   /**
+   * The page's asset cache (src/models/asset-cache.ts), named by the engine runner: the workers
+   * fetch each model and wasm once per page through it. Absent: each worker fetches its own.
+   */
+  assetCache?: string;
+  /**
    * The BlazeFace model, e.g. `https://host/models/face_detection_front_128x128_barracuda.onnx`;
    * null: cameras are mapped by motion in their thirds only.
    */

@@ -141,6 +141,7 @@ async function requestDiarize(
           sampleRate: DIARIZE_SAMPLE_RATE,
           modelUrl: assets.vadModelUrl,
           ortWasmPath: assets.ortWasmPath,
+          ...(assets.assetCache ? { assetCache: assets.assetCache } : {}),
           ...(assets.segmentationModelUrl ? { segmentationModelUrl: assets.segmentationModelUrl } : {}),
           ...(assets.embeddingModelUrl ? { embeddingModelUrl: assets.embeddingModelUrl } : {}),
           ...(faces.length > 0 ? { faces } : {}),
