@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { FFMPEG_CORE_STEPS } from './decodability.ts';
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
 import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-decoder.ts';
 import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-decoder.ts';
@@ -44,7 +45,7 @@ async function withFallback<T extends { fallbackReason?: string }>(
   }
   if (!viaFfmpeg)
     throw new UnreadableMediaError(
-      `${label}: the browser cannot read the file${firstReason ? ` (${firstReason})` : ''}, and the app did not enable the optional ffmpeg core that reads more formats (README, "The optional ffmpeg core")`,
+      `${label}: the browser cannot read the file${firstReason ? ` (${firstReason})` : ''}, and the app did not enable the optional ffmpeg core that reads more formats (${FFMPEG_CORE_STEPS})`,
     );
   try {
     const result = await viaFfmpeg();

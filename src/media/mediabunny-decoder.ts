@@ -4,8 +4,17 @@
  *
  * @module
  */
-import { ALL_FORMATS, AudioSampleSink, BlobSource, EncodedPacketSink, Input, type InputVideoTrack } from 'mediabunny';
+import {
+  ALL_FORMATS,
+  AudioSampleSink,
+  BlobSource,
+  EncodedPacketSink,
+  Input,
+  type InputTrack,
+  type InputVideoTrack,
+} from 'mediabunny';
 import { canDecodeAudio } from './prompt-audio-decoder.ts';
+import { audioDecodable, videoDecodable, webCodecsCapability, type DecoderCapability } from './decodability.ts';
 import { StreamingResampler } from '../analysis/signal-resample.ts';
 import { MediaAbortError, NoAudioTrackError } from './errors.ts';
 import { frameRateOfTimestamps, nearestFrameRate, type DetectedFrameRate } from './frame-rate.ts';
@@ -22,11 +31,18 @@ function openInput(blob: Blob): Input {
   return new Input({ source: new BlobSource(blob), formats: ALL_FORMATS });
 }
 
-/** Probes `blob`; throws {@link MediabunnyUnsupported} when the format is not recognised. */
-export async function probeWithMediabunny(blob: Blob, signal: AbortSignal): Promise<MediaProbe> {
+/**
+ * Probes `blob`; throws {@link MediabunnyUnsupported} when the format is not recognised. Each
+ * stream's `decodable` is what `capability` (the browser's WebCodecs) says of its decoder config.
+ */
+export async function probeWithMediabunny(
+  blob: Blob,
+  signal: AbortSignal,
+  capability: DecoderCapability = webCodecsCapability,
+): Promise<MediaProbe> {
   const input = openInput(blob);
   try {
-    const probe = await probeInput(input, signal);
+    const probe = await probeInput(input, signal, capability);
     const timecode = await startTimecode(blob, input, probe).catch(() => null); // a damaged tmcd is no timecode
     return timecode ? { ...probe, timecode } : probe;
   } finally {
@@ -67,7 +83,13 @@ async function detectFrameRate(v: InputVideoTrack): Promise<DetectedFrameRate | 
   return stats.averagePacketRate > 0 ? { rate: nearestFrameRate(stats.averagePacketRate), variable: false } : null;
 }
 
-async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe> {
+/** The container's own codec name, as text (a WAVE format tag or MPEG-TS stream type is a number). */
+async function codecIdOf(track: InputTrack): Promise<{ codecId?: string }> {
+  const id = await track.getInternalCodecId().catch(() => null);
+  return typeof id === 'string' || typeof id === 'number' ? { codecId: String(id) } : {};
+}
+
+async function probeInput(input: Input, signal: AbortSignal, capability: DecoderCapability): Promise<MediaProbe> {
   let format;
   try {
     format = await input.getFormat();
@@ -95,6 +117,8 @@ async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe
     const detected = await detectFrameRate(v);
     video = {
       codec: (await v.getCodec()) ?? null,
+      ...(await codecIdOf(v)),
+      decodable: await videoDecodable(v, capability),
       width: await v.getDisplayWidth(),
       height: await v.getDisplayHeight(),
       rotation: await v.getRotation(),
@@ -106,6 +130,8 @@ async function probeInput(input: Input, signal: AbortSignal): Promise<MediaProbe
   const audio: MediaProbe['audio'] = a
     ? {
         codec: (await a.getCodec()) ?? null,
+        ...(await codecIdOf(a)),
+        decodable: await audioDecodable(a, capability),
         sampleRate: await a.getSampleRate(),
         channels: await a.getNumberOfChannels(),
       }

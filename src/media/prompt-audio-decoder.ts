@@ -15,6 +15,7 @@
  * @module
  */
 import { AudioSample, CustomAudioDecoder, registerDecoder, type AudioCodec, type EncodedPacket } from 'mediabunny';
+import { audioDecodable, isPcmCodec, webCodecsCapability } from './decodability.ts';
 
 /** Packets decoded with no output before the decoder is flushed to give it up (about 4 s of AAC at 48 kHz). */
 export const FLUSH_AFTER_SILENT_PACKETS = 192;
@@ -108,11 +109,6 @@ export class PromptOutputDecoding<Chunk> {
   }
 }
 
-/** PCM is decoded by mediabunny itself, never by a browser decoder. */
-function isPcm(codec: string): boolean {
-  return codec.startsWith('pcm-') || codec === 'ulaw' || codec === 'alaw';
-}
-
 /** The mediabunny decoder of every compressed audio codec: the browser's `AudioDecoder` through {@link PromptOutputDecoding}. */
 class PromptAudioDecoder extends CustomAudioDecoder {
   private decoding: PromptOutputDecoding<EncodedAudioChunk> | undefined;
@@ -125,7 +121,7 @@ class PromptAudioDecoder extends CustomAudioDecoder {
   private shiftS: number | null = null;
 
   static override supports(codec: AudioCodec): boolean {
-    return typeof AudioDecoder === 'function' && !isPcm(codec);
+    return typeof AudioDecoder === 'function' && !isPcmCodec(codec);
   }
 
   override async init(): Promise<void> {
@@ -181,16 +177,6 @@ export function usePromptAudioDecoder(): void {
  * browser's `AudioDecoder.isConfigSupported`. Use it instead of `track.canDecode()`, which says
  * yes to every codec once {@link usePromptAudioDecoder} has registered its decoder.
  */
-export async function canDecodeAudio(track: {
-  getDecoderConfig(): Promise<AudioDecoderConfig | null>;
-}): Promise<boolean> {
-  try {
-    const config = await track.getDecoderConfig();
-    if (!config) return false;
-    if (isPcm(config.codec)) return true;
-    if (typeof AudioDecoder === 'undefined') return false;
-    return (await AudioDecoder.isConfigSupported(config)).supported === true;
-  } catch {
-    return false;
-  }
+export function canDecodeAudio(track: { getDecoderConfig(): Promise<AudioDecoderConfig | null> }): Promise<boolean> {
+  return audioDecodable(track, webCodecsCapability);
 }

@@ -23,6 +23,10 @@ export interface StreamInfo {
 /** The video stream a source is edited by. */
 export interface VideoInfo {
   codec: string | null;
+  /** The container's own name for the codec (MP4 sample entry, Matroska `CodecID`), when it gives one. */
+  codecId?: string;
+  /** Whether this browser's WebCodecs decodes it (`VideoDecoder.isConfigSupported`); absent when the ffmpeg core probed the file. */
+  decodable?: boolean;
   width: number;
   height: number;
   /** Frames per second (`frameRateExact` as a number), or null when unknown. */
@@ -38,6 +42,10 @@ export interface VideoInfo {
 /** The audio stream a source is synced and diarized by. */
 export interface AudioInfo {
   codec: string | null;
+  /** The container's own name for the codec (MP4 sample entry, Matroska `CodecID`), when it gives one. */
+  codecId?: string;
+  /** Whether this browser decodes it (PCM, or `AudioDecoder.isConfigSupported`); absent when the ffmpeg core probed the file. */
+  decodable?: boolean;
   sampleRate: number;
   channels: number;
 }

@@ -88,6 +88,9 @@ describe('every source format', () => {
     if (c.hasVideo) expect(p.video!.frameRate).toBeCloseTo(30, 0);
     // The exact rate from the packets' timestamps, whatever the container's timescale (issue 52).
     if (c.hasVideo) expect(p.video).toMatchObject({ frameRateExact: { num: 30, den: 1 }, variableFrameRate: false });
+    // What WebCodecs says of each stream, asked at probe time: Chromium decodes every codec here but AC-3 (issue 52).
+    expect(p.audio!.decodable).toBe(c.file !== 'h264-ac3.mkv');
+    if (c.hasVideo) expect(p.video!.decodable).toBe(true);
 
     const d = ok(await decode(c.file, { headSec: 2 }));
     // WebCodecs cannot decode AC-3 in Chromium: that file must take the ffmpeg.wasm path.

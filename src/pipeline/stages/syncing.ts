@@ -16,6 +16,7 @@
 import { transfer } from 'comlink';
 import { planTails, type SyncPiece, type TailPair } from '../../analysis/sync-tails.ts';
 import type { SyncSignal } from '../../analysis/sync.ts';
+import { undecodableSourceMessage } from '../../media/decodability.ts';
 import type { AudioRange, MediaProbe } from '../../media/protocol.ts';
 import type { SourceRecord } from '../../store/db.ts';
 import { openFileBlob } from '../../store/files.ts';
@@ -153,6 +154,18 @@ async function probeAll(
       const probe = await workers.media().probe(await openFileBlob(db, source.fileId), { label: source.label, signal });
       durationsMs[source.id] = Math.round(probe.durationMs);
       media[source.id] = probedMedia(probe);
+      // A codec this browser cannot decode fails here, by the file and the codec, before any decoding.
+      const undecodable = undecodableSourceMessage({
+        name: sourceName(job, source),
+        kind: source.kind,
+        engine: probe.engine,
+        container: probe.container,
+        video: probe.video,
+        audio: probe.audio,
+        ffmpegCore: run.assets.ffmpegWasmBase !== undefined,
+      });
+      // Permanent: the same file in the same browser is as undecodable on a retry.
+      if (undecodable !== null) return { ok: false, failure: { message: undecodable, permanent: true } };
       if (probe.durationMs < MIN_SYNC_SOURCE_MS)
         return {
           ok: false,

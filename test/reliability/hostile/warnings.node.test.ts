@@ -2,8 +2,8 @@
  * Silent fallbacks reach the job (issue #48): a face model that fails to load, a camera whose
  * pictures cannot be read, a decoder fallback, a storage estimate that fails and a webhook that
  * cannot be signed each leave a warning on the Job and the JobSummary (once per code and source),
- * and an unsigned webhook is never sent. A source too short to sync fails at once, named by its
- * label, without offering a retry.
+ * and an unsigned webhook is never sent. A source too short to sync, or in a codec the browser
+ * cannot decode, fails at once, named by its label, without offering a retry.
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { createNodeHarness, type NodeHarness } from '../../contract/node-harness.ts';
@@ -285,6 +285,71 @@ describe('stages report what they fell back on', () => {
     expect(short.failure.permanent).toBe(true);
     expect(short.failure.message).toBe(
       `source "Cam B" is only 2.0 s long; syncing needs at least ${MIN_SYNC_SOURCE_MS / 1000} s of sound from every source: use a longer recording`,
+    );
+  });
+
+  test('syncing: a codec the browser cannot decode fails at once by the file and codec; AC-3 goes to the opted-in ffmpeg core', async () => {
+    const h = await harness();
+    const { job } = await newJob(h);
+    for (const s of job.sources) s.fileId = `file_${s.id}`;
+    for (const s of job.sources)
+      await h.db.put('files', { id: s.fileId!, size: 0, type: '', segments: [], createdAt: 0 });
+    // Cam B's probe, as the media worker reports what WebCodecs said of each stream.
+    const run = (camB: { video: Json | null; audio: Json }, ffmpegCore: boolean) => {
+      const decoded: string[] = [];
+      const workers = workersDouble({
+        cameraMotion: () => new Promise(() => undefined),
+        media: () =>
+          ({
+            probe: (_blob: Blob, o: { label: string }) =>
+              Promise.resolve({
+                engine: 'mediabunny',
+                container: 'MP4',
+                mimeType: null,
+                durationMs: 60_000,
+                streams: [],
+                ...(o.label === 'Cam B'
+                  ? camB
+                  : { video: { codec: 'avc', decodable: true }, audio: { codec: 'aac', decodable: true } }),
+              }),
+            decodeAudio: (_blob: Blob, o: { label: string }) => {
+              decoded.push(o.label);
+              return Promise.resolve({ engine: 'mediabunny', samples: new Float32Array(8), sampleRate: 8000 });
+            },
+          }) as unknown as ReturnType<StageWorkers['media']>,
+        analysis: () =>
+          ({
+            align: () => Promise.resolve({ ok: false, failures: [{ message: 'aligned no further (double)' }] }),
+          }) as unknown as ReturnType<StageWorkers['analysis']>,
+      });
+      const base = stageRun(h, job, workers);
+      const assets = ffmpegCore ? { ...base.assets, ffmpegWasmBase: '/wasm/' } : base.assets;
+      return { result: runSyncing({ ...base, assets }), decoded };
+    };
+    const avc = { codec: 'avc', decodable: true };
+    const ac3 = { codec: 'ac3', codecId: 'A_AC3', decodable: false };
+
+    const noCore = run({ video: avc, audio: ac3 }, false);
+    const failed = await noCore.result;
+    expect(failed.ok).toBe(false);
+    if (failed.ok) return;
+    expect(failed.failure.permanent).toBe(true);
+    expect(failed.failure.message).toMatch(
+      /^source "Cam B" has AC-3 \(Dolby Digital\) audio, which this browser cannot decode: turn on the optional ffmpeg decoder/,
+    );
+    expect(noCore.decoded).toEqual([]); // before any decoding
+
+    // With the core opted in, the sound is decoded (through ffmpeg.wasm in the real worker).
+    const withCore = run({ video: avc, audio: ac3 }, true);
+    const aligned = await withCore.result;
+    expect(!aligned.ok && aligned.failure.message).toBe('aligned no further (double)');
+    expect(withCore.decoded).toEqual(['Cam A', 'Cam B']);
+
+    // HEVC pictures: the core does not read pictures, so the camera fails either way.
+    const hevc = await run({ video: { codec: 'hevc', codecId: 'hvc1', decodable: false }, audio: avc }, true).result;
+    expect(!hevc.ok && hevc.failure).toMatchObject({ permanent: true });
+    expect(!hevc.ok && hevc.failure.message).toMatch(
+      /^source "Cam B" is HEVC \(H\.265\) video, which this browser cannot decode, so its pictures cannot be used for the camera map/,
     );
   });
 });
