@@ -1,7 +1,7 @@
 /**
  * `npm run eval`: the evaluations behind the README's figures.
  *
- *   npm run eval [-- --only diarization|sync|camera|faces|cuts|handsoff|long] [--split tuning|test|both] [--quick]
+ *   npm run eval [-- --only diarization|sync|camera|faces|cuts|handsoff|long|loudness] [--split tuning|test|both] [--quick]
  *
  * Not part of CI: it measures quality over many cases and seeds and takes minutes to an hour.
  *
@@ -52,6 +52,7 @@ const AREAS: Record<EvalArea, () => Promise<AreaEvaluation>> = {
   cuts: async () => (await import('./cuts.ts')).evaluateCuts,
   handsoff: async () => (await import('./handsoff.ts')).evaluateHandsOff,
   long: async () => (await import('./long.ts')).evaluateLong,
+  loudness: async () => (await import('./loudness.ts')).evaluateLoudness,
 };
 
 const RESULTS_DIR = join(import.meta.dirname, 'results');

@@ -16,7 +16,7 @@
  * @module
  */
 
-export const EVAL_AREAS = ['diarization', 'sync', 'camera', 'faces', 'cuts', 'handsoff', 'long'] as const;
+export const EVAL_AREAS = ['diarization', 'sync', 'camera', 'faces', 'cuts', 'handsoff', 'long', 'loudness'] as const;
 export type EvalArea = (typeof EVAL_AREAS)[number];
 
 export const SPLITS = ['tuning', 'test'] as const;
@@ -32,7 +32,7 @@ export interface EvalSplits<T> {
 }
 
 interface ResultBase {
-  /** Which area it belongs to: `diarization`, `sync`, `camera`, `faces`, `cuts`, `handsoff` or `long`. */
+  /** Which area it belongs to: `diarization`, `sync`, `camera`, `faces`, `cuts`, `handsoff`, `long` or `loudness`. */
   area: EvalArea;
   /** The target or figure as a person would state it, e.g. `per-mic DER ≤ 5 % on every fixture set`. */
   target: string;

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { expectedLimiterFactors } from './limiter.ts';
 import { gatedLoudness, kWeightingFilters, lufsToEnergy } from './loudness.ts';
 
 /** Output blocks of the analysis, seconds (BS.1770's 100 ms step). */
@@ -159,6 +160,36 @@ export class LevellingAnalysis {
       worst = Math.max(worst, sum);
     }
     return worst;
+  }
+
+  /**
+   * Per block: the highest sample of the mix Σ gain_s[b]·source_s, estimated as the mix's RMS
+   * (exact from the pair energies, so a voice heard on two mics counts once or twice as it
+   * really adds up) times the sources' crest factors (peak over RMS), weighted by each one's
+   * share of the mix's energy; never above {@link mixPeakBound}'s sum of peaks. Summing the peaks
+   * instead would take a voice's bleed on another mic as adding peak to peak, which it rarely
+   * does (it arrives milliseconds late).
+   */
+  mixBlockPeaks(gains: readonly Float64Array[]): Float64Array {
+    const mix = this.mixEnergies(gains);
+    const out = new Float64Array(this.blockCount);
+    for (let b = 0; b < this.blockCount; b++) {
+      let bound = 0;
+      let share = 0;
+      let crest = 0;
+      for (let i = 0; i < this.sources; i++) {
+        const g = Math.abs(gains[i]![b]!);
+        const peak = this.peaks[b * this.sources + i]!;
+        const e = this.blocks[b * this.pairs + this.pairIndex(i, i)]!;
+        bound += g * peak;
+        if (e > 0) {
+          share += g * g * e;
+          crest += g * g * e * (peak / Math.sqrt(e));
+        }
+      }
+      out[b] = share > 0 ? Math.min(bound, Math.sqrt(mix[b]!) * (crest / share)) : bound;
+    }
+    return out;
   }
 
   /** One source's 100 ms energies. */
@@ -454,6 +485,127 @@ export function planLevelling(input: LevellingInput): LevellingPlan {
 /** The master gain that brings a mix of integrated loudness `mixLufs` to `targetLufs`, dB (0 for silence). */
 export function masterGainDb(mixLufs: number, targetLufs: number): number {
   return Number.isFinite(mixLufs) ? targetLufs - mixLufs : 0;
+}
+
+/** What {@link masterForLimiter} needs. */
+export interface MasterInput {
+  /** The analysis of the sources as they enter the mix (after their compressors). */
+  analysis: LevellingAnalysis;
+  /** Per source, per block: the linear gains before the master gain (levelling, mix weight, a person's gain). */
+  gains: readonly Float64Array[];
+  targetLufs: number;
+  /** The limiter's ceiling, dBTP. */
+  ceilingDbtp: number;
+  /** Per block: the speaker speaking (whose speech is kept level), or null. */
+  owners: readonly (string | null)[];
+  /** Per speaker: the person's gain on their source, dB (−Infinity: muted, not kept level); the voices stay that far apart. */
+  trimOf: ReadonlyMap<string, number>;
+  /** Per source, per block: whose step the block's gain takes. */
+  holders: readonly (readonly (string | null)[])[];
+}
+
+/**
+ * The 100 ms energies of the mix Σ gain_s·source_s, with a master gain of `masterDb`, after a
+ * true-peak limiter at `ceilingDbtp` as {@link expectedLimiterFactors} expects it to act.
+ */
+export function expectedLimitedEnergies(
+  analysis: LevellingAnalysis,
+  gains: readonly Float64Array[],
+  masterDb: number,
+  ceilingDbtp: number,
+): Float64Array {
+  const scale = 10 ** (masterDb / 20);
+  const scaled = gains.map((g) => g.map((x) => x * scale));
+  const factors = expectedLimiterFactors(analysis.mixBlockPeaks(scaled), 10 ** (ceilingDbtp / 20), LEVELLING_BLOCK_SEC);
+  return analysis.mixEnergies(scaled).map((e, b) => e * factors[b]!);
+}
+
+/**
+ * Each speaker's speech loudness in a mix's 100 ms energies (the 400 ms blocks wholly in their
+ * turns, gated), less the person's gain on their source: muted speakers are left out.
+ */
+export function speakerLoudness(
+  blocks: Float64Array,
+  owners: readonly (string | null)[],
+  trimOf: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const momentary = momentaryEnergies(blocks);
+  const bySpeaker = new Map<string, number>();
+  for (const k of new Set(owners.filter((o): o is string => o !== null))) {
+    // A muted speaker is only bleed on the others' mics: nothing to keep level.
+    const trim = trimOf.get(k) ?? 0;
+    if (!Number.isFinite(trim)) continue;
+    const picked = momentary.filter((_, b) => owners[b] === k && owners[b + 3] === k);
+    // Less the person's gain, so that steps towards the mean keep the voices that far apart.
+    const lufs = gatedLoudness(picked) - trim;
+    if (Number.isFinite(lufs)) bySpeaker.set(k, lufs);
+  }
+  return bySpeaker;
+}
+
+/** Rounds of {@link masterForLimiter}'s speaker steps, and of its master-gain search in each, at most (block arithmetic). */
+const SPEAKER_ROUNDS = 4;
+const MASTER_STEPS = 8;
+/** The most {@link masterForLimiter} moves a speaker for what the limiter takes from them, dB. */
+export const MAX_SPEAKER_STEP_DB = 3;
+
+/**
+ * The master gain that brings the mix, after the true-peak limiter, to the target, and each
+ * speaker's step that keeps their speech where the levelling put it after the limiter (which
+ * takes more from a louder or peakier voice): the limiter's effect on each 100 ms block is
+ * estimated from the block's peak ({@link LevellingAnalysis.mixBlockPeaks},
+ * {@link expectedLimiterFactors}), so no pass runs the limiter to measure it. For given gains
+ * the master gain is found by secant steps (the limiter gives back less than it is given); then
+ * each speaker is stepped towards the others (at most ±{@link MAX_SPEAKER_STEP_DB} dB in all: a
+ * voice the limiter keeps taking from is not chased), and the master gain found again. Returns
+ * the gains (before the master gain, the steps applied), the master gain and each speaker's
+ * total step, dB.
+ */
+export function masterForLimiter(input: MasterInput): {
+  gains: Float64Array[];
+  masterGainDb: number;
+  speakerStepsDb: Map<string, number>;
+  /** The limited mix's loudness as estimated, LUFS. */
+  limitedLufs: number;
+} {
+  const { analysis, owners, trimOf } = input;
+  let gains = input.gains.map((g) => Float64Array.from(g));
+  const steps = new Map<string, number>();
+  /** The limited mix's 100 ms energies with master gain `db`. */
+  const limitedBlocks = (db: number): Float64Array => expectedLimitedEnergies(analysis, gains, db, input.ceilingDbtp);
+  /** The master gain that brings the limited mix to the target, for the current gains. */
+  const solveMaster = (start: number): { master: number; blocks: Float64Array; lufs: number } => {
+    let master = start;
+    let blocks = limitedBlocks(master);
+    let lufs = integratedFromBlocks(blocks);
+    let previous: { master: number; lufs: number } | null = null;
+    for (let k = 0; k < MASTER_STEPS && Number.isFinite(lufs); k++) {
+      const error = input.targetLufs - lufs;
+      if (Math.abs(error) < 0.02) break;
+      const slope = previous && lufs !== previous.lufs ? (master - previous.master) / (lufs - previous.lufs) : 1;
+      previous = { master, lufs };
+      master += error * clamp(slope, 1, 5);
+      blocks = limitedBlocks(master);
+      lufs = integratedFromBlocks(blocks);
+    }
+    return { master, blocks, lufs };
+  };
+  let solved = solveMaster(masterGainDb(integratedFromBlocks(analysis.mixEnergies(gains)), input.targetLufs));
+  for (let round = 0; round < SPEAKER_ROUNDS && Number.isFinite(solved.lufs); round++) {
+    const bySpeaker = speakerLoudness(solved.blocks, owners, trimOf);
+    const mean = [...bySpeaker.values()].reduce((a, b) => a + b, 0) / Math.max(1, bySpeaker.size);
+    const deltas = new Map<string, number>();
+    for (const [k, l] of bySpeaker) {
+      const total = steps.get(k) ?? 0;
+      const next = clamp(total + mean - l, -MAX_SPEAKER_STEP_DB, MAX_SPEAKER_STEP_DB);
+      deltas.set(k, next - total);
+      steps.set(k, next);
+    }
+    if ([...deltas.values()].every((d) => Math.abs(d) < 0.05)) break;
+    gains = gains.map((g, s) => g.map((x, b) => x * 10 ** ((deltas.get(input.holders[s]![b] ?? '') ?? 0) / 20)));
+    solved = solveMaster(solved.master);
+  }
+  return { gains, masterGainDb: solved.master, speakerStepsDb: steps, limitedLufs: solved.lufs };
 }
 
 function clamp(x: number, lo: number, hi: number): number {

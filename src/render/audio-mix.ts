@@ -22,13 +22,13 @@ import {
   integratedFromBlocks,
   LEVELLING_BLOCK_SEC,
   LevellingAnalysis,
-  masterGainDb,
-  momentaryEnergies,
+  masterForLimiter,
   planLevelling,
   type SpeechTurn,
 } from '../analysis/levelling.ts';
+import { SpeechCompressor, type CompressorSettings } from '../analysis/compressor.ts';
 import { TruePeakLimiter } from '../analysis/limiter.ts';
-import { gatedLoudness, LoudnessMeter, type LoudnessSummary } from '../analysis/loudness.ts';
+import { LoudnessMeter, type LoudnessSummary } from '../analysis/loudness.ts';
 import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
 import type { SourceGain } from '../contract/types.ts';
 import type { RenderAudioOptions } from './protocol.ts';
@@ -182,6 +182,8 @@ export interface MasteringOptions {
    * analysis pass finds it from the audio ({@link assignSpeakers}).
    */
   turns?: readonly SpeechTurn[];
+  /** The sources' compressors' settings, where they differ from the defaults (src/analysis/compressor.ts; for tuning them). */
+  compressor?: Partial<CompressorSettings>;
 }
 
 /** The mixer's mastering from the render request's `audio`. */
@@ -203,10 +205,6 @@ export function masteringOf(audio: RenderAudioOptions): MasteringOptions {
  * peaks of the decoded file by a few tenths of a dB.
  */
 export const ENCODER_PEAK_MARGIN_DB = 1.5;
-/** How far the true peak of a mix may lie above its highest sample, dB, for deciding whether the limiter can act. */
-const TRUE_PEAK_OVERSHOOT_DB = 1;
-/** Trial passes at most (each one reads the sources again). */
-const MAX_TRIAL_PASSES = 3;
 
 /** One source's loudness before and after levelling (as it sits in the render, before the limiter). */
 export interface SourceLevels {
@@ -215,6 +213,8 @@ export interface SourceLevels {
   sourceGainDb: number | null;
   integratedLufsBefore: number | null;
   integratedLufsAfter: number | null;
+  /** What its compressor took off on average, dB (over the whole render, pauses included). */
+  compressorMeanReductionDb: number;
   speakers: Array<{
     speaker: string;
     /** Their speech on this source before levelling, LUFS. */
@@ -238,8 +238,8 @@ export interface MixLevels {
   masterGainDb: number;
   /** The most the limiter turned the sound down, dB. */
   limiterMaxReductionDb: number;
-  /** Passes that measured the limited mix to correct the master gain (0: the peaks stayed clear of the ceiling). */
-  trialPasses: number;
+  /** The most any source's compressor turned it down, dB (in the analysis pass; the mix's is the same). */
+  compressorMaxReductionDb: number;
   sources: SourceLevels[];
 }
 
@@ -298,8 +298,11 @@ export class AudioMixer {
   /** Per reader, per 100 ms block: linear gain (levelling, mix weight, master gain); null: the plain average. */
   private gains: Float32Array[] | null = null;
   private limiter: TruePeakLimiter | null = null;
-  private report: Omit<MixLevels, 'limiterMaxReductionDb' | 'trialPasses'> | null = null;
-  private trialPasses = 0;
+  /** Per reader, with mastering: the compressor ahead of its gains in the mix. */
+  private compressors: SpeechCompressor[] | null = null;
+  /** The output sample the compressors' output has reached. */
+  private compressedTo = 0;
+  private report: Omit<MixLevels, 'limiterMaxReductionDb'> | null = null;
   /** Per reader: the person's gain, dB (−Infinity: muted). */
   private readonly trimsDb: number[];
 
@@ -334,29 +337,47 @@ export class AudioMixer {
   async prepare(onProgress?: (fraction: number) => void): Promise<void> {
     const m = this.mastering;
     if (!m || this.produced > 0 || this.gains) return;
+    // The levelling is planned on the compressed sources (the mix hears them so), and the
+    // recorded ones are measured beside them for the report.
     const analysis = new LevellingAnalysis(this.readers.length, this.channels, OUTPUT_SAMPLE_RATE);
+    const recorded = this.readers.map(() => new LevellingAnalysis(1, this.channels, OUTPUT_SAMPLE_RATE));
+    // The compressors' output lags by their look-ahead: they read that far ahead of the blocks.
+    const compressors = this.newCompressors();
+    const lag = compressors[0]?.latency ?? 0;
+    const primer = await this.sourcePlanes(0, lag);
+    primer.forEach((p, s) => {
+      compressors[s]!.process(p);
+      recorded[s]!.push([p.map((x) => x.subarray(0, Math.min(lag, this.totalSamples)))]);
+    });
     const chunk = OUTPUT_SAMPLE_RATE;
     for (let s0 = 0; s0 < this.totalSamples; s0 += chunk) {
-      analysis.push(await this.sourcePlanes(s0, Math.min(chunk, this.totalSamples - s0)));
+      const count = Math.min(chunk, this.totalSamples - s0);
+      const planes = await this.sourcePlanes(s0 + lag, count);
+      const left = Math.max(0, Math.min(count, this.totalSamples - s0 - lag));
+      planes.forEach((p, s) => recorded[s]!.push([p.map((x) => x.subarray(0, left))]));
+      analysis.push(planes.map((p, s) => compressors[s]!.process(p)));
       onProgress?.(Math.min(1, (s0 + chunk) / this.totalSamples));
     }
     analysis.finish();
+    for (const r of recorded) r.finish();
     const blocks = analysis.length;
     const blockTimesMs = new Float64Array(blocks);
     for (let b = 0; b < blocks; b++) blockTimesMs[b] = this.refTimeAt((b + 0.5) * LEVELLING_BLOCK_SEC * 1000);
     const energies = this.readers.map((_, i) => analysis.sourceEnergies(i));
+    const recordedEnergies = recorded.map((r) => r.sourceEnergies(0));
     const given = this.readers.some((r) => m.speech[r.sourceId] !== undefined);
     const speech =
       given || !m.turns
         ? this.readers.map((r) => [...(m.speech[r.sourceId] ?? [])])
-        : assignSpeakers(energies, blockTimesMs, m.turns);
+        : assignSpeakers(recordedEnergies, blockTimesMs, m.turns);
     const plan = planLevelling({ energies, blockTimesMs, speech });
+    const recordedSpeech = planLevelling({ energies: recordedEnergies, blockTimesMs, speech }).speakers;
     const weight = 1 / Math.max(1, this.readers.length);
     // The person's gain on top of the levelling (10^(−∞) is 0: a muted source leaves the mix).
-    const levelled = plan.gainsDb.map((db, s) =>
+    let levelled: Float64Array[] = plan.gainsDb.map((db, s) =>
       Float64Array.from(db, (g) => weight * 10 ** ((g + this.trimsDb[s]!) / 20)),
     );
-    // Per speaker: the person's gain on their source; the trial passes keep it between voices.
+    // Per speaker: the person's gain on their source; the master step below keeps it between voices.
     const trimOf = new Map<string, number>();
     speech.forEach((turns, s) => {
       for (const t of turns) if (!trimOf.has(t.speaker)) trimOf.set(t.speaker, this.trimsDb[s]!);
@@ -366,73 +387,47 @@ export class AudioMixer {
     const nudged = this.trimsDb.some((t) => t !== 0);
     if (nudged) for (const [k, d] of nudgeVoices(analysis, levelled, blockTimesMs, speech, trimOf)) trims.set(k, d);
     const mixLufs = integratedFromBlocks(analysis.mixEnergies(levelled));
-    let master = masterGainDb(mixLufs, m.targetLufs);
-    this.gains = levelled.map((g) => Float32Array.from(g, (x) => x * 10 ** (master / 20)));
-    // The limiter takes some loudness off where it acts, more from a peaky voice than from a
-    // smooth one. Where the peaks may reach the ceiling, trial passes (mix, limiter and meter,
-    // nothing encoded) measure the result: the master gain makes up the difference (a secant
-    // step, the limiter giving back less than it is given), and each speaker's gain what the
-    // limiter took from their speech more than from the others'.
+    // The limiter takes a little loudness where it acts, more from a louder or peakier voice:
+    // estimated from each block's peak, not measured by a pass through it (masterForLimiter).
     const ceiling = m.truePeakDbtp - ENCODER_PEAK_MARGIN_DB;
-    const peakBound = analysis.mixPeakBound(this.gains.map((g) => Float64Array.from(g)));
-    if (20 * Math.log10(peakBound) + TRUE_PEAK_OVERSHOOT_DB > ceiling) {
-      const owners = blockSpeakers(blockTimesMs, speech.flat());
-      let previous: { master: number; lufs: number } | null = null;
-      for (let pass = 0; pass < MAX_TRIAL_PASSES; pass++) {
-        const blocksOut = await this.trialBlocks(ceiling, onProgress);
-        this.trialPasses++;
-        const limited = integratedFromBlocks(blocksOut);
-        if (!Number.isFinite(limited)) break;
-        const momentary = momentaryEnergies(blocksOut);
-        const bySpeaker = new Map<string, number>();
-        for (const k of new Set(speech.flat().map((t) => t.speaker))) {
-          // A muted speaker is only bleed on the others' mics: nothing to keep level.
-          const trim = trimOf.get(k) ?? 0;
-          if (!Number.isFinite(trim)) continue;
-          const picked = Float64Array.from(
-            Array.from(momentary).filter((_, b) => owners[b] === k && owners[b + 3] === k),
-          );
-          // Measured less the person's gain, so the step below keeps the voices that far apart.
-          const lufs = gatedLoudness(picked) - trim;
-          if (Number.isFinite(lufs)) bySpeaker.set(k, lufs);
-        }
-        const mean = [...bySpeaker.values()].reduce((a, b) => a + b, 0) / Math.max(1, bySpeaker.size);
-        const deltas = new Map([...bySpeaker].map(([k, l]) => [k, Math.max(-6, Math.min(6, mean - l))]));
-        const error = m.targetLufs - limited;
-        if (Math.abs(error) < 0.2 && [...deltas.values()].every((d) => Math.abs(d) < 0.3)) break;
-        const slope =
-          previous && limited !== previous.lufs ? (master - previous.master) / (limited - previous.lufs) : 1;
-        const step = error * Math.max(1, Math.min(5, slope));
-        previous = { master, lufs: limited };
-        master += step;
-        for (const [k, d] of deltas) trims.set(k, (trims.get(k) ?? 0) + d);
-        // With a person's gains, a speaker's step goes to every source while they speak (see nudgeVoices).
-        const whose = (s: number, b: number): string => (nudged ? owners[b] : plan.holders[s]![b]) ?? '';
-        this.gains = this.gains.map((g, s) =>
-          g.map((x, b) => x * 10 ** ((step + (deltas.get(whose(s, b)) ?? 0)) / 20)),
-        );
-      }
-    }
+    const owners = blockSpeakers(blockTimesMs, speech.flat());
+    const mastered = masterForLimiter({
+      analysis,
+      gains: levelled,
+      targetLufs: m.targetLufs,
+      ceilingDbtp: ceiling,
+      owners,
+      trimOf,
+      // With a person's gains, a speaker's step goes to every source while they speak (see nudgeVoices).
+      holders: nudged ? this.readers.map(() => owners) : plan.holders,
+    });
+    const master = mastered.masterGainDb;
+    levelled = mastered.gains;
+    for (const [k, d] of mastered.speakerStepsDb) trims.set(k, (trims.get(k) ?? 0) + d);
+    this.gains = levelled.map((g) => Float32Array.from(g, (x) => x * 10 ** (master / 20)));
     const round = (x: number): number | null => (Number.isFinite(x) ? Math.round(x * 100) / 100 : null);
     this.report = {
       targetLufs: m.targetLufs,
       truePeakDbtp: m.truePeakDbtp,
       mixLufsBefore: round(mixLufs),
       masterGainDb: round(master) ?? 0,
+      compressorMaxReductionDb: round(Math.max(0, ...compressors.map((c) => c.maxReductionDb))) ?? 0,
       sources: this.readers.map((_, i) => {
         const after = energies[i]!.map((e, b) => e * this.gains![i]![b]! ** 2);
         const owners = plan.speakers[i]!.length > 0 ? blockSpeakers(blockTimesMs, speech[i]!) : [];
         return {
           sourceId: this.readers[i]!.sourceId,
           sourceGainDb: Number.isFinite(this.trimsDb[i]!) ? this.trimsDb[i]! : null,
-          integratedLufsBefore: round(integratedFromBlocks(energies[i]!)),
+          integratedLufsBefore: round(integratedFromBlocks(recordedEnergies[i]!)),
           integratedLufsAfter: round(integratedFromBlocks(after)),
-          speakers: plan.speakers[i]!.map((k) => {
+          compressorMeanReductionDb: round(compressors[i]!.meanReductionDb) ?? 0,
+          speakers: plan.speakers[i]!.map((k, j) => {
             const own = owners.map((o) => o === k.speaker);
             const ride = plan.gainsDb[i]!.filter((_, b) => own[b]).map((g) => g - k.gainDb);
+            const before = recordedSpeech[i]![j]!.speechLufs;
             return {
               speaker: k.speaker,
-              speechLufsBefore: k.speechLufs === null ? null : round(k.speechLufs),
+              speechLufsBefore: before === null ? null : round(before),
               speechLufsAfter: round(integratedFromBlocks(after.map((e, b) => (own[b] ? e : 0)))),
               gainDb: round(k.gainDb + (trims.get(k.speaker) ?? 0)) ?? 0,
               rideDb: [round(Math.min(0, ...ride)) ?? 0, round(Math.max(0, ...ride)) ?? 0],
@@ -442,24 +437,17 @@ export class AudioMixer {
         };
       }),
     };
+    this.compressors = this.newCompressors();
+    this.compressedTo = 0;
+    for (const [s, p] of (await this.sourcePlanes(0, lag)).entries()) this.compressors[s]!.process(p);
     this.limiter = new TruePeakLimiter(this.channels, OUTPUT_SAMPLE_RATE, { ceilingDbtp: ceiling });
     // Prime the limiter's look-ahead: its first outputs are the silence before the start.
     this.limiter.process(await this.mixed(0, this.limiter.latency));
   }
 
-  /** The 100 ms energies of the whole mix through a limiter at `ceilingDbtp` (a pass that encodes nothing). */
-  private async trialBlocks(ceilingDbtp: number, onProgress?: (fraction: number) => void): Promise<Float64Array> {
-    const limiter = new TruePeakLimiter(this.channels, OUTPUT_SAMPLE_RATE, { ceilingDbtp });
-    const blocks = new LevellingAnalysis(1, this.channels, OUTPUT_SAMPLE_RATE);
-    limiter.process(await this.mixed(0, limiter.latency));
-    const chunk = OUTPUT_SAMPLE_RATE;
-    for (let s0 = 0; s0 < this.totalSamples; s0 += chunk) {
-      const count = Math.min(chunk, this.totalSamples - s0);
-      blocks.push([limiter.process(await this.mixed(s0 + limiter.latency, count))]);
-      onProgress?.(Math.min(1, (s0 + chunk) / this.totalSamples));
-    }
-    blocks.finish();
-    return blocks.sourceEnergies(0);
+  /** One compressor per source, fresh (the analysis pass and the mix each run their own over the same samples). */
+  private newCompressors(): SpeechCompressor[] {
+    return this.readers.map(() => new SpeechCompressor(this.channels, OUTPUT_SAMPLE_RATE, this.mastering?.compressor));
   }
 
   /** The loudness of the mix handed out so far (all of it once {@link done}). */
@@ -473,7 +461,6 @@ export class AudioMixer {
     return {
       ...this.report,
       limiterMaxReductionDb: Math.round((this.limiter?.maxReductionDb ?? 0) * 100) / 100,
-      trialPasses: this.trialPasses,
     };
   }
 
@@ -503,7 +490,16 @@ export class AudioMixer {
   private async mixed(s0: number, count: number): Promise<Float32Array[]> {
     const out = Array.from({ length: this.channels }, () => new Float32Array(Math.max(0, count)));
     if (count <= 0) return out;
-    const planes = await this.sourcePlanes(s0, count);
+    const compressors = this.compressors;
+    let planes: Float32Array[][];
+    if (compressors) {
+      // Read sequentially from 0 (the compressors keep state): their look-ahead ahead of s0.
+      if (s0 !== this.compressedTo)
+        throw new Error(`mixer: compressed output asked at ${s0}, not ${this.compressedTo}`);
+      this.compressedTo = s0 + count;
+      const raw = await this.sourcePlanes(s0 + (compressors[0]?.latency ?? 0), count);
+      planes = raw.map((p, s) => compressors[s]!.process(p));
+    } else planes = await this.sourcePlanes(s0, count);
     const weight = 1 / Math.max(1, this.readers.length);
     const blockSamples = LEVELLING_BLOCK_SEC * OUTPUT_SAMPLE_RATE;
     planes.forEach((source, r) => {

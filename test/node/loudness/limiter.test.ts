@@ -4,7 +4,9 @@
  * is under the ceiling passes untouched (only delayed); and the gain moves smoothly.
  */
 import { describe, expect, test } from 'vitest';
-import { TruePeakLimiter } from '../../../src/analysis/limiter.ts';
+import { SpeechCompressor } from '../../../src/analysis/compressor.ts';
+import { expectedLimiterFactors, TruePeakLimiter } from '../../../src/analysis/limiter.ts';
+import { integratedFromBlocks, LevellingAnalysis } from '../../../src/analysis/levelling.ts';
 import { LoudnessMeter } from '../../../src/analysis/loudness.ts';
 import { seededRandom } from '../../../src/analysis/random.ts';
 
@@ -101,5 +103,54 @@ describe('true-peak limiter', () => {
     const [y] = run(limiter, [x], 333);
     expect(Array.from(y!)).toEqual(Array.from(x));
     expect(limiter.maxReductionDb).toBe(0);
+  });
+
+  test("the limiter's take, estimated from the 100 ms blocks' peaks, is within 0.5 LU of the limiter's own", () => {
+    // Speech-like syllables with 1 ms plosives 20 dB over them, through the render's compressor,
+    // then 24 dB up: the limiter at −2.5 dBTP takes a little off the peaks.
+    const random = seededRandom(9);
+    const n = RATE * 20;
+    const raw = new Float32Array(n);
+    let lp = 0;
+    const syllable = RATE / 4;
+    for (let i = 0; i < n; i++) {
+      const t = i / RATE;
+      lp += 0.3 * (random() * 2 - 1 - lp);
+      const s = i % syllable;
+      const plosive =
+        i > RATE && Math.floor(i / syllable) % 3 === 0 && s < RATE / 1000
+          ? 0.5 * Math.sin((Math.PI * s) / (RATE / 1000))
+          : 0;
+      raw[i] = (t % 2 > 1.7 ? 0 : 1) * (0.17 * Math.max(0, Math.sin(2 * Math.PI * 4 * t)) * lp + plosive);
+    }
+    const compressor = new SpeechCompressor(1, RATE);
+    const x = new Float32Array(n);
+    x.set(
+      compressor
+        .process([raw])[0]!
+        .subarray(compressor.latency)
+        .map((v) => 16 * v),
+    );
+    const ceiling = -2.5;
+    const limiter = new TruePeakLimiter(1, RATE, { ceilingDbtp: ceiling });
+    const [y] = run(limiter, [x]);
+    const blocks = (v: Float32Array): { energies: Float64Array; peaks: Float64Array } => {
+      const a = new LevellingAnalysis(1, 1, RATE);
+      a.push([[v]]);
+      a.finish();
+      return { energies: a.sourceEnergies(0), peaks: a.mixBlockPeaks([new Float64Array(a.length).fill(1)]) };
+    };
+    const before = blocks(x);
+    const factors = expectedLimiterFactors(before.peaks, 10 ** (ceiling / 20), 0.1);
+    const estimated = integratedFromBlocks(before.energies.map((e, b) => e * factors[b]!));
+    const actual = integratedFromBlocks(blocks(y!).energies);
+    console.log(
+      `limiter's take: ${(integratedFromBlocks(before.energies) - actual).toFixed(2)} LU, estimated ${(integratedFromBlocks(before.energies) - estimated).toFixed(2)} LU; at most ${limiter.maxReductionDb.toFixed(1)} dB`,
+    );
+    expect(limiter.maxReductionDb).toBeGreaterThan(1);
+    expect(integratedFromBlocks(before.energies) - actual).toBeGreaterThan(0.2);
+    expect(Math.abs(estimated - actual)).toBeLessThan(0.5);
+    // Blocks whose peaks stay under the ceiling keep all their energy.
+    expect(Array.from(expectedLimiterFactors([0.1, 0.2, 0.1], 0.5, 0.1))).toEqual([1, 1, 1]);
   });
 });

@@ -38,17 +38,29 @@ function wav(x: Float32Array): Uint8Array {
   return bytes;
 }
 
-/** Speech-like noise (syllables, pauses between words) at about `dbfs` RMS while voiced. */
-function voice(n: number, dbfs: number, seed: number): Float32Array {
+/**
+ * Speech-like noise (syllables, pauses between words) at about `dbfs` RMS while voiced; with
+ * `plosiveDb`, a 1 ms plosive that many dB over the RMS at the start of every third syllable
+ * after the first second (peaky voices, as raw recordings of read speech are: peaks 20 dB over
+ * their loudness; the compressors learn each voice's level on its first blocks).
+ */
+function voice(n: number, dbfs: number, seed: number, plosiveDb?: number): Float32Array {
   const random = seededRandom(seed);
   const out = new Float32Array(n);
   const amp = 10 ** (dbfs / 20) * 3.5;
+  const plosive = plosiveDb === undefined ? 0 : 10 ** ((dbfs + plosiveDb) / 20);
+  const syllable = RATE / 4.1;
   let lp = 0;
   for (let i = 0; i < n; i++) {
     const t = i / RATE;
-    const syllable = Math.max(0, Math.sin(2 * Math.PI * 4.1 * t));
+    const envelope = Math.max(0, Math.sin(2 * Math.PI * 4.1 * t));
     lp += 0.3 * (random() * 2 - 1 - lp);
-    out[i] = amp * syllable * (t % 2 > 1.7 ? 0 : 1) * lp;
+    const s = i % syllable;
+    const burst =
+      i > RATE && Math.floor(i / syllable) % 3 === 0 && s < RATE / 1000
+        ? plosive * Math.sin((Math.PI * s * 1000) / RATE)
+        : 0;
+    out[i] = (t % 2 > 1.7 ? 0 : 1) * (amp * envelope * lp + burst);
   }
   return out;
 }
@@ -59,10 +71,10 @@ const turns: SpeechTurn[] = Array.from({ length: SECONDS / 5 }, (_, k) => ({
   endMs: (k + 1) * 5000,
 }));
 
-function mics(clicks = true): { micA: Float32Array; micB: Float32Array } {
+function mics(clicks = true, plosiveDb?: number): { micA: Float32Array; micB: Float32Array } {
   const n = SECONDS * RATE;
-  const a = voice(n, -24, 1);
-  const b = voice(n, -24, 2);
+  const a = voice(n, -24, 1, plosiveDb);
+  const b = voice(n, -24, 2, plosiveDb);
   const micA = new Float32Array(n);
   const micB = new Float32Array(n);
   for (let i = 0; i < n; i++) {
@@ -83,8 +95,9 @@ async function render(
   gains: Record<string, SourceGain> = {},
   clicks = true,
   targetLufs = -16,
+  plosiveDb?: number,
 ): Promise<{ out: Float32Array; levels: MixLevels | null }> {
-  const { micA, micB } = mics(clicks);
+  const { micA, micB } = mics(clicks, plosiveDb);
   const readers: SourceAudioReader[] = [];
   for (const [id, x] of [
     ['micA', micA],
@@ -139,12 +152,15 @@ describe('the mixer with mastering', () => {
     expect(Math.abs(speechLufs(out, 'A') - speechLufs(out, 'B'))).toBeLessThan(1);
     const [a, b] = levels!.sources;
     expect(a!.sourceId).toBe('micA');
+    // Mic B was recorded 12 dB lower; the levelling lifts it by that and by what its compressor
+    // took more than A's (A's clicks lift the level A's compressor works from, so it takes less).
+    expect(b!.speakers[0]!.speechLufsBefore! - a!.speakers[0]!.speechLufsBefore!).toBeCloseTo(-12, 0);
     expect(b!.speakers[0]!.gainDb - a!.speakers[0]!.gainDb).toBeGreaterThan(11);
-    expect(b!.speakers[0]!.gainDb - a!.speakers[0]!.gainDb).toBeLessThan(13);
+    expect(b!.speakers[0]!.gainDb - a!.speakers[0]!.gainDb).toBeLessThan(18);
     // After levelling the two speeches are reported level, and the clicks made the limiter work.
     expect(Math.abs(a!.speakers[0]!.speechLufsAfter! - b!.speakers[0]!.speechLufsAfter!)).toBeLessThan(1);
     expect(levels!.limiterMaxReductionDb).toBeGreaterThan(3);
-    expect(levels!.trialPasses).toBeGreaterThanOrEqual(1);
+    expect(levels!.compressorMaxReductionDb).toBeGreaterThan(0);
   }, 60_000);
 
   test('given only the turns, it finds whose mic is whose from the audio and levels the same', async () => {
@@ -153,25 +169,36 @@ describe('the mixer with mastering', () => {
     expect(Math.abs(speechLufs(out, 'A') - speechLufs(out, 'B'))).toBeLessThan(1);
   }, 60_000);
 
-  test("a person's gain: mic B nudged −6 dB sits 6 dB under A after levelling, and the mix still meets its target", async () => {
-    // Without the clicks, and at −23 LUFS: the limiter hardly acts, so this is the gains alone.
-    // (Where it works hard, it takes most from the louder voice and narrows the distance.)
-    const { out, levels } = await render(true, { micB: -6 }, false, -23);
+  test("a person's gain: mic B nudged −6 dB sits 6 dB under A at −16 LUFS on peaky voices, and the mix still meets its target", async () => {
+    // Plosives 20 dB over the speech: the compressors take each voice's peaks down before the
+    // mix, so the limiter has little to do and the distance the levelling sets survives it.
+    const plain = await render(true, {}, false, -16, 20);
+    const { out, levels } = await render(true, { micB: -6 }, false, -16, 20);
     const meter = new LoudnessMeter(RATE, 1);
     meter.push([out]);
-    expect(Math.abs(meter.integratedLufs + 23)).toBeLessThan(0.5);
-    const apart = speechLufs(out, 'A') - speechLufs(out, 'B');
+    const moved =
+      speechLufs(out, 'A') - speechLufs(out, 'B') - (speechLufs(plain.out, 'A') - speechLufs(plain.out, 'B'));
+    console.log(
+      `nudge at −16 LUFS: ${meter.integratedLufs.toFixed(2)} LUFS, B moved ${moved.toFixed(2)} LU under A; limiter at most ${levels!.limiterMaxReductionDb} dB (un-nudged ${plain.levels!.limiterMaxReductionDb} dB), compressors at most ${levels!.compressorMaxReductionDb} dB`,
+    );
+    // Within the ±1 LU every podcast host allows: the limiter's take is estimated, not measured.
+    expect(Math.abs(meter.integratedLufs + 16)).toBeLessThan(1);
+    expect(20 * Math.log10(meter.truePeak)).toBeLessThanOrEqual(-1);
     // B is heard on A's mic too (18 dB down): the levelling makes up for it, so the voices move 6 dB.
-    expect(apart).toBeGreaterThan(5.5);
-    expect(apart).toBeLessThan(6.5);
+    expect(moved).toBeGreaterThan(5);
+    expect(moved).toBeLessThan(7);
     expect(levels!.sources.map((s) => s.sourceGainDb)).toEqual([0, -6]);
-    expect(levels!.limiterMaxReductionDb).toBeLessThan(1);
+    // What is left for the limiter is a few dB on the loudest plosives (over 20 without the compressors).
+    expect(levels!.compressorMaxReductionDb).toBeGreaterThan(10);
+    expect(levels!.limiterMaxReductionDb).toBeLessThan(10);
   }, 60_000);
 
   test('a muted source leaves the mix: B is heard only as bleed on A', async () => {
     const { out, levels } = await render(true, { micB: 'mute' });
-    // B reaches A's mic 18 dB down; A is levelled to the target alone.
-    expect(speechLufs(out, 'A') - speechLufs(out, 'B')).toBeGreaterThan(15);
+    // B reaches A's mic 18 dB down; A is levelled to the target alone. A's compressor takes A's
+    // voice down (this noise-like voice by about 8 dB) and not the bleed under its threshold, so
+    // the bleed stands that much nearer (over 15 dB under A without the compressors).
+    expect(speechLufs(out, 'A') - speechLufs(out, 'B')).toBeGreaterThan(8);
     expect(levels!.sources[1]!.sourceGainDb).toBeNull();
   }, 60_000);
 
