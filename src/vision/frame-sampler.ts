@@ -3,13 +3,16 @@
  * camera map's motion analysis, and shows each frame's full-resolution luma to a face probe
  * (BlazeFace and mouth motion, src/vision/face-probe.ts) when one is given.
  *
- * Sampling: the timeline is cut into spans of `everyS` seconds; for each span the decoder
- * starts at the last keyframe at or before the span's start and decodes `framesPerRun`
- * consecutive frames from there (a run). Runs are GOP-aligned, so no frame is decoded only to
- * be thrown away; a 3-hour 30 fps camera sampled with runs of 15 frames every 6 s would decode
- * 1 800 runs × 15 = 27 000 frames instead of 324 000 (1/12), unless `maxRuns` (default 160)
- * spreads them further (every 23 s over an hour, 68 s over 3 hours: 2 400 frames). With `everyS: 0` every frame is
- * decoded (short clips).
+ * Sampling: a run of `framesPerRun` consecutive frames is planned every `everyS` seconds of the
+ * track's own timestamps, whatever its frame rate (src/vision/run-plan.ts): it starts at a
+ * keyframe when one lies within half a spacing before the planned time (where decoding must
+ * start anyway, so no frame is decoded only to be thrown away), else at the planned time, reached
+ * by decoding on through a long GOP (a camera or encoder with a keyframe every 8–10 s). A 3-hour
+ * 30 fps camera sampled with runs of 15 frames every 6 s would decode 1 800 runs × 15 = 27 000
+ * frames instead of 324 000 (1/12), unless `maxRuns` (default 160) spreads them further (every
+ * 23 s over an hour, 68 s over 3 hours: 2 400 frames). With `everyS: 0` every frame is decoded
+ * (short clips). A 50 or 60 fps camera gives every other frame ({@link MIN_FRAME_STEP_S}), so
+ * frame steps are those of a 25 or 30 fps one at any rate.
  *
  * Frames are reduced to 160×90 (by default) luma. When the decoder hands out planar YUV
  * (I420, NV12…, the usual software-decoder output) only the Y plane is copied and
@@ -27,11 +30,11 @@ import {
   Input,
   UrlSource,
   VideoSampleSink,
-  type InputVideoTrack,
   type VideoSample,
 } from 'mediabunny';
 import type { LumaFrame } from '../analysis/camera/features.ts';
 import type { FaceProbe, LumaPlane } from './face-probe.ts';
+import { sampleRuns } from './run-plan.ts';
 import { openRunSound } from './run-sound.ts';
 
 /** Options of {@link sampleLumaFrames}. */
@@ -111,34 +114,30 @@ export async function sampleLumaFrames(source: VideoInput, options: FrameSamplin
     const durationS = await track.computeDuration();
     const end = options.maxDurationS !== undefined ? Math.min(durationS, first + options.maxDurationS) : durationS;
     const sink = new VideoSampleSink(track);
+    const packets = new EncodedPacketSink(track);
     const reducer = new LumaReducer(width, height);
     const frames: LumaFrame[] = [];
     const spacing = everyS > 0 ? Math.max(everyS, (end - first) / (options.maxRuns ?? 160)) : 0;
-    const starts = spacing > 0 ? await runStarts(track, first, end, spacing) : [first];
-    let runs = 0;
     const sound = options.faces?.wantsSound ? await openRunSound(input) : 'no active-speaker model';
-    for (const start of starts) {
-      options.signal?.throwIfAborted();
-      let n = 0;
-      for await (const sample of sink.samples(start, end)) {
-        try {
-          const t = sample.timestamp * 1000;
-          frames.push({ t, luma: await reducer.reduce(sample), width, height });
-          // Every frame decoded: each perRun frames still start a run (a detection).
-          const first = everyS > 0 ? n === 0 : (frames.length - 1) % perRun === 0;
-          if (options.faces && reducer.plane) {
-            if (first) await options.faces.endRun(sound);
-            await options.faces.frame(reducer.plane, t, first);
-          }
-        } finally {
-          sample.close();
+    const runs = await sampleRuns(
+      {
+        keyAt: async (t) => (await packets.getKeyPacket(t, { metadataOnly: true }))?.timestamp ?? null,
+        framesFrom: (t) => sink.samples(t, end),
+      },
+      { firstS: first, endS: end, spacingS: spacing, perRun, minStepS: MIN_FRAME_STEP_S },
+      async (sample, firstOfRun) => {
+        const t = sample.timestamp * 1000;
+        frames.push({ t, luma: await reducer.reduce(sample), width, height });
+        if (options.faces && reducer.plane) {
+          if (firstOfRun) await options.faces.endRun(sound);
+          await options.faces.frame(reducer.plane, t, firstOfRun);
         }
-        if (everyS > 0 && ++n >= perRun) break;
-        if (everyS === 0 && frames.length % 64 === 0) options.signal?.throwIfAborted();
-      }
-      runs++;
-      options.onProgress?.(runs / starts.length);
-    }
+      },
+      {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      },
+    );
     await options.faces?.endRun(sound);
     return { frames, runs, durationS, elapsedMs: performance.now() - started, lumaPath: reducer.path };
   } finally {
@@ -146,17 +145,12 @@ export async function sampleLumaFrames(source: VideoInput, options: FrameSamplin
   }
 }
 
-/** Keyframe timestamps (s) at or before each span start, deduplicated, in order. */
-async function runStarts(track: InputVideoTrack, first: number, end: number, everyS: number): Promise<number[]> {
-  const packets = new EncodedPacketSink(track);
-  const out: number[] = [];
-  for (let t = first; t < end; t += everyS) {
-    const key = await packets.getKeyPacket(t, { metadataOnly: true });
-    const ts = key?.timestamp ?? first;
-    if (out[out.length - 1] !== ts) out.push(ts);
-  }
-  return out;
-}
+/**
+ * Frames closer than this to the last one taken are passed over: a 50 or 60 fps camera (a phone)
+ * is sampled as a 25 or 30 fps one, whose frame steps the camera map's motion and mouth changes
+ * were measured at; 23.976 to 40 fps, and a variable-rate phone's jittered 30 fps, lose no frame.
+ */
+const MIN_FRAME_STEP_S = 0.024;
 
 /** 8-bit formats whose plane 0 is full-resolution luma. */
 const Y_PLANE_FORMATS = new Set(['I420', 'I420A', 'I422', 'I422A', 'I444', 'I444A', 'NV12']);

@@ -1,8 +1,13 @@
 /**
  * The camera map's browser path: the vision worker decodes a fixture camera with WebCodecs
  * (mediabunny) in Debian's Chromium and returns motion features that match the Node path
- * (ffmpeg decoding the same file), and its sampled runs start at keyframes.
+ * (ffmpeg decoding the same file), its sampled runs start at keyframes, and a camera written
+ * as devices write it (29.97 or 23.976 fps, MP4 with timecode or MKV, a keyframe every 250
+ * frames) is sampled at the same times as the original (issue 52).
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -119,6 +124,44 @@ describe('vision worker (WebCodecs) against ffmpeg', () => {
       ).toBe(true);
     }
     expect(web.sceneCut.reduce((s, x) => s + x, 0)).toBeGreaterThanOrEqual(2);
+  });
+
+  test('a close-up written as devices write it is sampled at the same times and mapped alike', async () => {
+    const cam = source('closeup');
+    const original = await browserMotion(cam.file, { everyS: 2 });
+    const work = mkdtempSync(join(tmpdir(), 'multicam-camera-rates-'));
+    try {
+      // x264's default GOP (250 frames: 8.3 s at 29.97 fps, 10.4 s at 23.976 fps) with B-frames,
+      // as a camera file re-encoded with ffmpeg's defaults; the runs used to start only there.
+      const copies = [
+        { name: 'cam-2997.mp4', args: ['-r', '30000/1001', '-c:a', 'aac', '-timecode', '01:00:00;00'] },
+        { name: 'cam-23976.mkv', args: ['-r', '24000/1001', '-c:a', 'libopus'] },
+      ];
+      for (const copy of copies) {
+        const out = join(work, copy.name);
+        const res = spawnSync('ffmpeg', [
+          ...['-v', 'error', '-i', join(dir, cam.file), '-c:v', 'libx264', '-preset', 'ultrafast'],
+          ...['-g', '250', '-bf', '2', '-threads', '1', ...copy.args, out],
+        ]);
+        expect(res.status, res.stderr.toString()).toBe(0);
+        const web = await pageMotion(session.page, session.addMedia(out), { everyS: 2 });
+        expect(web.runs, copy.name).toBe(original.runs);
+        // Each run's first sample (its second frame) falls within two frames of the original's.
+        const firstOfRun = (m: CameraMotionArrays): number[] => m.t.filter((t, i) => i === 0 || t - m.t[i - 1]! > 250);
+        const ours = firstOfRun(web);
+        const theirs = firstOfRun(original);
+        expect(ours).toHaveLength(theirs.length);
+        ours.forEach((t, k) => expect(Math.abs(t - theirs[k]!), `${copy.name} run ${k}`).toBeLessThan(90));
+        const map = computeCameraMap({
+          cameras: [{ sourceId: cam.file, samples: samplesToReference(asSamples(web), cam.offsetMs, cam.driftPpm) }],
+          turns: truth.turns,
+          minSpeechMs: 1000,
+        });
+        expect(map.cameras[0], copy.name).toMatchObject({ kind: 'closeup', speakers: cam.shows });
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   test('the whole map in the worker: every camera of the 20 s set sampled with WebCodecs', async () => {

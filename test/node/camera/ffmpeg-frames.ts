@@ -112,7 +112,11 @@ export function keyframeTimesS(file: string): number[] {
   return probe.stdout.toString().trim().split('\n').map(Number).filter(Number.isFinite);
 }
 
-/** The vision worker's run starts (s): the last keyframe at or before each multiple of `everyS`. */
+/**
+ * The run starts (s) of the vision worker's old plan: the last keyframe at or before each multiple
+ * of `everyS`. On the fixtures, whose keyframes fall every 2 s, these are the worker's runs; on a
+ * long GOP it now plans a run every `everyS` anyway (src/vision/run-plan.ts).
+ */
 export function keyframeRunStarts(file: string, everyS: number, durationS: number): number[] {
   const keys = keyframeTimesS(file);
   const out: number[] = [];
