@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { patient } from './test/support/patience.ts';
 
-// Four tiers in CI (`npm test`): Node, Chromium, Firefox, and the package as an app installs it. Each browser tier keeps to
+// Five tiers in CI (`npm test`): Node, Chromium, Firefox, WebKitGTK (the contract suite), and the package as an app installs it. Each browser tier keeps to
 // the flows a user runs (and the contract suite); parity and diagnostic checks that no user's flow runs (WebGPU on
 // SwiftShader against wasm, the Node path against the browser's, a second base URL over every contract group) are the
 // `deep` project, run with `npm run test:deep` and not in CI: docs/testing.md lists each and why. Evaluations (sweeps
@@ -56,6 +56,18 @@ export default defineConfig({
           // Debian's stock firefox-esr through src/cli/firefox.ts (puppeteer-core, WebDriver BiDi): the demo hands-off and
           // the contract groups of a client's flow (docs/browsers.md).
           include: ['test/firefox/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: patient(300_000),
+          hookTimeout: patient(300_000),
+        },
+      },
+      {
+        test: {
+          name: 'webkit',
+          // Debian's WebKitGTK MiniBrowser through src/cli/webkit.ts (WebKitWebDriver under xvfb-run, classic WebDriver):
+          // the contract suite through the real service worker; no job runs there (docs/browsers.md#webkitgtk).
+          include: ['test/webkit/**/*.test.ts'],
           environment: 'node',
           fileParallelism: false,
           testTimeout: patient(300_000),

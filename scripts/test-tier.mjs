@@ -1,4 +1,4 @@
-// Runs one vitest tier (`unit`, `browser`, `firefox`, `consumer`, or `deep` outside CI) with a header, its wall time and its counts, so `npm test`
+// Runs one vitest tier (`unit`, `browser`, `firefox`, `webkit`, `consumer`, or `deep` outside CI) with a header, its wall time and its counts, so `npm test`
 // shows where each tier starts, how long it took, and how many tests passed, failed and were skipped (a test skipped
 // for want of shared data or a WebGPU adapter is counted as skipped, never as passed). The last line is the tier's
 // closing line, `unit: 651 passed, 0 failed, 1 skipped`; test/support/tier-count-reporter.ts counts.
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const tier = process.argv[2];
-const TIERS = ['unit', 'browser', 'firefox', 'consumer', 'deep'];
+const TIERS = ['unit', 'browser', 'firefox', 'webkit', 'consumer', 'deep'];
 if (!TIERS.includes(tier)) {
   console.error(`usage: node scripts/test-tier.mjs ${TIERS.join('|')} [vitest args…]`);
   process.exit(2);
