@@ -22,7 +22,10 @@ export interface RegistrationConfig {
   apiOrigins?: readonly string[];
   /** Where the built worker is served; default `/sw.js` (scope `/`). */
   scriptPath?: string;
-  /** How long to wait for the worker to take control; default 15 s. */
+  /**
+   * How long to wait for the worker to take control; default 60 s (a worker starting on a
+   * machine busy with other work took over 15 s in CI: failing then would be worse than waiting).
+   */
   timeoutMs?: number;
 }
 
@@ -58,7 +61,7 @@ export async function registerServiceWorker(config: RegistrationConfig): Promise
   const container = navigator.serviceWorker;
   let stopWaiting = (): void => undefined;
   const controlled = new Promise<void>((resolve, reject) => {
-    const timeoutMs = config.timeoutMs ?? 15_000;
+    const timeoutMs = config.timeoutMs ?? 60_000;
     const check = (): boolean => {
       if (container.controller?.scriptURL !== scriptUrl) return false;
       stopWaiting();

@@ -69,8 +69,12 @@ async function startTimecode(blob: Blob, input: Input, probe: MediaProbe): Promi
 /** Packets whose timestamps give the frame rate: about 8 s at 30 fps, read without their data. */
 const RATE_PACKETS = 240;
 
-/** The video track's exact frame rate from its first packets' timestamps (mediabunny's average when they give none). */
-async function detectFrameRate(v: InputVideoTrack): Promise<DetectedFrameRate | null> {
+/**
+ * The video track's exact frame rate from its first packets' timestamps (mediabunny's average
+ * when they give none); a variable-rate track gets its nominal whole rate. The probe and the
+ * render's default output rate both use it.
+ */
+export async function detectFrameRate(v: InputVideoTrack): Promise<DetectedFrameRate | null> {
   const timestamps: number[] = [];
   const sink = new EncodedPacketSink(v);
   for await (const packet of sink.packets(undefined, undefined, { metadataOnly: true })) {

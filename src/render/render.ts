@@ -33,6 +33,7 @@ import {
 import type { ClockMapping } from '../analysis/sync.ts';
 import { toSourceTime } from '../analysis/sync.ts';
 import { SOURCE_GAIN_RANGE } from '../contract/types.ts';
+import { detectFrameRate } from '../media/mediabunny-decoder.ts';
 import { canDecodeAudio } from '../media/prompt-audio-decoder.ts';
 import { planAudio, type AudioPlan } from './audio-plan.ts';
 import { AudioMixer, masteringOf, OUTPUT_SAMPLE_RATE, SourceAudioReader } from './audio-mix.ts';
@@ -125,6 +126,10 @@ export async function renderEdit(input: RenderEditInput): Promise<RenderResult> 
           : new WebMOutputFormat(),
       target: target.target,
     });
+    // A fragmented MP4 goes out head first, before its length is known: this tag's udta box is
+    // the room the rendering stage rewrites into an mehd once the file is whole (src/media/fmp4-duration.ts).
+    if (container === 'mp4' && target.sequential)
+      output.setMetadataTags({ comment: 'Edited by multicam in the browser' });
     const writer = video.useFfmpeg
       ? ffmpegVideoWriter(output, video, fps, input, signal, disposers)
       : webCodecsVideoWriter(output, video, videoCodec, fps);
@@ -340,8 +345,11 @@ async function planWithTracks(
   const main = videoTracks.get(plan.mainSourceId)!;
   let fps = o.fps;
   if (fps === undefined) {
-    const stats = await main.computePacketStats(120);
-    fps = stats.averagePacketRate > 0 ? Math.round(stats.averagePacketRate * 1000) / 1000 : 30;
+    // The main camera's exact rate (30000/1001, not 29.97), as the probe and the exports read it;
+    // a variable-rate camera its nominal whole rate (its average, 26.67 fps for a phone dropping
+    // frames, is no rate a player or an editor expects), its frames picked by timestamp.
+    const detected = await detectFrameRate(main);
+    fps = detected ? detected.rate.num / detected.rate.den : 30;
   }
   if (fps !== (o.fps ?? 30)) plan = planAt(fps);
   return { plan, videoTracks, fps };

@@ -413,6 +413,43 @@ async function readChunk(db: Database, chunkFileId: string, index: number): Prom
 }
 
 /**
+ * Rewrites the first bytes of a stored file in place: `patch` gets the first `headBytes` of its
+ * first chunk (fewer when the chunk is shorter) and returns bytes of the same length, or null to
+ * leave the file as it is. Used once a streamed file is complete, to write what only the end
+ * knows into its header (src/media/fmp4-duration.ts). Returns whether the file was changed.
+ */
+export async function rewriteFileStart(
+  db: Database,
+  fileId: string,
+  patch: (head: Uint8Array) => Uint8Array | null,
+  headBytes = 64 * 1024,
+): Promise<boolean> {
+  const file = await db.get('files', fileId);
+  const run = file?.segments[0];
+  if (!run || run.chunkSizes.length === 0) return false;
+  // Read outside any transaction (a transaction closes while a Blob is read).
+  const chunk = await readChunk(db, run.chunkFileId, 0);
+  const head = new Uint8Array(await chunk.slice(0, headBytes).arrayBuffer());
+  const patched = patch(head);
+  if (patched === null) return false;
+  if (patched.byteLength !== head.byteLength)
+    throw new Error(`rewriteFileStart: the patch gave ${patched.byteLength} bytes for ${head.byteLength}`);
+  const whole = new Blob([patched as BlobPart, chunk.slice(head.byteLength)]);
+  const put = (blob: Blob | ArrayBuffer) => db.put('chunks', { fileId: run.chunkFileId, index: 0, blob });
+  if (blobsRefused.has(db)) await put(await whole.arrayBuffer());
+  else {
+    try {
+      await put(whole);
+    } catch (error) {
+      if (!refusesBlob(error)) throw error;
+      await put(await whole.arrayBuffer());
+      blobsRefused.add(db);
+    }
+  }
+  return true;
+}
+
+/**
  * A composed Blob of the file's chunks (browsers reference chunk Blobs rather than copying
  * them). Rejects when the file does not exist.
  */

@@ -16,6 +16,31 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const OUT = join(ROOT, 'test-results/cli');
 let fixtureDir: string;
 let cameras: string[];
+/** The same cameras as devices write them (issue 52's matrix), for the end-to-end edit. */
+let deviceCameras: string[];
+
+/**
+ * How four of the tiny fixture's six cameras are rewritten, as cameras, phones and OBS write
+ * files (x264's default keyframe spacing, 250 frames): a 29.97 fps MP4 with timecode
+ * 01:00:00;00, a 25 fps MOV with 44.1 kHz AAC, a 23.976 fps MKV with Opus, and a variable-rate
+ * MP4 (every 9th frame dropped). The other two stay 30 fps MP4.
+ */
+const DEVICE_WRITTEN: Record<string, { file: string; args: string[] }> = {
+  'cam1.mp4': { file: 'cam1-2997.mp4', args: ['-r', '30000/1001', '-timecode', '01:00:00;00', '-c:a', 'aac'] },
+  'cam2.mp4': { file: 'cam2-25.mov', args: ['-r', '25', '-c:a', 'aac', '-ar', '44100'] },
+  'cam3.mp4': { file: 'cam3-23976.mkv', args: ['-r', '24000/1001', '-c:a', 'libopus'] },
+  'cam4.mp4': { file: 'cam4-vfr.mp4', args: ['-vf', "select='mod(n\\,9)'", '-vsync', 'vfr', '-c:a', 'aac'] },
+};
+const deviceName = (file: string): string => DEVICE_WRITTEN[file]?.file ?? file;
+
+/** Frames per second as ffprobe gives them (`30000/1001`), for every video stream of `file`. */
+function videoRate(file: string): string {
+  return execFileSync(
+    'ffprobe',
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=r_frame_rate', '-of', 'csv=p=0', file],
+    { encoding: 'utf8' },
+  ).trim();
+}
 
 function runCli(
   args: string[],
@@ -66,6 +91,31 @@ beforeAll(async () => {
     .filter((f) => /^cam\d+\.mp4$/.test(f))
     .sort()
     .map((f) => join(fixtureDir, f));
+  const matrix = join(OUT, 'device-written');
+  mkdirSync(matrix, { recursive: true });
+  deviceCameras = cameras.map((cam) => {
+    const name = cam.slice(cam.lastIndexOf('/') + 1);
+    const device = DEVICE_WRITTEN[name];
+    if (!device) return cam;
+    const out = join(matrix, device.file);
+    if (!existsSync(out))
+      execFileSync('ffmpeg', [
+        '-v',
+        'error',
+        '-y',
+        '-i',
+        cam,
+        ...device.args,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        out,
+      ]);
+    return out;
+  });
 }, FIXTURE_TIMEOUT_MS);
 
 test(
@@ -121,18 +171,18 @@ function mapFromAsk(stdout: string): string[] {
     .filter((s) => s.kind === 'video')
     .flatMap((s) => {
       const ids = [...whoIs].filter(([, spk]) => s.shows?.includes(spk)).map(([id]) => id);
-      return ids.length > 0 ? ['--map', `${s.file}=${ids.join(',')}`] : [];
+      return ids.length > 0 ? ['--map', `${deviceName(s.file)}=${ids.join(',')}`] : [];
     });
 }
 
 test(
-  'edits the tiny fixture end to end: too short to judge, it asks instead of guessing; with --map it writes a playable video',
+  "edits the tiny fixture, its cameras as devices write them, end to end: too short to judge, it asks instead of guessing; with --map it writes a playable video at the main camera's rate, and exports at that rate with each clip's own timecode",
   async () => {
     const output = join(OUT, 'tiny.mp4');
     rmSync(output, { force: true });
     const common = [
       'edit',
-      ...cameras,
+      ...deviceCameras,
       '--preset',
       'relaxed',
       '--silence',
@@ -147,7 +197,7 @@ test(
     writeFileSync(join(OUT, 'tiny-ask.log'), `${asked.stdout}\n--- stderr\n${asked.stderr}`);
     expect(asked.code, `${asked.stdout}\n${asked.stderr}`).toBe(4);
     expect(asked.stdout).toContain('never renders a guess');
-    expect(asked.stdout).toContain('--map cam1.mp4=');
+    expect(asked.stdout).toContain('--map cam1-2997.mp4=');
     expect(existsSync(output)).toBe(false);
     const map = mapFromAsk(asked.stdout);
     expect(map.length, asked.stdout).toBeGreaterThanOrEqual(4);
@@ -156,7 +206,7 @@ test(
     const run = await runCli([...common, ...map, ...exportsAsked], 600_000);
     writeFileSync(join(OUT, 'tiny.log'), `${run.stdout}\n--- stderr\n${run.stderr}`);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
-    expect(run.stdout).toMatch(/mapping from --map: cam1\.mp4 → SPEAKER_\d\d/);
+    expect(run.stdout).toMatch(/mapping from --map: cam1-2997\.mp4 → SPEAKER_\d\d/);
     // Every stage shows up as a progress line, in order.
     const stages = ['syncing', 'diarizing', 'mapping', 'ready', 'rendering', 'complete'].map((s) =>
       run.stdout.search(new RegExp(`\\] ${s}\\b`)),
@@ -171,9 +221,21 @@ test(
     expect(existsSync(`${output}.part`)).toBe(false);
     const media = probe(output);
     expect(media.codecs).toEqual(['aac', 'h264']);
-    // --export wrote each edit beside -o, at the main camera's probed rate (the fixture's 30 fps).
+    // The render runs at the main camera's own rate (one of the cameras' rates, exact: 30000/1001,
+    // not 30), and --export wrote each edit beside -o at that same rate.
+    const rate = videoRate(output);
+    expect(deviceCameras.map(videoRate)).toContain(rate);
+    const [num, den] = rate.split('/').map(Number) as [number, number];
     const fcpxml = readFileSync(output.replace(/\.mp4$/, '.fcpxml'), 'utf8');
-    expect(fcpxml).toContain('frameDuration="1/30s"');
+    expect(fcpxml).toContain(den === 1 ? `frameDuration="1/${num}s"` : `frameDuration="${den}/${num}s"`);
+    // Each clip's own timecode: the EDL's events from the 29.97 fps camera (timecode 01:00:00;00)
+    // start at 01:…, the others at 00:… (their files carry none).
+    const edl = readFileSync(output.replace(/\.mp4$/, '.edl'), 'utf8');
+    const events = [...edl.matchAll(/^\d{3} +\S+ +\S+ +\S+ +(\d\d):\S+ \S+ \S+ \S+\n\* FROM CLIP NAME: (\S+)$/gm)].map(
+      ([, hour, file]) => ({ hour, file }),
+    );
+    expect(events.length, edl).toBeGreaterThan(2);
+    for (const e of events) expect(e.hour, `${e.file} in\n${edl}`).toBe(e.file === 'cam1-2997.mp4' ? '01' : '00');
     expect(readFileSync(output.replace(/\.mp4$/, '.xml'), 'utf8')).toContain('<xmeml');
     expect(JSON.parse(readFileSync(output.replace(/\.mp4$/, '.otio'), 'utf8'))).toMatchObject({
       OTIO_SCHEMA: expect.stringMatching(/^Timeline/),

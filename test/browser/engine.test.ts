@@ -308,7 +308,17 @@ test(
     expect(Buffer.from(file.base64, 'base64').length).toBe(file.bytes);
     // Native ffprobe reads the rendered file: an H.264 video stream and a duration.
     const out = join(FORMATS, `render-${process.pid}.mp4`);
-    writeFileSync(out, Buffer.from(file.base64, 'base64'));
+    const rendered = Buffer.from(file.base64, 'base64');
+    writeFileSync(out, rendered);
+    // The fragmented MP4 carries its length in its header (mvex's mehd, written once the file was
+    // whole; src/media/fmp4-duration.ts): the moov's own boxes, read by the same walk as ffprobe.
+    const moovAt = rendered.indexOf('moov') - 4;
+    const moov = rendered.subarray(moovAt, moovAt + rendered.readUInt32BE(moovAt));
+    const mehdAt = moov.indexOf('mehd') - 4;
+    expect(mehdAt, 'an mehd inside the moov').toBeGreaterThan(0);
+    const mvhdAt = moov.indexOf('mvhd') - 4;
+    const timescale = moov.readUInt32BE(mvhdAt + 20);
+    const lengthS = Number(moov.readBigUInt64BE(mehdAt + 12)) / timescale;
     const probe = JSON.parse(
       execFileSync('ffprobe', [
         '-v',
@@ -327,6 +337,7 @@ test(
     console.log('[engine] rendered file:', file.bytes, 'bytes', JSON.stringify(probe));
     expect(probe.streams.some((st) => st.codec_type === 'video' && st.codec_name === 'h264')).toBe(true);
     expect(Number(probe.format.duration)).toBeGreaterThan(1);
+    expect(Math.abs(lengthS - Number(probe.format.duration)), `mehd says ${lengthS} s`).toBeLessThan(0.25);
 
     // The quiet ranges found in the diarize audio let silence removal work: the fixture has
     // pauses of 0.9 to 2.1 s between turns.

@@ -12,7 +12,8 @@ import type { MixLevels } from '../../render/audio-mix.ts';
 import type { RenderAudioOptions, RenderSink, RenderSource } from '../../render/protocol.ts';
 import type { JobRecord } from '../../store/db.ts';
 import type { Database } from '../../store/db.ts';
-import { createFileWriter, openFileBlob, type FileWriter } from '../../store/files.ts';
+import { withFragmentedDuration } from '../../media/fmp4-duration.ts';
+import { createFileWriter, openFileBlob, rewriteFileStart, type FileWriter } from '../../store/files.ts';
 import { LocalFileUnavailableError } from '../../store/local-files.ts';
 import { sourceName, type StageRunner } from './context.ts';
 
@@ -100,6 +101,10 @@ export const runRendering: StageRunner<'rendering'> = async ({ db, job, workers,
     );
     const fileId = sink.storedFileId;
     if (fileId === null) throw new Error('render output: the render finished without closing its output');
+    // The fragmented MP4's length, known now, into its header (Firefox's player shows only the
+    // fragments it has loaded otherwise): same bytes, nothing after the moov moves.
+    if (result.container === 'mp4')
+      await rewriteFileStart(db, fileId, (head) => withFragmentedDuration(head, result.durationMs / 1000));
     return {
       ok: true,
       output: {
