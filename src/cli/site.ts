@@ -21,7 +21,8 @@ const SOURCES = ['src', 'demo', 'review', 'workers', 'vite.config.ts', 'package-
 /** The demo's built-in sample (scripts/make-sample.ts): the build copies it to /sample/ when it exists. */
 const SAMPLE_MANIFEST = join(ROOT, '.cache/sample/manifest.json');
 
-function newestMtime(path: string): number {
+/** The newest modification time (ms) of `path` or anything under it: a build is stale when a source is newer. */
+export function newestMtime(path: string): number {
   const st = statSync(path);
   if (!st.isDirectory()) return st.mtimeMs;
   let newest = st.mtimeMs;

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'vite';
+import { newestMtime } from '../../src/cli/site.ts';
 
 /** The repository root: page paths are relative to it. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -53,14 +54,6 @@ export interface BuildSiteOptions {
 
 /** What a test page's build reads: a change to any of them makes the next shared build rebuild. */
 const SOURCES = ['src', 'workers', 'test/browser/pages', 'vite.config.ts', 'package-lock.json'];
-
-function newestMtime(path: string): number {
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
 
 /** Vite's build of `pages` (and /sw.js) into `outDir`. */
 async function viteBuild(pages: Record<string, string>, sw: boolean, outDir: string): Promise<void> {
