@@ -7,7 +7,8 @@
 //
 // The first lane's output streams as it runs; each other lane's is kept and printed whole when it ends, so the log
 // reads tier by tier, each closing with its count line (scripts/test-tier.mjs). Every tier of a lane runs even when
-// an earlier one failed. Exits 1 when any tier failed.
+// an earlier one failed. The last lines printed are every tier's count line and the names of its failed tests, so a
+// log cut to its tail still says what failed and where. Exits 1 when any tier failed.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,11 +35,13 @@ if (prepared.status !== 0) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'multicam-side-by-side-'));
+const summaryFile = join(dir, 'summary.txt');
 
 /** Runs one tier; its output goes to the terminal, or to `log` when given. Resolves to its exit code. */
 function runTier(tier, log) {
   const child = spawn('node', [join(ROOT, 'scripts/test-tier.mjs'), tier], {
     cwd: ROOT,
+    env: { ...process.env, MULTICAM_TIER_SUMMARY: summaryFile },
     stdio: log === null ? 'inherit' : ['ignore', 'pipe', 'pipe'],
   });
   if (log !== null) {
@@ -68,5 +71,14 @@ for (const run of runs) {
     process.stdout.write(readFileSync(run.log, 'utf8'));
   }
 }
+let summary;
+try {
+  summary = readFileSync(summaryFile, 'utf8');
+} catch {
+  summary = 'no tier wrote its counts\n';
+}
+console.log(`\n=== every tier (lanes: ${lanes.map((tiers) => tiers.join(' then ')).join(' | ')})`);
+process.stdout.write(summary);
+console.log(failed ? 'npm test: FAILED (the ✗ lines above name each failure)' : 'npm test: every tier passed');
 rmSync(dir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -45,10 +45,19 @@ describe('requireSharedData', () => {
 function moduleDouble(
   state: 'passed' | 'failed' | 'skipped',
   tests: Array<'passed' | 'failed' | 'skipped'>,
+  id = 'a.test.ts',
 ): TestModule {
+  const errors = (s: string) => (s === 'failed' ? [{ message: `\nexpected 1 to be 2\n  at line 3` }] : []);
   return {
+    moduleId: id,
     state: () => state,
-    children: { allTests: () => tests.map((s) => ({ result: () => ({ state: s }) }))[Symbol.iterator]() },
+    errors: () => [{ message: 'Cannot find module x' }],
+    children: {
+      allTests: () => {
+        const all = tests.map((s, i) => ({ fullName: `t${i}`, result: () => ({ state: s, errors: errors(s) }) }));
+        return all[Symbol.iterator]();
+      },
+    },
   } as unknown as TestModule;
 }
 
@@ -60,7 +69,19 @@ describe('countTests (the tier closing line)', () => {
       moduleDouble('failed', []), // failed at import: e.g. shared data missing under CI
       moduleDouble('skipped', ['skipped', 'skipped']),
     ];
-    expect(countTests(modules, 0)).toEqual({ passed: 3, failed: 2, skipped: 3 });
-    expect(countTests(modules, 2)).toEqual({ passed: 3, failed: 4, skipped: 3 });
+    expect(countTests(modules, [])).toMatchObject({ passed: 3, failed: 2, skipped: 3 });
+    expect(countTests(modules, [{ message: 'boom' }, {}])).toMatchObject({ passed: 3, failed: 4, skipped: 3 });
+  });
+
+  test('names each failure with its first error line, so the log ends saying what failed', () => {
+    const modules = [
+      moduleDouble('failed', ['passed', 'failed'], 'demo.test.ts'),
+      moduleDouble('failed', [], 'faces.test.ts'),
+    ];
+    expect(countTests(modules, [{ message: 'worker crashed\nstack' }]).failures).toEqual([
+      'unhandled error: worker crashed',
+      'demo.test.ts > t1: expected 1 to be 2',
+      'faces.test.ts (outside its tests): Cannot find module x',
+    ]);
   });
 });
