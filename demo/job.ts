@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { proposalTracks } from '../src/analysis/automap.ts';
+import { proposalTracks } from '../src/analysis/camera/automap.ts';
 import { MulticamClient } from '../src/client/client.ts';
 import type {
   AudioSettings,

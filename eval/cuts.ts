@@ -39,8 +39,8 @@ import {
   type SilenceSettings,
   type TimeRange,
 } from '../src/contract/types.ts';
-import { totalMs } from '../src/analysis/cut-rules.ts';
-import { checkCutList, resolveSilence } from '../src/analysis/edit.ts';
+import { totalMs } from '../src/analysis/edit/cut-rules.ts';
+import { checkCutList, resolveSilence } from '../src/analysis/edit/edit.ts';
 import { closeupBoundCuts, closeupShown } from '../test/node/edit/closeup.ts';
 import { prng } from '../test/node/edit/conversation.ts';
 import { fixtureQuietRanges } from '../test/node/edit/fixture-quiet.ts';

@@ -177,7 +177,7 @@ export async function evaluateFixtures(
  * Per-mic rows of {@link EVAL_FIXTURES}' settings generated with other seeds (each set's seed
  * plus each of `offsets`), their notes ending in {@link OTHER_SEED_NOTE}. The offsets 10–40
  * were meant as held-out sets, but the VAD bleed gate's defaults were then settled on them
- * (src/analysis/vad-gate.ts): they are part of eval/diarization.ts's tuning split now.
+ * (src/analysis/speech/vad-gate.ts): they are part of eval/diarization.ts's tuning split now.
  */
 export async function evaluatePerMicOnOtherSeeds(
   vad: SileroVad,

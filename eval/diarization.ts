@@ -16,7 +16,7 @@
  * the LibriSpeech conversations with seeds 1–6, the six `EVAL_FIXTURES` (eval/diarization-fixtures.ts) and the same
  * settings with seed + 10, 20, 30 and 40 (once called "sets no parameter was chosen on", but
  * the VAD bleed gate's defaults were settled on all 42 per-mic sets, those included, and its
- * joint gap on seed + 0 … + 50: src/analysis/vad-gate.ts), the single voices of seeds 1–4 and
+ * joint gap on seed + 0 … + 50: src/analysis/speech/vad-gate.ts), the single voices of seeds 1–4 and
  * the four-reader conversation of seed 6 (picked because the eigengap alone miscounts it). Its
  * figures are printed as info. The test split is fresh: LibriSpeech conversations with seeds
  * 7–12 (same speaker counts, new draws of readers and turns), the fixture settings with seed

@@ -37,8 +37,8 @@
  * @module
  */
 import { computeCameraMap } from '../src/analysis/camera/camera-map.ts';
-import { decideAutoMap } from '../src/analysis/automap.ts';
-import { planEdit, resolveSilence } from '../src/analysis/edit.ts';
+import { decideAutoMap } from '../src/analysis/camera/automap.ts';
+import { planEdit, resolveSilence } from '../src/analysis/edit/edit.ts';
 import { PRESET_IDS, type Cut, type TimeRange } from '../src/contract/types.ts';
 import { fixtureCameraSamples } from '../test/node/camera/ffmpeg-frames.ts';
 import { closeupShown } from '../test/node/edit/closeup.ts';

@@ -34,7 +34,7 @@
  * right speaker detection; with the evidence each answer rests on (`support`).
  *
  * **Splits** ({@link LONG_SPLITS}). A test split is never used to choose a parameter. The tuning
- * split's seeds are the sets the thin-evidence threshold (src/analysis/automap.ts
+ * split's seeds are the sets the thin-evidence threshold (src/analysis/camera/automap.ts
  * `MIN_SAMPLED_TURNS`) was looked at on; the test split's seed was not looked at before its one
  * run. `--quick`: the first seed of each split at 10 minutes (a smoke run, not the figures).
  *
@@ -51,8 +51,8 @@ import {
   type LumaFrame,
   type MotionSamples,
 } from '../src/analysis/camera/features.ts';
-import { decideAutoMap } from '../src/analysis/automap.ts';
-import { DEFAULT_PRESET_ID, PRESETS } from '../src/analysis/presets.ts';
+import { decideAutoMap } from '../src/analysis/camera/automap.ts';
+import { DEFAULT_PRESET_ID, PRESETS } from '../src/analysis/edit/presets.ts';
 import type { CameraMapCamera, Cut, Job, TimeRange, Turn } from '../src/contract/types.ts';
 import { keyframeTimesS } from '../test/node/camera/ffmpeg-frames.ts';
 import { singleSpeakerSpans } from '../test/node/edit/measure.ts';
@@ -240,7 +240,7 @@ const ORACLE_CODE = [
   '../src/analysis/camera/camera-map.ts',
   '../src/analysis/camera/correlation.ts',
   '../src/analysis/camera/features.ts',
-  '../src/analysis/automap.ts',
+  '../src/analysis/camera/automap.ts',
   './long.ts',
 ];
 

@@ -11,7 +11,7 @@
  * meter over the truth turns (100 ms in from each end); the nudge's effect is how much further
  * apart the two voices are with it than without (asked: 6 dB).
  *
- * Splits: the compressor's settings (src/analysis/compressor.ts) were chosen on readers 1688 and
+ * Splits: the compressor's settings (src/analysis/audio/compressor.ts) were chosen on readers 1688 and
  * 2414 (tuning); readers 1998, 2033 and 3080 (test, three pairs) were not looked at while choosing.
  *
  * @module
@@ -20,10 +20,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_FORMATS, BufferSource, Input } from 'mediabunny';
-import type { CompressorSettings } from '../src/analysis/compressor.ts';
-import type { SpeechTurn } from '../src/analysis/levelling.ts';
-import { LoudnessMeter } from '../src/analysis/loudness.ts';
-import { seededRandom } from '../src/analysis/random.ts';
+import type { CompressorSettings } from '../src/analysis/audio/compressor.ts';
+import type { SpeechTurn } from '../src/analysis/audio/levelling.ts';
+import { LoudnessMeter } from '../src/analysis/audio/loudness.ts';
+import { seededRandom } from '../src/analysis/signal/random.ts';
 import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader, type MixLevels } from '../src/render/audio-mix.ts';
 import { sharedPath } from '../tools/shared-data.ts';
 import { Targets, type AreaEvaluation, type EvalSplits, type TargetResult } from './target.ts';

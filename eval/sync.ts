@@ -36,7 +36,7 @@
  * @module
  */
 import { join } from 'node:path';
-import { alignSources, SyncError, toSourceTime, type SourceAlignment } from '../src/analysis/sync.ts';
+import { alignSources, SyncError, toSourceTime, type SourceAlignment } from '../src/analysis/sync/sync.ts';
 import { truthOnReference } from '../bench/sync/drift-long.ts';
 import {
   alignPair,

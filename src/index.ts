@@ -128,15 +128,15 @@ export { DEFAULT_RETRY_SCHEDULE } from './webhooks/schedule.ts';
 export type { RetrySchedule } from './webhooks/schedule.ts';
 
 // Silence removal and cut generation (pure)
-export { planEdit, checkCutList, resolveSilence } from './analysis/edit.ts';
+export { planEdit, checkCutList, resolveSilence } from './analysis/edit/edit.ts';
 
 // Media (probe and decode in a worker) and audio sync (pure)
 export { createMediaClient } from './media/client.ts';
 export type { MediaCallOptions, MediaClient } from './media/client.ts';
 export { UnreadableMediaError, NoAudioTrackError, MediaAbortError } from './media/errors.ts';
 export type { MediaProbe, MediaWorkerApi, DecodedAudio } from './media/protocol.ts';
-export { alignSources, toSourceTime, toReferenceTime, SyncError } from './analysis/sync.ts';
-export type { SourceAlignment, SyncSignal, ClockMapping } from './analysis/sync.ts';
+export { alignSources, toSourceTime, toReferenceTime, SyncError } from './analysis/sync/sync.ts';
+export type { SourceAlignment, SyncSignal, ClockMapping } from './analysis/sync/sync.ts';
 
 // Export to editing software (FCPXML, Premiere xmeml, OpenTimelineIO, CMX 3600 EDL)
 export { exportEdit, EXPORT_FORMATS, ExportError } from './export/index.ts';

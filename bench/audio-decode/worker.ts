@@ -7,7 +7,7 @@
  */
 import { expose } from 'comlink';
 import { ALL_FORMATS, AudioSampleSink, BlobSource, EncodedPacketSink, Input } from 'mediabunny';
-import { StreamingResampler } from '../../src/analysis/signal-resample.ts';
+import { StreamingResampler } from '../../src/analysis/signal/signal-resample.ts';
 import { decodeWithMediabunny } from '../../src/media/mediabunny-decoder.ts';
 
 /** Milliseconds per phase, and the media's length. */

@@ -22,7 +22,7 @@
  * @module
  */
 import { availableParallelism } from 'node:os';
-import { speechSegments } from '../../src/analysis/vad.ts';
+import { speechSegments } from '../../src/analysis/speech/vad.ts';
 import { diarizeMixWithDiagnostics } from '../../src/analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../src/analysis/diarize/per-mic.ts';
 import { SILERO_FRAME_SAMPLES } from '../../src/models/silero-vad.ts';

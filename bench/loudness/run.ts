@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SpeechCompressor } from '../../src/analysis/compressor.ts';
+import { SpeechCompressor } from '../../src/analysis/audio/compressor.ts';
 import {
   blockSpeakers,
   LEVELLING_BLOCK_SEC,
@@ -31,12 +31,12 @@ import {
   masterForLimiter,
   planLevelling,
   type SpeechTurn,
-} from '../../src/analysis/levelling.ts';
-import { TruePeakLimiter } from '../../src/analysis/limiter.ts';
-import { LoudnessMeter } from '../../src/analysis/loudness.ts';
+} from '../../src/analysis/audio/levelling.ts';
+import { TruePeakLimiter } from '../../src/analysis/audio/limiter.ts';
+import { LoudnessMeter } from '../../src/analysis/audio/loudness.ts';
 import { ENCODER_PEAK_MARGIN_DB } from '../../src/render/audio-mix.ts';
-import { seededRandom } from '../../src/analysis/random.ts';
-import { alignSources } from '../../src/analysis/sync.ts';
+import { seededRandom } from '../../src/analysis/signal/random.ts';
+import { alignSources } from '../../src/analysis/sync/sync.ts';
 
 const RATE = 48_000;
 const minutesArg = process.argv.indexOf('--minutes');

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { toSourceTime } from '../../src/analysis/sync.ts';
+import { toSourceTime } from '../../src/analysis/sync/sync.ts';
 import type { Cut, TimeRange } from '../../src/contract/types.ts';
 import { planRender } from '../../src/render/plan.ts';
 import { ensureFixture, type Truth } from '../../test/support/fixtures.ts';

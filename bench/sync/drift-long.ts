@@ -15,7 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { alignSources, toSourceTime, type ClockMapping } from '../../src/analysis/sync.ts';
+import { alignSources, toSourceTime, type ClockMapping } from '../../src/analysis/sync/sync.ts';
 import { ensureFixtureAt, FIXTURE_CACHE } from '../../tools/fixtures/cache.ts';
 import type { FixtureOptions } from '../../tools/fixtures/options.ts';
 import type { Truth } from '../../tools/fixtures/truth.ts';

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { proposalTracks } from '../analysis/automap.ts';
+import { proposalTracks } from '../analysis/camera/automap.ts';
 import type { AutoMapMode, Job, Track } from '../contract/types.ts';
 
 /** One `--map VIDEO=S1,S2`: the video by its position among the videos (0-based), and its speakers. */

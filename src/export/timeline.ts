@@ -5,13 +5,13 @@
  * Frames: every cut and removed-range boundary snaps to the nearest frame of the reference
  * timeline (so the output timeline is exactly the kept reference frames played back to back);
  * a source's in-point is its own media frame at that reference frame, sync offset and drift
- * applied (`toSourceTime`, src/analysis/sync.ts), and its out-point is the in-point plus the
+ * applied (`toSourceTime`, src/analysis/sync/sync.ts), and its out-point is the in-point plus the
  * event's length (drift within one event is not corrected: 100 ppm adds 6 ms per minute, under
  * one frame at 30 fps for events shorter than ~5 minutes).
  *
  * @module
  */
-import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
+import { toSourceTime, type ClockMapping } from '../analysis/sync/sync.ts';
 import { withSpeakerNames, type SpeakerNames } from '../contract/speaker-names.ts';
 import { plainLine } from '../contract/text.ts';
 import type { Cut, JobSource, SourceTimecode, TimeRange } from '../contract/types.ts';

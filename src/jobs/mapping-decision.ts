@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { decideAutoMap } from '../analysis/automap.ts';
+import { decideAutoMap } from '../analysis/camera/automap.ts';
 import type { CameraMap } from '../contract/types.ts';
 import type { JobRecord } from '../store/db.ts';
 import { getJobRecord, updateJob } from '../store/jobs.ts';

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { planEdit, type PlanEditInput, type PlannedEdit, type PlanSettings } from '../analysis/edit.ts';
+import { planEdit, type PlanEditInput, type PlannedEdit, type PlanSettings } from '../analysis/edit/edit.ts';
 import type { JobRecord } from '../store/db.ts';
 
 /** What a caller plans with instead of the job's stored value: new tracks, or other planner settings. */

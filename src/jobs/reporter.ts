@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { MixMeasures } from '../analysis/energy.ts';
+import type { MixMeasures } from '../analysis/speech/energy.ts';
 import type { CameraMap, JobSource, OutputFormat, Turn } from '../contract/types.ts';
 import type { NewWarning } from '../contract/warnings.ts';
 import type { ServiceContext } from './context.ts';

@@ -15,7 +15,7 @@ import {
 } from 'mediabunny';
 import { canDecodeAudio } from './prompt-audio-decoder.ts';
 import { audioDecodable, videoDecodable, webCodecsCapability, type DecoderCapability } from './decodability.ts';
-import { StreamingResampler } from '../analysis/signal-resample.ts';
+import { StreamingResampler } from '../analysis/signal/signal-resample.ts';
 import { MediaAbortError, NoAudioTrackError } from './errors.ts';
 import { frameRateOfTimestamps, nearestFrameRate, type DetectedFrameRate } from './frame-rate.ts';
 import { MonoWriter, type MonoOutput } from './mono-writer.ts';

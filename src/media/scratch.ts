@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { SampleReader } from '../analysis/sample-reader.ts';
+import type { SampleReader } from '../analysis/signal/sample-reader.ts';
 import { wavHeader } from './wav.ts';
 import type { MonoOutput } from './mono-writer.ts';
 import type { ScratchFileRef } from './protocol.ts';

@@ -14,7 +14,7 @@
  */
 import type * as Ort from 'onnxruntime-web';
 import type { EmbeddingGrid } from '../analysis/diarize/embeddings.ts';
-import { kaldiFbank, numFramesSnipEdges } from '../analysis/fbank.ts';
+import { kaldiFbank, numFramesSnipEdges } from '../analysis/speech/fbank.ts';
 import type { ExecutionProviderName, OrtModule } from './ort-runtime.ts';
 
 /** Mel bins the model convention expects. */

@@ -6,7 +6,7 @@
  */
 import type * as Ort from 'onnxruntime-web';
 import type { ExecutionProviderName, OrtModule } from './ort-runtime.ts';
-import { asReader, type SampleInput, type SampleReader } from '../analysis/sample-reader.ts';
+import { asReader, type SampleInput, type SampleReader } from '../analysis/signal/sample-reader.ts';
 
 /** Samples per VAD frame at 16 kHz (32 ms). */
 export const SILERO_FRAME_SAMPLES = 512;

@@ -4,11 +4,11 @@
  * the sources are averaged, and the kept ranges are joined with equal-power crossfades
  * ({@link rangeGain}). Memory holds a few seconds of decoded audio per source, whatever the
  * length of the footage. Every output chunk passes through a BS.1770 loudness meter
- * (src/analysis/loudness.ts) on its way out, so the job can say how loud the render is.
+ * (src/analysis/audio/loudness.ts) on its way out, so the job can say how loud the render is.
  *
  * With mastering ({@link MasteringOptions}), {@link AudioMixer.prepare} first reads the sources
- * once to plan each speaker's levelling and the master gain (src/analysis/levelling.ts); the
- * mix then applies those gains and passes a true-peak limiter (src/analysis/limiter.ts). A
+ * once to plan each speaker's levelling and the master gain (src/analysis/audio/levelling.ts); the
+ * mix then applies those gains and passes a true-peak limiter (src/analysis/audio/limiter.ts). A
  * person's gain per source (the review editor's, the Job's `audio.gains`) is added to the
  * levelling before the master gain, so a nudged voice sits that much above or below the others
  * and the render still meets its target.
@@ -25,11 +25,11 @@ import {
   masterForLimiter,
   planLevelling,
   type SpeechTurn,
-} from '../analysis/levelling.ts';
-import { SpeechCompressor, type CompressorSettings } from '../analysis/compressor.ts';
-import { TruePeakLimiter } from '../analysis/limiter.ts';
-import { LoudnessMeter, type LoudnessSummary } from '../analysis/loudness.ts';
-import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
+} from '../analysis/audio/levelling.ts';
+import { SpeechCompressor, type CompressorSettings } from '../analysis/audio/compressor.ts';
+import { TruePeakLimiter } from '../analysis/audio/limiter.ts';
+import { LoudnessMeter, type LoudnessSummary } from '../analysis/audio/loudness.ts';
+import { toSourceTime, type ClockMapping } from '../analysis/sync/sync.ts';
 import type { SourceGain } from '../contract/types.ts';
 import type { RenderAudioOptions } from './protocol.ts';
 import { rangeGain, rangeSpan, type AudioRange } from './plan.ts';
@@ -182,7 +182,7 @@ export interface MasteringOptions {
    * analysis pass finds it from the audio ({@link assignSpeakers}).
    */
   turns?: readonly SpeechTurn[];
-  /** The sources' compressors' settings, where they differ from the defaults (src/analysis/compressor.ts; for tuning them). */
+  /** The sources' compressors' settings, where they differ from the defaults (src/analysis/audio/compressor.ts; for tuning them). */
   compressor?: Partial<CompressorSettings>;
 }
 
@@ -330,7 +330,7 @@ export class AudioMixer {
 
   /**
    * With mastering: one pass over the sources (decoded, not mixed) that plans the levelling and
-   * the master gain (src/analysis/levelling.ts), then primes the limiter. Call once before
+   * the master gain (src/analysis/audio/levelling.ts), then primes the limiter. Call once before
    * {@link next}; without mastering it does nothing. `onProgress` is called after every second
    * of audio read (each pass from 0 to 1); it may throw to cancel.
    */

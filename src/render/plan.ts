@@ -3,13 +3,13 @@
  * becomes an ordered list of output video segments with frame-accurate boundaries, and an
  * ordered list of kept audio ranges with the crossfade lengths at each join.
  *
- * Times: cuts and removed ranges are on the reference timeline (src/analysis/sync.ts); a
+ * Times: cuts and removed ranges are on the reference timeline (src/analysis/sync/sync.ts); a
  * source's own media time is `toSourceTime(t, { offsetMs, driftPpm })`. The output timeline is
  * the cut coverage minus the removed ranges, played back to back.
  *
  * @module
  */
-import { toSourceTime, type ClockMapping } from '../analysis/sync.ts';
+import { toSourceTime, type ClockMapping } from '../analysis/sync/sync.ts';
 import type { Cut, TimeRange } from '../contract/types.ts';
 
 /** One stretch of output video taken from one source. */

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { SpeechTurn } from '../analysis/levelling.ts';
-import type { LoudnessSummary } from '../analysis/loudness.ts';
+import type { SpeechTurn } from '../analysis/audio/levelling.ts';
+import type { LoudnessSummary } from '../analysis/audio/loudness.ts';
 import type { MixLevels } from './audio-mix.ts';
 import type { AudioPlan } from './audio-plan.ts';
 import type { Cut, SourceGain, TimeRange } from '../contract/types.ts';
@@ -16,7 +16,7 @@ export interface RenderSource {
   id: string;
   kind: 'video' | 'audio';
   blob: Blob;
-  /** Where the source's t = 0 falls on the reference timeline, ms (src/analysis/sync.ts). */
+  /** Where the source's t = 0 falls on the reference timeline, ms (src/analysis/sync/sync.ts). */
   offsetMs: number;
   /** Clock drift against the reference, ppm. */
   driftPpm: number;

@@ -30,8 +30,8 @@ import {
   type InputVideoTrack,
   type StreamTargetChunk,
 } from 'mediabunny';
-import type { ClockMapping } from '../analysis/sync.ts';
-import { toSourceTime } from '../analysis/sync.ts';
+import type { ClockMapping } from '../analysis/sync/sync.ts';
+import { toSourceTime } from '../analysis/sync/sync.ts';
 import { SOURCE_GAIN_RANGE } from '../contract/types.ts';
 import { detectFrameRate } from '../media/mediabunny-decoder.ts';
 import { canDecodeAudio } from '../media/prompt-audio-decoder.ts';

@@ -12,7 +12,7 @@ import { diarizeMix, type MixOptions } from '../analysis/diarize/mix.ts';
 import { diarizeFiltered, diarizePerMic, lowCutChannels } from '../analysis/diarize/per-mic.ts';
 import type { ResidualHelper } from '../analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../analysis/diarize/result.ts';
-import type { MixMeasures } from '../analysis/energy.ts';
+import type { MixMeasures } from '../analysis/speech/energy.ts';
 import { faceSplitHint } from '../analysis/faces/face-evidence.ts';
 import type { ScratchSamples, ScratchSpace } from '../media/scratch.ts';
 import { HostModelError, HostModelSlots } from '../models/host-models.ts';

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { envelopeDb, measureMix, type MixMeasures } from '../analysis/energy.ts';
-import { mixDown } from '../analysis/signal-mix.ts';
+import { envelopeDb, measureMix, type MixMeasures } from '../analysis/speech/energy.ts';
+import { mixDown } from '../analysis/signal/signal-mix.ts';
 import type { ScratchSamples, ScratchSpace } from '../media/scratch.ts';
 import { monoPcm16, monoWavBlob } from '../media/wav.ts';
 import { release } from './signals.ts';

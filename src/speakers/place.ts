@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { placeOnReference, toReferenceTimeline } from '../analysis/reference-timeline.ts';
+import { placeOnReference, toReferenceTimeline } from '../analysis/sync/reference-timeline.ts';
 import type { ScratchSamples, ScratchSpace } from '../media/scratch.ts';
 import type { DiarizeSourcesRequest } from './protocol.ts';
 import { release } from './signals.ts';

@@ -10,12 +10,12 @@
  * @module
  */
 import type { FaceWitness } from '../analysis/faces/face-evidence.ts';
-import type { SourceAlignment, SyncFailure, SyncSignal } from '../analysis/sync.ts';
-import type { TailPair } from '../analysis/sync-tails.ts';
+import type { SourceAlignment, SyncFailure, SyncSignal } from '../analysis/sync/sync.ts';
+import type { TailPair } from '../analysis/sync/sync-tails.ts';
 import type { SileroRate } from '../models/silero-vad.ts';
 import type { ResidualLevelsJob, ResidualShareJob } from '../analysis/diarize/residual-levels.ts';
 import type { DiarizationResult } from '../analysis/diarize/result.ts';
-import type { MixMeasures } from '../analysis/energy.ts';
+import type { MixMeasures } from '../analysis/speech/energy.ts';
 import type { ScratchFileRef } from '../media/protocol.ts';
 import type { HostModelFailure, HostModelSlot, HostModelUse } from '../models/host-models.ts';
 
@@ -57,7 +57,7 @@ export interface DiarizeRequest {
   vadLanes?: number;
   /**
    * With several channels (close mics): run the VAD only where a mic is above its own noise
-   * floor (src/analysis/vad-gate.ts). Default true; false runs it on every frame.
+   * floor (src/analysis/speech/vad-gate.ts). Default true; false runs it on every frame.
    */
   vadGate?: boolean;
   /**

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { alignSources, SyncError } from '../analysis/sync.ts';
-import { alignWithTails } from '../analysis/sync-tails.ts';
+import { alignSources, SyncError } from '../analysis/sync/sync.ts';
+import { alignWithTails } from '../analysis/sync/sync-tails.ts';
 import { removeScratch, ScratchSpace, type ScratchSamples } from '../media/scratch.ts';
 import { SpeakerDetector } from './detect.ts';
 import { mixOf, mixOfStored } from './mix.ts';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SampleInput } from '../analysis/sample-reader.ts';
+import type { SampleInput } from '../analysis/signal/sample-reader.ts';
 import { ScratchSamples } from '../media/scratch.ts';
 import type { DiarizeRequest } from './protocol.ts';
 

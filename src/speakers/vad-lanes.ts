@@ -2,13 +2,13 @@
  * The VAD lanes' coordination: speech probabilities of every channel of a diarize request, the
  * analysis worker the first lane and each further lane a worker of its own
  * (workers/vad-lane.worker.ts), every lane taking the next channel when it finishes one. Close
- * mics are gated first (the VAD runs only where a mic is above its floor, src/analysis/vad-gate.ts)
+ * mics are gated first (the VAD runs only where a mic is above its floor, src/analysis/speech/vad-gate.ts)
  * and run at 8 kHz; on disk, each one's VAD input goes to a scratch file as it is made.
  *
  * @module
  */
 import { transfer, wrap, type Remote } from 'comlink';
-import { resample } from '../analysis/signal-resample.ts';
+import { resample } from '../analysis/signal/signal-resample.ts';
 import {
   BLEED_GATE_MARGIN_DB,
   closeMicStretches,
@@ -16,7 +16,7 @@ import {
   joinStretchesTo,
   spreadGated,
   type GatedStretches,
-} from '../analysis/vad-gate.ts';
+} from '../analysis/speech/vad-gate.ts';
 import type { ScratchSamples, ScratchSpace } from '../media/scratch.ts';
 import { SILERO_FRAME_SAMPLES, type SileroRate } from '../models/silero-vad.ts';
 import { VAD_LANES_MAX, type VadLaneApi, type VadLaneModel } from './protocol.ts';

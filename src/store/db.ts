@@ -21,7 +21,7 @@ import type {
 } from '../contract/types.ts';
 import type { EngineStage } from '../contract/engine.ts';
 import type { StoredWarning } from '../contract/warnings.ts';
-import type { MixMeasures, PlanSettings } from '../analysis/edit.ts';
+import type { MixMeasures, PlanSettings } from '../analysis/edit/edit.ts';
 
 /** The default database name. */
 export const DB_NAME = 'multicam';

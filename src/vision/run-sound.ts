@@ -7,7 +7,7 @@
  */
 import { AudioSampleSink, type Input } from 'mediabunny';
 import { ASD_SAMPLE_RATE } from '../analysis/faces/asd-features.ts';
-import { resample } from '../analysis/signal-resample.ts';
+import { resample } from '../analysis/signal/signal-resample.ts';
 import { canDecodeAudio } from '../media/prompt-audio-decoder.ts';
 import type { RunSound } from './face-probe.ts';
 

@@ -23,7 +23,7 @@ import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import { siteLinks } from '../support/build-site.ts';
 import { clickScore, decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
-import { LoudnessMeter } from '../../src/analysis/loudness.ts';
+import { LoudnessMeter } from '../../src/analysis/audio/loudness.ts';
 import { patient } from '../support/patience.ts';
 
 let chromium: LaunchedChromium;

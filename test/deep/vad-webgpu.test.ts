@@ -9,7 +9,7 @@
  *   gate alone: the same turns (the browser tier runs the three lanes on disk, as a job does).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { speechSegments } from '../../src/analysis/vad.ts';
+import { speechSegments } from '../../src/analysis/speech/vad.ts';
 import { diarizationErrorRate } from '../../src/analysis/diarize/der.ts';
 import { assembleConversation, withBleed } from '../../tools/diarization/assemble.ts';
 import { decodeWithFfmpeg } from '../../tools/diarization/audio.ts';

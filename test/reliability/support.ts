@@ -24,7 +24,7 @@ export const STORES = [
   'runs',
 ] as const;
 
-export { seededRandom } from '../../src/analysis/random.ts';
+export { seededRandom } from '../../src/analysis/signal/random.ts';
 
 /** Picks one element with the generator. */
 export function pick<T>(random: () => number, items: readonly T[]): T {

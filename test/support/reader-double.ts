@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SampleReader } from '../../src/analysis/sample-reader.ts';
+import type { SampleReader } from '../../src/analysis/signal/sample-reader.ts';
 
 /** {@link readerDouble}'s file: a reader that can be written over and counts what it was asked for. */
 export interface ReaderDouble extends SampleReader {

@@ -8,8 +8,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { seededRandom } from '../../src/analysis/random.ts';
-import { fft } from '../../src/analysis/signal-fft.ts';
+import { seededRandom } from '../../src/analysis/signal/random.ts';
+import { fft } from '../../src/analysis/signal/signal-fft.ts';
 import type { Turn } from '../../src/contract/types.ts';
 import { energySpeechRanges, noiseFloorDb } from '../fixtures/speech.ts';
 import { decodeWithFfmpeg } from './audio.ts';

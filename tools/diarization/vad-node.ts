@@ -16,8 +16,13 @@ import {
   type SileroRate,
   type SileroVadOptions,
 } from '../../src/models/silero-vad.ts';
-import { BLEED_GATE_MARGIN_DB, closeMicStretches, joinStretches, spreadGated } from '../../src/analysis/vad-gate.ts';
-import { resample } from '../../src/analysis/signal-resample.ts';
+import {
+  BLEED_GATE_MARGIN_DB,
+  closeMicStretches,
+  joinStretches,
+  spreadGated,
+} from '../../src/analysis/speech/vad-gate.ts';
+import { resample } from '../../src/analysis/signal/signal-resample.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -47,7 +52,7 @@ export async function channelProbabilities(
   const run = (x: Float32Array): Promise<Float32Array> =>
     rate === 8000 ? vad.speechProbabilities(resample(x, 16000, 8000), undefined, 8000) : vad.speechProbabilities(x);
   const probs: Float32Array[] = [];
-  // Behind the energy and bleed gates, as the analysis worker does for close mics (src/analysis/vad-gate.ts).
+  // Behind the energy and bleed gates, as the analysis worker does for close mics (src/analysis/speech/vad-gate.ts).
   const bleedMargin = process.env['MULTICAM_VAD_BLEED_MARGIN'];
   const bleedQ = process.env['MULTICAM_VAD_BLEED_Q'];
   const gates = gate

@@ -48,7 +48,7 @@ export const MIN_SPEECH_MS = 1_000;
  */
 export const MIN_SURE_SPEECH_MS = 10_000;
 
-/** The spec's one minute: `confident` auto-mapping needs every speaker with this much speech sure (src/analysis/automap.ts). */
+/** The spec's one minute: `confident` auto-mapping needs every speaker with this much speech sure (src/analysis/camera/automap.ts). */
 export const SPEC_MIN_SPEECH_MS = 60_000;
 
 /** Tuning of {@link computeCameraMap}; every field has a default measured on the fixtures. */
@@ -157,7 +157,7 @@ const RUN_GAP_MS = 250;
  * of their speech they cover. A camera is sampled in short runs spread over the footage (at most
  * 160, every 23 s over an hour), so a long recording can give a speaker fewer sampled turns than
  * a short one sampled every 2 s; each sampled turn is one chance to see the picture follow their
- * voice, which is what an answer needs several of (src/analysis/automap.ts `thinCloseups`).
+ * voice, which is what an answer needs several of (src/analysis/camera/automap.ts `thinCloseups`).
  *
  * @example
  * cameraSupport(samples, turns, ['SPEAKER_00']); // { runs: 160, samples: 2240, turns: { SPEAKER_00: 41 }, seconds: { SPEAKER_00: 23.1 } }

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { fft } from '../signal-fft.ts';
-import { asReader, type SampleInput, type SampleReader } from '../sample-reader.ts';
+import { fft } from '../signal/signal-fft.ts';
+import { asReader, type SampleInput, type SampleReader } from '../signal/sample-reader.ts';
 
 /** Solves `a x = b` in place for a complex `d × d` system (row-major re/im), with partial pivoting. */
 function solveComplex(ar: Float64Array, ai: Float64Array, br: Float64Array, bi: Float64Array, d: number): void {

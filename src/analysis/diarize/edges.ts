@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { LOW_CUT_HZ, lowCutCoefficients } from '../signal-filter.ts';
-import type { SpeechSegment } from '../vad.ts';
+import { LOW_CUT_HZ, lowCutCoefficients } from '../signal/signal-filter.ts';
+import type { SpeechSegment } from '../speech/vad.ts';
 
 /** Options of {@link refineSpeechEdges}. */
 export interface EdgeOptions {

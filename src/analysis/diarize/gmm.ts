@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { seededRandom } from '../random.ts';
+import { seededRandom } from '../signal/random.ts';
 
 /** A diagonal GMM. `means`/`variances` are component-major: component c, dim d at c·dim + d. */
 export interface DiagGmm {

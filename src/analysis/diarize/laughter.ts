@@ -13,9 +13,9 @@
  *
  * @module
  */
-import { kaldiFbank, mfccFromFbank } from '../fbank.ts';
+import { kaldiFbank, mfccFromFbank } from '../speech/fbank.ts';
 import { frameLevelsDb } from './edges.ts';
-import { asReader, type SampleInput } from '../sample-reader.ts';
+import { asReader, type SampleInput } from '../signal/sample-reader.ts';
 
 /** What {@link laughterDescriptor} measures on a segment. */
 export interface LaughterDescriptor {

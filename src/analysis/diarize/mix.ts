@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { kaldiFbank, mfccFromFbank } from '../fbank.ts';
-import { resampleFrameValues, speechSegments, VAD_FRAME_MS, type SpeechSegment } from '../vad.ts';
+import { kaldiFbank, mfccFromFbank } from '../speech/fbank.ts';
+import { resampleFrameValues, speechSegments, VAD_FRAME_MS, type SpeechSegment } from '../speech/vad.ts';
 import {
   frameLogLikelihoods,
   mapAdaptMeans,

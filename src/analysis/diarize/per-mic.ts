@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { VAD_FRAME_MS, type SpeechSegment } from '../vad.ts';
-import { LowCutFilter } from '../signal-filter.ts';
-import { arrayReader, type SampleReader } from '../sample-reader.ts';
+import { VAD_FRAME_MS, type SpeechSegment } from '../speech/vad.ts';
+import { LowCutFilter } from '../signal/signal-filter.ts';
+import { arrayReader, type SampleReader } from '../signal/sample-reader.ts';
 import { FrameLevelMeter, noiseFloorDb, refineSpeechEdges, type EdgeOptions } from './edges.ts';
 import { resultFromActivity, type DiarizationResult, type TurnSmoothing } from './result.ts';
 import { learnCrosstalk } from './crosstalk.ts';

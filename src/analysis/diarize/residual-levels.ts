@@ -8,7 +8,7 @@
  */
 import { crosstalkResiduals, type CrosstalkWeights, type ResidualSink } from './crosstalk.ts';
 import { FrameLevelMeter } from './edges.ts';
-import type { SampleReader } from '../sample-reader.ts';
+import type { SampleReader } from '../signal/sample-reader.ts';
 
 /** Frame length of the fine grid (the edges'), ms. */
 export const FINE_FRAME_MS = 10;

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Turn } from '../../contract/types.ts';
-import { speechSegments, type SpeechSegment } from '../vad.ts';
+import { speechSegments, type SpeechSegment } from '../speech/vad.ts';
 
 /** Speakers were found. `speakers` is most talkative first; labels follow that order. */
 export interface SpeakersFound {

@@ -7,7 +7,7 @@
  * @module
  */
 import { symmetricEigen } from './eigen.ts';
-import { seededRandom } from '../random.ts';
+import { seededRandom } from '../signal/random.ts';
 
 /** Options of {@link spectralCluster}. */
 export interface SpectralOptions {

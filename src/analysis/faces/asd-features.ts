@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { fft } from '../signal-fft.ts';
+import { fft } from '../signal/signal-fft.ts';
 
 /** Audio sample rate the model takes (Hz). */
 export const ASD_SAMPLE_RATE = 16000;

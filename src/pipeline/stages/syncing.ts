@@ -7,15 +7,15 @@
  * Long recordings are not decoded whole: when every source is at least {@link SPARSE_MIN_MS}
  * (20 minutes) long, the first {@link SYNC_HEAD_MS} of each give the offsets and one
  * {@link SYNC_TAIL_MS} stretch near the end of each source's overlap with the reference gives
- * the drift (src/analysis/sync-tails.ts): eight minutes decoded per source instead of an hour.
+ * the drift (src/analysis/sync/sync-tails.ts): eight minutes decoded per source instead of an hour.
  * When the heads or a tail do not align (sources that started minutes apart, a silent
  * stretch), the stage decodes everything and aligns the whole recordings, as for short ones.
  *
  * @module
  */
 import { transfer } from 'comlink';
-import { planTails, type SyncPiece, type TailPair } from '../../analysis/sync-tails.ts';
-import type { SyncSignal } from '../../analysis/sync.ts';
+import { planTails, type SyncPiece, type TailPair } from '../../analysis/sync/sync-tails.ts';
+import type { SyncSignal } from '../../analysis/sync/sync.ts';
 import { undecodableSourceMessage } from '../../media/decodability.ts';
 import type { AudioRange, MediaProbe } from '../../media/protocol.ts';
 import type { SourceRecord } from '../../store/db.ts';
@@ -40,7 +40,7 @@ export const SYNC_TAIL_MS = 2 * 60_000;
 export const SPARSE_MIN_MS = 20 * 60_000;
 
 /**
- * The shortest source syncing accepts. The alignment (src/analysis/sync.ts) compares at least
+ * The shortest source syncing accepts. The alignment (src/analysis/sync/sync.ts) compares at least
  * 5 s of sound where it can, never less than 1 s, and places fine windows of 2 s in the overlap;
  * shorter clips either cannot be compared at all or only when they happen to start together.
  * Pages check it when a file is picked (the demo), the stage when it probes.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { checkCutList } from '../../analysis/cut-rules.ts';
+import { checkCutList } from '../../analysis/edit/cut-rules.ts';
 import { ApiError } from '../../contract/errors.ts';
 import type { Cut, TimeRange } from '../../contract/types.ts';
 import type { ServiceContext } from '../../jobs/context.ts';

@@ -5,8 +5,8 @@
  */
 import { createMediaClient } from '../../../src/media/client.ts';
 import type { EnginePreference } from '../../../src/media/protocol.ts';
-import { argmax, fft } from '../../../src/analysis/signal-fft.ts';
-import { alignSources } from '../../../src/analysis/sync.ts';
+import { argmax, fft } from '../../../src/analysis/signal/signal-fft.ts';
+import { alignSources } from '../../../src/analysis/sync/sync.ts';
 import { removeScratch, scratchName } from '../../../src/media/scratch.ts';
 
 // The page opts in to the optional ffmpeg core at /wasm/ (as the demo does); `noCore` leaves it off.

@@ -5,9 +5,9 @@
  * Driven by tools/diarization/chromium-vad.ts (test/browser/vad.test.ts, bench/diarize/run.ts).
  */
 import { transfer, wrap } from 'comlink';
-import { envelopeDb, findQuietRanges } from '../../../src/analysis/energy.ts';
-import { toReferenceTimeline } from '../../../src/analysis/reference-timeline.ts';
-import { mixDown } from '../../../src/analysis/signal-mix.ts';
+import { envelopeDb, findQuietRanges } from '../../../src/analysis/speech/energy.ts';
+import { toReferenceTimeline } from '../../../src/analysis/sync/reference-timeline.ts';
+import { mixDown } from '../../../src/analysis/signal/signal-mix.ts';
 import { SCRATCH_PREFIX } from '../../../src/media/scratch.ts';
 import type { AnalysisWorkerApi, DiarizeOutcome } from '../../../src/speakers/protocol.ts';
 import { monoWavBlob } from '../../../src/media/wav.ts';

@@ -134,7 +134,7 @@ test.each([
   // Below the entry rooms, the order: nothing imports a room above it.
   ['src/jobs/transitions.ts', 'src/routes/http.ts'],
   ['src/store/jobs.ts', 'src/webhooks/outbox.ts'],
-  ['src/analysis/edit.ts', 'src/media/client.ts'],
+  ['src/analysis/edit/edit.ts', 'src/media/client.ts'],
   ['src/media/client.ts', 'workers/media.worker.ts'],
   // Speaker detection sits above the media room and below the job domain and the engine.
   ['src/speakers/detect.ts', 'src/pipeline/stages/diarizing.ts'],

@@ -36,16 +36,16 @@ function filesNaming(identifier: string): string[] {
 
 test('a measure of the mix is named only where it is measured, planned with and used', () => {
   expect(filesNaming('quietRanges')).toEqual([
-    'src/analysis/edit.ts',
-    'src/analysis/energy.ts',
-    'src/analysis/silence.ts',
+    'src/analysis/edit/edit.ts',
+    'src/analysis/speech/energy.ts',
+    'src/analysis/edit/silence.ts',
   ]);
 });
 
 test('the measures travel as one type, through the carriers docs/architecture.md names', () => {
   expect(filesNaming('MixMeasures')).toEqual([
-    'src/analysis/edit.ts',
-    'src/analysis/energy.ts',
+    'src/analysis/edit/edit.ts',
+    'src/analysis/speech/energy.ts',
     'src/jobs/reporter.ts',
     'src/speakers/detect.ts',
     'src/speakers/mix.ts',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { decideAutoMap } from '../../../src/analysis/automap.ts';
+import { decideAutoMap } from '../../../src/analysis/camera/automap.ts';
 import type { CameraMap, CameraMapCamera } from '../../../src/contract/types.ts';
 
 const [A, B, C] = ['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02'] as const;

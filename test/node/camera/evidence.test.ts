@@ -4,7 +4,7 @@
  * or shows them on the wide and says so (`camera_unused`).
  */
 import { describe, expect, test } from 'vitest';
-import { decideAutoMap, MIN_SAMPLED_TURNS, thinCloseups } from '../../../src/analysis/automap.ts';
+import { decideAutoMap, MIN_SAMPLED_TURNS, thinCloseups } from '../../../src/analysis/camera/automap.ts';
 import { cameraSupport, computeCameraMap } from '../../../src/analysis/camera/camera-map.ts';
 import type { MotionSamples } from '../../../src/analysis/camera/features.ts';
 import type { CameraMap, CameraMapCamera, Turn } from '../../../src/contract/types.ts';

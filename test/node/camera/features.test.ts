@@ -5,7 +5,7 @@ import {
   samplesToReference,
   type LumaFrame,
 } from '../../../src/analysis/camera/features.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 const W = 48;
 const H = 27;

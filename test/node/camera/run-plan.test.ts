@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import { computeCameraMap } from '../../../src/analysis/camera/camera-map.ts';
 import { motionFeatures, type LumaFrame } from '../../../src/analysis/camera/features.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 import { runStart, sampleRuns, type RunFrame, type RunSource } from '../../../src/vision/run-plan.ts';
 import { conversation } from './synthetic.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { Turn } from '../../../src/contract/types.ts';
 import type { MotionSamples } from '../../../src/analysis/camera/features.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 /** The project's seeded generator (mulberry32), under the name these tests use. */
 export const prng = seededRandom;

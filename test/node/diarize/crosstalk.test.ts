@@ -5,7 +5,7 @@ import {
   crosstalkResiduals,
   learnCrosstalk,
 } from '../../../src/analysis/diarize/crosstalk.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 import { readerDouble } from '../../support/reader-double.ts';
 
 const RATE = 16000;

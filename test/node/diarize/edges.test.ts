@@ -5,7 +5,7 @@ import {
   noiseFloorDb,
   refineSpeechEdges,
 } from '../../../src/analysis/diarize/edges.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 /** 3 s at 16 kHz: faint noise, a 1 kHz tone (the "word", 2 ms fades) from 1.00 s to 2.00 s. */
 function word(): Float32Array {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { kaldiFbank } from '../../../src/analysis/fbank.ts';
+import { kaldiFbank } from '../../../src/analysis/speech/fbank.ts';
 import { readWavPcm16 } from '../../../tools/diarization/audio.ts';
 import { sharedPath } from '../../../tools/shared-data.ts';
 

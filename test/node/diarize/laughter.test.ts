@@ -9,7 +9,7 @@ import { diarizeMix } from '../../../src/analysis/diarize/mix.ts';
 import { diarizePerMic } from '../../../src/analysis/diarize/per-mic.ts';
 import type { DiarizationResult } from '../../../src/analysis/diarize/result.ts';
 import type { Turn } from '../../../src/contract/types.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 import { assembleConversation } from '../../../tools/diarization/assemble.ts';
 
 const RATE = 16000;

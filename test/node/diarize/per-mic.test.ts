@@ -13,11 +13,11 @@ import {
   type ResidualHelper,
   type ResidualShareJob,
 } from '../../../src/analysis/diarize/residual-levels.ts';
-import { arrayReader } from '../../../src/analysis/sample-reader.ts';
-import { lowCut } from '../../../src/analysis/signal-filter.ts';
+import { arrayReader } from '../../../src/analysis/signal/sample-reader.ts';
+import { lowCut } from '../../../src/analysis/signal/signal-filter.ts';
 import { frameLevelsDb } from '../../../src/analysis/diarize/edges.ts';
 import { readerDouble } from '../../support/reader-double.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 import type { Turn } from '../../../src/contract/types.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web/wasm';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { pieceSimilarity } from '../../../src/analysis/diarize/embeddings.ts';
-import { kaldiFbank } from '../../../src/analysis/fbank.ts';
+import { kaldiFbank } from '../../../src/analysis/speech/fbank.ts';
 import { EmbeddingModelError, SpeakerEmbedding } from '../../../src/models/embedding.ts';
 import { configureOrtWasm } from '../../../src/models/ort-runtime.ts';
 import { librispeechReaders } from '../../../tools/diarization/assemble.ts';

@@ -1,10 +1,10 @@
 /**
- * The VAD's energy gate (src/analysis/vad-gate.ts): what it keeps around loud frames, what it
+ * The VAD's energy gate (src/analysis/speech/vad-gate.ts): what it keeps around loud frames, what it
  * skips at the floor, and that probabilities land back on their own frames.
  */
 import { describe, expect, test } from 'vitest';
-import type { SampleReader } from '../../../src/analysis/sample-reader.ts';
-import { resample } from '../../../src/analysis/signal-resample.ts';
+import type { SampleReader } from '../../../src/analysis/signal/sample-reader.ts';
+import { resample } from '../../../src/analysis/signal/signal-resample.ts';
 import {
   BLEED_GATE_MARGIN_DB,
   closeMicStretches,
@@ -16,8 +16,8 @@ import {
   joinStretches,
   joinStretchesTo,
   spreadProbabilities,
-} from '../../../src/analysis/vad-gate.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+} from '../../../src/analysis/speech/vad-gate.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 const FRAME = 512;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { speechDurationMs, speechSegments } from '../../../src/analysis/vad.ts';
+import { speechDurationMs, speechSegments } from '../../../src/analysis/speech/vad.ts';
 import type { SileroVad } from '../../../src/models/silero-vad.ts';
 import { decodeWithFfmpeg } from '../../../tools/diarization/audio.ts';
 import { createNodeVad } from '../../../tools/diarization/vad-node.ts';

@@ -3,10 +3,10 @@
  * hard rules allow. Shared by test/node/edit/fixture.test.ts and eval/cuts.ts.
  */
 import type { CameraMap, Cut, JobSource, PresetId, TimeRange, Track, Turn } from '../../../src/contract/types.ts';
-import { referenceTimeline } from '../../../src/analysis/cut-rules.ts';
-import { editCameras } from '../../../src/analysis/cuts/camera-set.ts';
-import { planCuts } from '../../../src/analysis/cuts/plan.ts';
-import { PRESETS } from '../../../src/analysis/presets.ts';
+import { referenceTimeline } from '../../../src/analysis/edit/cut-rules.ts';
+import { editCameras } from '../../../src/analysis/edit/cuts/camera-set.ts';
+import { planCuts } from '../../../src/analysis/edit/cuts/plan.ts';
+import { PRESETS } from '../../../src/analysis/edit/presets.ts';
 import type { Truth } from '../../support/fixtures.ts';
 import { shownMs, singleSpeakerSpans } from './measure.ts';
 

@@ -4,7 +4,7 @@
  */
 
 import type { CameraMap, JobSource, TimeRange, Track, Turn } from '../../../src/contract/types.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 /** The project's seeded generator (mulberry32), under the name these tests use. */
 export const prng = seededRandom;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Cut, JobSource, TimeRange } from '../../../src/contract/types.ts';
-import { CUT_LIST_RULES, checkCutList, keptMs, referenceTimeline } from '../../../src/analysis/cut-rules.ts';
+import { CUT_LIST_RULES, checkCutList, keptMs, referenceTimeline } from '../../../src/analysis/edit/cut-rules.ts';
 
 const sources: JobSource[] = [
   { id: 'a', label: 'A', kind: 'video', ext: 'mp4', durationMs: 10_000 },

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { CameraMap, JobSource, Track, Turn } from '../../../src/contract/types.ts';
-import { OutputClock } from '../../../src/analysis/cuts/output-clock.ts';
-import { checkCutList, planEdit, resolveSilence } from '../../../src/analysis/edit.ts';
+import { OutputClock } from '../../../src/analysis/edit/cuts/output-clock.ts';
+import { checkCutList, planEdit, resolveSilence } from '../../../src/analysis/edit/edit.ts';
 
 const A = 'SPEAKER_00';
 const B = 'SPEAKER_01';

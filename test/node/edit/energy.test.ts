@@ -4,7 +4,7 @@ import {
   adaptiveQuietThresholdDb,
   envelopeDb,
   findQuietRanges,
-} from '../../../src/analysis/energy.ts';
+} from '../../../src/analysis/speech/energy.ts';
 
 describe('envelopeDb', () => {
   test('a full-scale sine is about −3 dBFS, digital silence is the floor', () => {

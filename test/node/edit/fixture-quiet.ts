@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import type { TimeRange } from '../../../src/contract/types.ts';
-import { envelopeDb, findQuietRanges } from '../../../src/analysis/edit.ts';
-import { toReferenceTimeline } from '../../../src/analysis/reference-timeline.ts';
+import { envelopeDb, findQuietRanges } from '../../../src/analysis/edit/edit.ts';
+import { toReferenceTimeline } from '../../../src/analysis/sync/reference-timeline.ts';
 import { DIARIZE_SAMPLE_RATE } from '../../../src/pipeline/stages/diarizing.ts';
 import { decodeAudio } from '../../support/audio-analysis.ts';
 import type { Truth } from '../../support/fixtures.ts';

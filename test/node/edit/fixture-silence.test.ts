@@ -8,8 +8,8 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { CameraMap, JobSource, SilenceSettings, TimeRange, Track } from '../../../src/contract/types.ts';
-import { checkCutList, resolveSilence } from '../../../src/analysis/edit.ts';
-import { ENVELOPE_FLOOR_DB, adaptiveQuietThresholdDb } from '../../../src/analysis/energy.ts';
+import { checkCutList, resolveSilence } from '../../../src/analysis/edit/edit.ts';
+import { ENVELOPE_FLOOR_DB, adaptiveQuietThresholdDb } from '../../../src/analysis/speech/energy.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
 import { fixtureQuietRanges } from './fixture-quiet.ts';
 import { pausesAfterRemoval } from './measure.ts';

@@ -4,9 +4,9 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { PRESET_IDS, type CameraMap, type Cut, type JobSource } from '../../../src/contract/types.ts';
-import { keptMs } from '../../../src/analysis/cut-rules.ts';
-import { checkCutList, resolveSilence } from '../../../src/analysis/edit.ts';
-import { PRESETS } from '../../../src/analysis/presets.ts';
+import { keptMs } from '../../../src/analysis/edit/cut-rules.ts';
+import { checkCutList, resolveSilence } from '../../../src/analysis/edit/edit.ts';
+import { PRESETS } from '../../../src/analysis/edit/presets.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
 import { closeupBoundCuts, closeupShown } from './closeup.ts';
 import { jobOfTruth, planOfTruth } from './truth-job.ts';

@@ -1,8 +1,8 @@
 import { expect, test } from 'vitest';
-import { holdOwnPauses, OWN_PAUSE_MS } from '../../../src/analysis/cuts/timeline.ts';
-import { planEdit, resolveSilence } from '../../../src/analysis/edit.ts';
+import { holdOwnPauses, OWN_PAUSE_MS } from '../../../src/analysis/edit/cuts/timeline.ts';
+import { planEdit, resolveSilence } from '../../../src/analysis/edit/edit.ts';
 import type { JobSource, Turn } from '../../../src/contract/types.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 test("a speaker's own short pauses are held; a pause someone else speaks in, or a long one, is not", () => {
   const A = 'SPEAKER_00';

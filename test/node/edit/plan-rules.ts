@@ -4,9 +4,9 @@
  * test/node/edit/property.test.ts and eval/cuts.ts.
  */
 import type { PresetId, SilenceMode, TimeRange } from '../../../src/contract/types.ts';
-import { keptMs, totalMs } from '../../../src/analysis/cut-rules.ts';
-import { checkCutList, planEdit, resolveSilence, type PlannedEdit } from '../../../src/analysis/edit.ts';
-import { PRESETS } from '../../../src/analysis/presets.ts';
+import { keptMs, totalMs } from '../../../src/analysis/edit/cut-rules.ts';
+import { checkCutList, planEdit, resolveSilence, type PlannedEdit } from '../../../src/analysis/edit/edit.ts';
+import { PRESETS } from '../../../src/analysis/edit/presets.ts';
 import { randomConversation, type Conversation } from './conversation.ts';
 
 /** A random conversation, the silence settings drawn for it, and its plan. */

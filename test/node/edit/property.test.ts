@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { PRESET_IDS, SILENCE_MODES, type Cut } from '../../../src/contract/types.ts';
-import { planEdit, resolveSilence } from '../../../src/analysis/edit.ts';
+import { planEdit, resolveSilence } from '../../../src/analysis/edit/edit.ts';
 import { prng, randomConversation } from './conversation.ts';
 import { planRuleViolations, randomPlan } from './plan-rules.ts';
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { Cut } from '../../../src/contract/types.ts';
-import { checkCutList, planEdit, resolveSilence } from '../../../src/analysis/edit.ts';
-import { PRESETS } from '../../../src/analysis/presets.ts';
+import { checkCutList, planEdit, resolveSilence } from '../../../src/analysis/edit/edit.ts';
+import { PRESETS } from '../../../src/analysis/edit/presets.ts';
 import { closeupShare, pausesAfterRemoval, shownMs } from './measure.ts';
 import { OVERLAP, closeupOf, laughs, quietRanges, sources, tracks, turns } from './scripted.ts';
 

@@ -3,7 +3,7 @@
  * quiet ranges the energy analysis finds in it.
  */
 import type { JobSource, TimeRange, Track, Turn } from '../../../src/contract/types.ts';
-import { envelopeDb, findQuietRanges } from '../../../src/analysis/energy.ts';
+import { envelopeDb, findQuietRanges } from '../../../src/analysis/speech/energy.ts';
 import { prng } from './conversation.ts';
 
 export const S0 = 'SPEAKER_00';

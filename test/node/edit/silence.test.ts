@@ -6,7 +6,7 @@ import {
   mergeRanges,
   pausesBetweenTurns,
   resolveSilence,
-} from '../../../src/analysis/silence.ts';
+} from '../../../src/analysis/edit/silence.ts';
 
 describe('resolveSilence', () => {
   test('omitted or null means off with the spec defaults', () => {

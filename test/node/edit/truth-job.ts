@@ -11,7 +11,7 @@ import type {
   TimeRange,
   Track,
 } from '../../../src/contract/types.ts';
-import { planEdit, type PlannedEdit } from '../../../src/analysis/edit.ts';
+import { planEdit, type PlannedEdit } from '../../../src/analysis/edit/edit.ts';
 import type { Truth } from '../../support/fixtures.ts';
 
 /** The sources, tracks and camera map of `truth` (source ids are the fixture's file names). */

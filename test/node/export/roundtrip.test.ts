@@ -5,7 +5,7 @@
  * (where drop-frame timecode matters).
  */
 import { describe, expect, test } from 'vitest';
-import { toSourceTime } from '../../../src/analysis/sync.ts';
+import { toSourceTime } from '../../../src/analysis/sync/sync.ts';
 import type { Cut, JobSource, TimeRange } from '../../../src/contract/types.ts';
 import { exportEdit, ExportError, type ExportableJob } from '../../../src/export/index.ts';
 import { readEdl, readFcpxml, readOtio, readXmeml, timecodeFrames, type ReadClip } from './read-back.ts';

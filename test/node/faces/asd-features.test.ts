@@ -17,7 +17,7 @@ import {
   smoothAsdBoxes,
   type AsdFaceBox,
 } from '../../../src/analysis/faces/asd-features.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 const EPS = 2.220446049250313e-16;
 

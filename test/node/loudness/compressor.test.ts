@@ -1,14 +1,14 @@
 /**
- * The speech compressor ahead of the render's limiter (src/analysis/compressor.ts), on generated
+ * The speech compressor ahead of the render's limiter (src/analysis/audio/compressor.ts), on generated
  * speech-like bursts with plosive peaks far above the voice's level: it takes the peaks down
  * towards the voice's loudness (what the limiter would otherwise have to do), alike for a loud
  * and a quiet recording of the same voice, leaves what stays under its threshold untouched, and
  * gives the same output whatever the chunk sizes it is fed.
  */
 import { describe, expect, test } from 'vitest';
-import { SpeechCompressor } from '../../../src/analysis/compressor.ts';
-import { LoudnessMeter } from '../../../src/analysis/loudness.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { SpeechCompressor } from '../../../src/analysis/audio/compressor.ts';
+import { LoudnessMeter } from '../../../src/analysis/audio/loudness.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 const RATE = 48_000;
 

@@ -5,7 +5,7 @@
  * render would, and the published answer is asserted within the published tolerance.
  */
 import { describe, expect, test } from 'vitest';
-import { kWeightingFilters, LoudnessMeter, measureLoudness } from '../../../src/analysis/loudness.ts';
+import { kWeightingFilters, LoudnessMeter, measureLoudness } from '../../../src/analysis/audio/loudness.ts';
 
 /** One step of a test signal: a sine of `hz` at `dbfs` (peak, per channel) for `seconds`. */
 interface Step {

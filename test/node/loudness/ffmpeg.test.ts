@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { LoudnessMeter } from '../../../src/analysis/loudness.ts';
+import { LoudnessMeter } from '../../../src/analysis/audio/loudness.ts';
 import { sharedPath } from '../../../tools/shared-data.ts';
 import { requireSharedData } from '../../support/shared-data.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Voice levelling (src/analysis/levelling.ts) on generated two-speaker recordings: speech-like
+ * Voice levelling (src/analysis/audio/levelling.ts) on generated two-speaker recordings: speech-like
  * bursts of noise (syllables at about 4 Hz, pauses between words) with each speaker's turns
  * known. Mic B is recorded 12 dB lower than mic A, and each mic hears the other speaker 20 dB
  * down (bleed). After levelling, each speaker's speech in the mix must sit within 1 LU of the
@@ -15,9 +15,9 @@ import {
   masterGainDb,
   planLevelling,
   type SpeechTurn,
-} from '../../../src/analysis/levelling.ts';
-import { LoudnessMeter } from '../../../src/analysis/loudness.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+} from '../../../src/analysis/audio/levelling.ts';
+import { LoudnessMeter } from '../../../src/analysis/audio/loudness.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 const RATE = 48_000;
 

@@ -1,14 +1,14 @@
 /**
- * The true-peak limiter (src/analysis/limiter.ts): the true peak of its output, read by the
+ * The true-peak limiter (src/analysis/audio/limiter.ts): the true peak of its output, read by the
  * BS.1770-4 meter, stays under the ceiling for signals whose peaks fall between samples; what
  * is under the ceiling passes untouched (only delayed); and the gain moves smoothly.
  */
 import { describe, expect, test } from 'vitest';
-import { SpeechCompressor } from '../../../src/analysis/compressor.ts';
-import { expectedLimiterFactors, TruePeakLimiter } from '../../../src/analysis/limiter.ts';
-import { integratedFromBlocks, LevellingAnalysis } from '../../../src/analysis/levelling.ts';
-import { LoudnessMeter } from '../../../src/analysis/loudness.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { SpeechCompressor } from '../../../src/analysis/audio/compressor.ts';
+import { expectedLimiterFactors, TruePeakLimiter } from '../../../src/analysis/audio/limiter.ts';
+import { integratedFromBlocks, LevellingAnalysis } from '../../../src/analysis/audio/levelling.ts';
+import { LoudnessMeter } from '../../../src/analysis/audio/loudness.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 
 const RATE = 48_000;
 

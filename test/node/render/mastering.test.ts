@@ -7,9 +7,9 @@
  */
 import { ALL_FORMATS, BufferSource, Input } from 'mediabunny';
 import { describe, expect, test } from 'vitest';
-import type { SpeechTurn } from '../../../src/analysis/levelling.ts';
-import { LoudnessMeter } from '../../../src/analysis/loudness.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import type { SpeechTurn } from '../../../src/analysis/audio/levelling.ts';
+import { LoudnessMeter } from '../../../src/analysis/audio/loudness.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 import type { SourceGain } from '../../../src/contract/types.ts';
 import { audioOptions } from '../../../src/pipeline/stages/rendering.ts';
 import { AudioMixer, OUTPUT_SAMPLE_RATE, SourceAudioReader, type MixLevels } from '../../../src/render/audio-mix.ts';

@@ -3,7 +3,7 @@
  * timeline, synced source times, and equal-power crossfades at every audio join.
  */
 import { describe, expect, test } from 'vitest';
-import { toSourceTime } from '../../../src/analysis/sync.ts';
+import { toSourceTime } from '../../../src/analysis/sync/sync.ts';
 import { keptPieces, planRender, rangeGain, RenderPlanError } from '../../../src/render/plan.ts';
 
 const clocks = new Map([

@@ -6,7 +6,7 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory, IDBObjectStore } from 'fake-indexeddb';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { seededRandom } from '../../../src/analysis/random.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
 import { openDatabase, type Database } from '../../../src/store/db.ts';
 import { CHUNK_SIZE, chunkBlob, createFileWriter, getFile, openFileBlob, storeFile } from '../../../src/store/files.ts';
 

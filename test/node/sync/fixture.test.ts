@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
-import { alignSources, type SourceAlignment } from '../../../src/analysis/sync.ts';
+import { alignSources, type SourceAlignment } from '../../../src/analysis/sync/sync.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../../support/fixtures.ts';
 import { patient } from '../../support/patience.ts';
 

@@ -1,12 +1,12 @@
 /**
- * A source put on the reference timeline (src/analysis/reference-timeline.ts): the block-wise
+ * A source put on the reference timeline (src/analysis/sync/reference-timeline.ts): the block-wise
  * placement from a source read by range gives the samples of the direct formula, to the bit.
  */
 import { describe, expect, test } from 'vitest';
-import { placeOnReference, toReferenceTimeline } from '../../../src/analysis/reference-timeline.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
-import type { SampleReader } from '../../../src/analysis/sample-reader.ts';
-import { toSourceTime } from '../../../src/analysis/sync.ts';
+import { placeOnReference, toReferenceTimeline } from '../../../src/analysis/sync/reference-timeline.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
+import type { SampleReader } from '../../../src/analysis/signal/sample-reader.ts';
+import { toSourceTime } from '../../../src/analysis/sync/sync.ts';
 
 /** The placement written out sample by sample, as the whole-array code did. */
 function direct(

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { argmax, crossCorrelate, fft, parabolicPeak } from '../../../src/analysis/signal-fft.ts';
-import { resample, StreamingResampler } from '../../../src/analysis/signal-resample.ts';
+import { argmax, crossCorrelate, fft, parabolicPeak } from '../../../src/analysis/signal/signal-fft.ts';
+import { resample, StreamingResampler } from '../../../src/analysis/signal/signal-resample.ts';
 import { rng } from './synthetic.ts';
 
 describe('fft', () => {

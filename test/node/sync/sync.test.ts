@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { alignSources, SyncError, toReferenceTime, toSourceTime, type SyncSignal } from '../../../src/analysis/sync.ts';
-import { resample } from '../../../src/analysis/signal-resample.ts';
+import {
+  alignSources,
+  SyncError,
+  toReferenceTime,
+  toSourceTime,
+  type SyncSignal,
+} from '../../../src/analysis/sync/sync.ts';
+import { resample } from '../../../src/analysis/signal/signal-resample.ts';
 import { alignPair, randomPairMics, record, recordedOffsetMs, rng, speechLike, type MicSpec } from './synthetic.ts';
 import { patient } from '../../support/patience.ts';
 

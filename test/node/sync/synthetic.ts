@@ -3,9 +3,9 @@
  * in syllables and pauses) recorded by several simulated microphones, each with its own start
  * time, clock drift, gain, colouring and noise. Seeded, so every run is the same.
  */
-import { resample } from '../../../src/analysis/signal-resample.ts';
-import { seededRandom } from '../../../src/analysis/random.ts';
-import { alignSources, type SourceAlignment } from '../../../src/analysis/sync.ts';
+import { resample } from '../../../src/analysis/signal/signal-resample.ts';
+import { seededRandom } from '../../../src/analysis/signal/random.ts';
+import { alignSources, type SourceAlignment } from '../../../src/analysis/sync/sync.ts';
 
 /** The project's seeded generator (mulberry32), under the name these tests use. */
 export const rng = seededRandom;

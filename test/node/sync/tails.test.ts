@@ -1,11 +1,11 @@
 /**
- * Sync from heads and tails (src/analysis/sync-tails.ts) on 16-minute synthetic recordings:
+ * Sync from heads and tails (src/analysis/sync/sync-tails.ts) on 16-minute synthetic recordings:
  * the offsets and drift it finds from the first 4 minutes and one minute near the end are
  * those of the whole recordings, and a tail from somewhere else is refused, not fitted.
  */
 import { describe, expect, test } from 'vitest';
-import { alignWithTails, planTails, type TailPair } from '../../../src/analysis/sync-tails.ts';
-import { alignSources, type SyncSignal } from '../../../src/analysis/sync.ts';
+import { alignWithTails, planTails, type TailPair } from '../../../src/analysis/sync/sync-tails.ts';
+import { alignSources, type SyncSignal } from '../../../src/analysis/sync/sync.ts';
 import { record, recordedOffsetMs, speechLike, type MicSpec } from './synthetic.ts';
 
 const RATE = 8000;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Cut } from '../../contract/types.ts';
+import type { Cut } from '../../../contract/types.ts';
 import type { SourceSpan } from '../cut-rules.ts';
 import type { EditCamera, EditCameras } from './camera-set.ts';
 

@@ -24,7 +24,7 @@ import {
   type SilenceSettings,
   type TimeRange,
   type Turn,
-} from '../contract/types.ts';
+} from '../../contract/types.ts';
 
 /** Removed pieces shorter than this are not worth a jump in the picture; they are kept. */
 export const MIN_REMOVED_MS = 50;

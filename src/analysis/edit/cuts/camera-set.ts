@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { CameraKind, CameraMap, Track } from '../../contract/types.ts';
+import type { CameraKind, CameraMap, Track } from '../../../contract/types.ts';
 
 /** A camera the edit may use: a video source that shows at least one speaker. */
 export interface EditCamera {

@@ -23,8 +23,8 @@
  *
  * @module
  */
-import type { AutoMapMode, CameraMap, CameraMapCamera, Track } from '../contract/types.ts';
-import { MIN_SURE_SPEECH_MS } from './camera/camera-map.ts';
+import type { AutoMapMode, CameraMap, CameraMapCamera, Track } from '../../contract/types.ts';
+import { MIN_SURE_SPEECH_MS } from './camera-map.ts';
 
 /**
  * The camera map's proposal as a mapping to confirm: every camera among `videoIds` with the

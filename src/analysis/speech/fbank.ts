@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { fft } from './signal-fft.ts';
+import { fft } from '../signal/signal-fft.ts';
 
 /** Options of {@link kaldiFbank}; names follow Kaldi's command-line flags. */
 export interface FbankOptions {

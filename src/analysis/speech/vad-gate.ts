@@ -13,8 +13,8 @@
  *
  * @module
  */
-import { asReader, pieces, type SampleInput } from './sample-reader.ts';
-import { StreamingResampler } from './signal-resample.ts';
+import { asReader, pieces, type SampleInput } from '../signal/sample-reader.ts';
+import { StreamingResampler } from '../signal/signal-resample.ts';
 
 /** Options of {@link gatedStretches}. */
 export interface VadGateOptions {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { PresetId } from '../contract/types.ts';
+import type { PresetId } from '../../contract/types.ts';
 
 /** The shot-length rules of one preset, in milliseconds of output time. */
 export interface EditPreset {

@@ -29,7 +29,7 @@
  * @module
  */
 
-import type { Cut, TimeRange, Turn } from '../../contract/types.ts';
+import type { Cut, TimeRange, Turn } from '../../../contract/types.ts';
 import type { SourceSpan } from '../cut-rules.ts';
 import type { EditPreset } from '../presets.ts';
 import { chooseGroupShot, type EditCamera, type EditCameras } from './camera-set.ts';

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Turn } from '../../contract/types.ts';
+import type { Turn } from '../../../contract/types.ts';
 import type { SourceSpan } from '../cut-rules.ts';
 import type { EditCamera } from './camera-set.ts';
 import type { OutputClock } from './output-clock.ts';

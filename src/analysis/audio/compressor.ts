@@ -15,7 +15,7 @@
  * Method: the detector is the sample peak over channels; the gain computer has a threshold
  * `thresholdDb` over the tracked level (of the mean square, unweighted), a `ratio` and a soft
  * knee of `kneeDb`, computed on the peak of each 1 ms step (the gain is interpolated linearly
- * between steps, so it never jumps). Like the limiter (src/analysis/limiter.ts) it looks ahead:
+ * between steps, so it never jumps). Like the limiter (src/analysis/audio/limiter.ts) it looks ahead:
  * each step is turned down at least as much as its own peak needs, and the steps before a peak
  * already part of the way (a ramp over `lookaheadMs`), so a plosive is caught at its start (a
  * compressor without look-ahead lets the first milliseconds of a transient through, which is

@@ -22,9 +22,9 @@
  *
  * @module
  */
-import { activityEnvelope, frameRms } from './signal-envelope.ts';
-import { argmax, crossCorrelate, parabolicPeak } from './signal-fft.ts';
-import { resample } from './signal-resample.ts';
+import { activityEnvelope, frameRms } from '../signal/signal-envelope.ts';
+import { argmax, crossCorrelate, parabolicPeak } from '../signal/signal-fft.ts';
+import { resample } from '../signal/signal-resample.ts';
 
 /** One source's audio, mono. */
 export interface SyncSignal {

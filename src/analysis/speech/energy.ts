@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { TimeRange } from '../contract/types.ts';
-import { frameRms } from './signal-envelope.ts';
+import type { TimeRange } from '../../contract/types.ts';
+import { frameRms } from '../signal/signal-envelope.ts';
 
 /** dB values below this are treated as this (digital silence would be −Infinity). */
 export const ENVELOPE_FLOOR_DB = -100;

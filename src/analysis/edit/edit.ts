@@ -15,16 +15,16 @@ import type {
   TimeRange,
   Track,
   Turn,
-} from '../contract/types.ts';
+} from '../../contract/types.ts';
 import { referenceTimeline, totalMs } from './cut-rules.ts';
-import type { MixMeasures } from './energy.ts';
+import type { MixMeasures } from '../speech/energy.ts';
 import { editCameras } from './cuts/camera-set.ts';
 import { planCuts } from './cuts/plan.ts';
 import { PRESETS } from './presets.ts';
 import { findRemovedRanges } from './silence.ts';
 
 export { CUT_LIST_RULES, checkCutList, referenceTimeline, type CutListViolation } from './cut-rules.ts';
-export { envelopeDb, findQuietRanges, measureMix, type MixMeasures, type QuietRangeOptions } from './energy.ts';
+export { envelopeDb, findQuietRanges, measureMix, type MixMeasures, type QuietRangeOptions } from '../speech/energy.ts';
 export { DEFAULT_PRESET_ID, PRESETS, type EditPreset } from './presets.ts';
 export { checkSilenceSettings, resolveSilence } from './silence.ts';
 

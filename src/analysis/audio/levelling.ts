@@ -14,7 +14,7 @@
  *   most ±{@link DEFAULT_RIDE}.rangeDb, and holds through other people's turns, so the bleed of
  *   others into a mic never makes it pump;
  * - **a master gain** that brings the levelled mix to the target integrated loudness (a
- *   true-peak limiter, src/analysis/limiter.ts, then holds the peaks under the ceiling).
+ *   true-peak limiter, src/analysis/audio/limiter.ts, then holds the peaks under the ceiling).
  *
  * @module
  */

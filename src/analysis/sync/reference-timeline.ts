@@ -1,11 +1,11 @@
 /**
  * A source's audio on the reference timeline: resampled with the source's offset and drift so
- * that sample 0 is reference time 0 (see src/analysis/sync.ts for the clock mapping). The
+ * that sample 0 is reference time 0 (see src/analysis/sync/sync.ts for the clock mapping). The
  * analysis worker does this for speaker detection.
  *
  * @module
  */
-import { asReader, type SampleInput } from './sample-reader.ts';
+import { asReader, type SampleInput } from '../signal/sample-reader.ts';
 import { toSourceTime } from './sync.ts';
 
 /** Output samples placed at once by {@link placeOnReference}. */

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Cut, JobSource, TimeRange } from '../contract/types.ts';
+import type { Cut, JobSource, TimeRange } from '../../contract/types.ts';
 
 /**
  * Slack allowed where a list meets a measured number (a source's start or end, the timeline's

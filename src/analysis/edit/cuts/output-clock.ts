@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { TimeRange } from '../../contract/types.ts';
+import type { TimeRange } from '../../../contract/types.ts';
 
 /** Maps reference time to output time and back, around sorted, non-overlapping removed ranges. */
 export class OutputClock {
