@@ -5,125 +5,20 @@
  * Debian's ffprobe), show at the middle of each segment the camera marker the cut names, and
  * have no click at the joins (decoded by Debian's ffmpeg).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  buildRenderSite,
-  RENDER_PAGE,
-  ROOT,
-  type PageRenderOptions,
-  type PageRenderSummary,
-} from '../../bench/render/render-site.ts';
-import type { Cut, TimeRange } from '../../src/contract/types.ts';
-import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
-import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
-import { siteLinks } from '../support/build-site.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { PageRenderOptions, PageRenderSummary } from '../../bench/render/render-site.ts';
+import type { TimeRange } from '../../src/contract/types.ts';
 import { clickScore, decodeAudio, decodeRgbFrame, readMarker } from '../support/audio-analysis.ts';
 import { ensureFixture, FIXTURE_TIMEOUT_MS, type Truth } from '../support/fixtures.ts';
 import { LoudnessMeter } from '../../src/analysis/audio/loudness.ts';
 import { patient } from '../support/patience.ts';
+import { ffprobe, OUT, useTinyRenderPage } from '../support/render-page.ts';
 
-let chromium: LaunchedChromium;
-let server: StaticServer;
-let page: Page;
-let truth: Truth;
-const OUT = join(ROOT, '.cache/render-out');
-
-beforeAll(async () => {
-  const fx = await ensureFixture('tiny');
-  truth = fx.truth;
-  const site = await buildRenderSite(fx.dir);
-  server = await serveStatic(site, { index: RENDER_PAGE.slice(1), allow: siteLinks(site) });
-  chromium = await launchChromium();
-  page = await chromium.context.newPage();
-  await page.goto(`${server.origin}${RENDER_PAGE}`);
-  await page.waitForSelector('body[data-ready="1"]');
-  mkdirSync(OUT, { recursive: true });
-}, FIXTURE_TIMEOUT_MS);
-afterAll(async () => {
-  await chromium?.close();
-  await server?.close();
-});
-
-const cameras = () => truth.sources.filter((s) => s.kind === 'video').slice(0, 3);
-
-function sources(): PageRenderOptions['sources'] {
-  return cameras().map((s) => ({
-    id: s.label,
-    kind: 'video' as const,
-    url: `/fixture/${s.file}`,
-    offsetMs: s.offsetMs,
-    driftPpm: s.driftPpm,
-    durationMs: s.durationMs,
-  }));
-}
-
-/** A cut every 2.4 s cycling through the three cameras, over the span all three recorded. */
-function edit(): { cuts: Cut[]; removedRanges: TimeRange[] } {
-  const cams = cameras();
-  const start = Math.ceil(Math.max(...cams.map((c) => c.offsetMs)) / 100) * 100 + 200;
-  const end = Math.floor(Math.min(...cams.map((c) => c.endRefMs)) / 100) * 100 - 200;
-  const cuts: Cut[] = [];
-  let k = 0;
-  for (let t = start; t < end; t += 2400, k++)
-    cuts.push({ sourceId: cams[k % 3]!.label, startMs: t, endMs: Math.min(end, t + 2400) });
-  // Two removed ranges whose both edges fall in speech (a splice there clicks unless faded):
-  // the first inside a cut, the second from its first candidate after a camera switch.
-  const speaking = (t: number) => truth.turns.some((u) => u.startMs <= t - 150 && u.endMs >= t + 150);
-  const removedRanges: TimeRange[] = [];
-  for (const [from, len] of [
-    [start + 2600, 700],
-    [start + 6400, 1100],
-  ] as const) {
-    for (let a = from; a < end - len - 500; a += 50) {
-      if (speaking(a) && speaking(a + len)) {
-        removedRanges.push({ startMs: a, endMs: a + len });
-        break;
-      }
-    }
-  }
-  return { cuts, removedRanges };
-}
-
-async function render(o: Partial<PageRenderOptions> = {}): Promise<PageRenderSummary> {
-  return page.evaluate((opts) => window.renderTest.render(opts), {
-    ...edit(),
-    sources: sources(),
-    ...o,
-  });
-}
-
-function ffprobe(path: string): {
-  format: { duration: string };
-  streams: Array<{
-    codec_type: string;
-    codec_name: string;
-    nb_frames?: string;
-    nb_read_frames?: string;
-    duration?: string;
-    width?: number;
-    height?: number;
-    profile?: string;
-    sample_rate?: string;
-    channels?: number;
-  }>;
-} {
-  const r = spawnSync('ffprobe', [
-    '-v',
-    'error',
-    '-count_frames',
-    '-show_format',
-    '-show_streams',
-    '-of',
-    'json',
-    path,
-  ]);
-  if (r.status !== 0) throw new Error(`ffprobe ${path}: ${r.stderr.toString()}`);
-  return JSON.parse(r.stdout.toString());
-}
+const rp = useTinyRenderPage();
+const { cameras, sources, edit, render } = rp;
 
 describe('render of the tiny fixture', () => {
   let summary: PageRenderSummary;
@@ -211,7 +106,7 @@ describe('render of the tiny fixture', () => {
     for (const s of r.segments) {
       const mid = (s.outStartMs + s.outEndMs) / 2000;
       const { width, height, rgb } = decodeRgbFrame(file, mid, 320);
-      const marker = readMarker(rgb, width, height, truth.marker);
+      const marker = readMarker(rgb, width, height, rp.truth.marker);
       expect(marker, `segment ${s.sourceId} at ${mid.toFixed(2)} s`).toBe(markerOf.get(s.sourceId));
       seen.push(s.sourceId);
     }
@@ -224,7 +119,7 @@ describe('render of the tiny fixture', () => {
     const markerOf = new Map(cameras().map((c) => [c.label, c.markerIndex]));
     const read = (sec: number) => {
       const { width, height, rgb } = decodeRgbFrame(file, sec, 320);
-      return readMarker(rgb, width, height, truth.marker);
+      return readMarker(rgb, width, height, rp.truth.marker);
     };
     for (let k = 1; k < r.segments.length; k++) {
       const prev = r.segments[k - 1]!;
@@ -361,7 +256,7 @@ describe('mastering: two close mics, one recorded 12 dB lower', () => {
         turns: micTruth.turns,
       },
     };
-    summary = await page.evaluate((opts) => window.renderTest.render(opts), request);
+    summary = await rp.page.evaluate((opts) => window.renderTest.render(opts), request);
     if (summary.error) throw new Error(`${summary.error.name}: ${summary.error.message}`);
     file = join(OUT, 'levelled.mp4');
     writeFileSync(file, Buffer.from(summary.fileBase64!, 'base64'));
@@ -400,7 +295,7 @@ describe('mastering: two close mics, one recorded 12 dB lower', () => {
     // takes 26 dB or more and flattens any difference between the voices (docs/render.md).
     const target = -23;
     const mics = micTruth.sources.filter((s) => s.kind === 'audio');
-    const nudged = await page.evaluate((opts) => window.renderTest.render(opts), {
+    const nudged = await rp.page.evaluate((opts) => window.renderTest.render(opts), {
       ...request,
       audio: { ...request.audio!, loudnessLufs: target },
       audioGains: { [mics[1]!.label]: -6 },
@@ -449,37 +344,9 @@ describe('other outputs', () => {
     // The marker survives the downscale: read it from the middle of the second segment.
     const seg = r.segments[1]!;
     const { width, height, rgb } = decodeRgbFrame(file, (seg.outStartMs + seg.outEndMs) / 2000, 320);
-    expect(readMarker(rgb, width, height, truth.marker)).toBe(
+    expect(readMarker(rgb, width, height, rp.truth.marker)).toBe(
       cameras().find((c) => c.label === seg.sourceId)!.markerIndex,
     );
-  });
-
-  test('ffmpeg.wasm libx264 fallback (forced): plays, right frame count, right cameras', async () => {
-    const s = await render({ output: { videoEncoder: 'ffmpeg.wasm', width: 320, height: 180 } });
-    if (s.error) throw new Error(`${s.error.name}: ${s.error.message}`);
-    const r = s.result!;
-    expect(r).toMatchObject({
-      videoEncoder: 'ffmpeg.wasm',
-      videoCodec: 'avc',
-      audioCodec: 'aac',
-      width: 320,
-      height: 180,
-    });
-    expect(r.videoCodecString).toMatch(/^avc1\.64/);
-    expect(s.video).toMatchObject({ width: 320, height: 180 });
-    const v = s.video as { duration: number };
-    expect(Math.abs(v.duration * 1000 - r.keptMs)).toBeLessThanOrEqual(1000 / r.fps);
-    const file = join(OUT, 'tiny-x264.mp4');
-    writeFileSync(file, Buffer.from(s.fileBase64!, 'base64'));
-    const info = ffprobe(file);
-    const vs = info.streams.find((x) => x.codec_type === 'video')!;
-    expect(vs).toMatchObject({ codec_name: 'h264', profile: 'High' });
-    expect(Number(vs.nb_read_frames)).toBe(r.frames);
-    const markerOf = new Map(cameras().map((c) => [c.label, c.markerIndex]));
-    for (const seg of r.segments) {
-      const { width, height, rgb } = decodeRgbFrame(file, (seg.outStartMs + seg.outEndMs) / 2000, 320);
-      expect(readMarker(rgb, width, height, truth.marker), seg.sourceId).toBe(markerOf.get(seg.sourceId));
-    }
   });
 
   test('an append-only sink gets a fragmented MP4 written strictly in order', async () => {
@@ -498,7 +365,7 @@ describe('other outputs', () => {
   test('without the optional ffmpeg core: H.264 + AAC-LC all the same, Opus only when asked, and the core is never fetched', async () => {
     const fetched: string[] = [];
     const onRequest = (r: { url(): string }) => void fetched.push(r.url());
-    page.context().on('request', onRequest);
+    rp.page.context().on('request', onRequest);
     try {
       const s = await render({ noFfmpeg: true, output: { width: 320, height: 180 } });
       if (s.error) throw new Error(`${s.error.name}: ${s.error.message}`);
@@ -522,7 +389,7 @@ describe('other outputs', () => {
           .sort(),
       ).toEqual(['h264', 'opus']);
     } finally {
-      page.context().off('request', onRequest);
+      rp.page.context().off('request', onRequest);
     }
     expect(fetched.filter((u) => u.includes('ffmpeg-core'))).toEqual([]);
   });
