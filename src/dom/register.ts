@@ -46,10 +46,25 @@ export function serviceWorkerScriptUrl(config: RegistrationConfig): string {
   return new URL(`${config.scriptPath ?? '/sw.js'}?${params.toString()}`, location.href).href;
 }
 
+/** The message a page posts to its registration's active worker to be claimed again (src/sw/sw.ts). */
+export const CLAIM_MESSAGE = 'multicam:claim';
+
+/** How often the wait looks at the registration besides `controllerchange`. */
+const LOOK_EVERY_MS = 1_000;
+/** After this long without control the wait mends what it can see (at most once each). */
+const MEND_AFTER_MS = 10_000;
+
 /**
  * Registers (or re-registers with a new configuration) the service worker at scope `/` and
  * resolves once a worker with exactly this script URL controls the page. The worker calls
  * `skipWaiting` and `clients.claim`, so this happens without a reload.
+ *
+ * Besides `controllerchange` it looks at the registration every second, and after 10 s without
+ * control it mends the two stalls seen on a loaded machine, once each: a worker with this URL is
+ * active but the page is not controlled (it asks that worker to claim its pages again), or no
+ * worker with this URL is installing, waiting or active (another page's registration with
+ * another configuration replaced it: it registers again). A timeout names what the registration
+ * held, so a stall is diagnosable from the error alone.
  */
 export async function registerServiceWorker(config: RegistrationConfig): Promise<ServiceWorkerRegistration> {
   if (!('serviceWorker' in navigator)) {
@@ -59,30 +74,53 @@ export async function registerServiceWorker(config: RegistrationConfig): Promise
   }
   const scriptUrl = serviceWorkerScriptUrl(config);
   const container = navigator.serviceWorker;
+  const register = () => container.register(scriptUrl, { scope: '/', type: 'module', updateViaCache: 'none' });
+  let registration: ServiceWorkerRegistration | undefined;
   let stopWaiting = (): void => undefined;
   const controlled = new Promise<void>((resolve, reject) => {
     const timeoutMs = config.timeoutMs ?? 60_000;
+    const started = Date.now();
+    const mended = { claim: false, register: false };
     const check = (): boolean => {
       if (container.controller?.scriptURL !== scriptUrl) return false;
       stopWaiting();
       resolve();
       return true;
     };
+    const look = (): void => {
+      if (check() || registration === undefined || Date.now() - started < MEND_AFTER_MS) return;
+      const held = [registration.installing, registration.waiting, registration.active];
+      if (registration.active?.scriptURL === scriptUrl && !mended.claim) {
+        mended.claim = true;
+        registration.active.postMessage(CLAIM_MESSAGE);
+      } else if (!held.some((w) => w?.scriptURL === scriptUrl) && !mended.register) {
+        mended.register = true;
+        register().then(
+          (again) => void (registration = again),
+          () => undefined, // the timeout below says what the registration holds
+        );
+      }
+    };
     const timer = setTimeout(() => {
       stopWaiting();
-      reject(new Error(`the service worker ${scriptUrl} did not take control within ${timeoutMs} ms`));
+      reject(
+        new Error(
+          `the service worker ${scriptUrl} did not take control within ${timeoutMs} ms (${describe(registration, container)})`,
+        ),
+      );
     }, timeoutMs);
+    const looking = setInterval(look, LOOK_EVERY_MS);
     stopWaiting = () => {
       container.removeEventListener('controllerchange', check);
       clearTimeout(timer);
+      clearInterval(looking);
     };
     container.addEventListener('controllerchange', check);
     check();
   });
   // The worker is an ES module (vite emits shared chunks it imports).
-  let registration: ServiceWorkerRegistration;
   try {
-    registration = await container.register(scriptUrl, { scope: '/', type: 'module', updateViaCache: 'none' });
+    registration = await register();
   } catch (error) {
     // No worker will take control: stop waiting, and say why the script could not be registered.
     stopWaiting();
@@ -90,6 +128,15 @@ export async function registerServiceWorker(config: RegistrationConfig): Promise
   }
   await controlled;
   return registration;
+}
+
+/** What a registration holds and what controls the page, for a timeout's message. */
+function describe(registration: ServiceWorkerRegistration | undefined, container: ServiceWorkerContainer): string {
+  const worker = (w: ServiceWorker | null | undefined): string =>
+    w ? `${new URL(w.scriptURL).search || w.scriptURL} ${w.state}` : 'none';
+  const controller = `controller ${worker(container.controller)}`;
+  if (registration === undefined) return `not registered yet; ${controller}`;
+  return `installing ${worker(registration.installing)}, waiting ${worker(registration.waiting)}, active ${worker(registration.active)}; ${controller}`;
 }
 
 /**

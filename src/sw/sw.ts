@@ -56,6 +56,11 @@ async function answer(request: Request): Promise<Response> {
 
 sw.addEventListener('install', () => void sw.skipWaiting());
 sw.addEventListener('activate', (event) => event.waitUntil(sw.clients.claim()));
+// A page whose registration found this worker active without being controlled by it asks to be
+// claimed again (src/dom/register.ts, `CLAIM_MESSAGE`; the runtimes are separate projects).
+sw.addEventListener('message', (event) => {
+  if (event.data === 'multicam:claim') event.waitUntil(sw.clients.claim());
+});
 sw.addEventListener('fetch', (event) => {
   if (!interceptsFetch(config, sw.location.origin, event.request)) return;
   event.respondWith(answer(event.request));
