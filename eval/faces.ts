@@ -31,7 +31,10 @@
  * every test person's close-up mapped by the service to its own speaker and no other (the job's
  * track); no wrong `high` on a camera that shows a test person; at least 90 % of the test
  * people's single-speaker time on their own close-up, on every set (the job's cuts on the truth's
- * timeline, eval/handsoff.ts's `ownCloseupShare` with the other close-ups left out). Run once
+ * timeline, eval/handsoff.ts's `ownCloseupShare` with the other close-ups left out); and never
+ * silently unused: a test person's close-up not on its own speaker is named by a `camera_unused`
+ * warning on the Job, or the service asked (the row lists the speakers with under a minute of
+ * speech and what the job did with each). Run once
  * without an active-speaker model (mouth motion) and, where ../shared/models/lr-asd.onnx is
  * present, once with it (`--active-speaker-model`): both are gates, stated side by side. Also
  * reported: each camera's kind and confidence, the engine's DER (0.25 s collar) and worst
@@ -92,7 +95,7 @@ import { describeCamera, describeFailure, engineCameraRight, filesOf, onTruth, r
 import { ownCloseupShare } from './handsoff.ts';
 import { Targets, type AreaEvaluation, type EvalSplits, type Split } from './target.ts';
 
-/** Run spacing (s): the engine's for footage under 16 minutes is 6 s; 2 s shows how soon it could be (full runs only, log). */
+/** Run spacing (s) of the oracle: 6 s (the old default; `--quick` runs only this) and the engine's default of 2 s (full runs only, log). */
 const EVERY_S = [6, 2];
 const STEP_S = 10;
 const WITHIN_S = 120;
@@ -392,6 +395,10 @@ async function endToEnd(
   let closeupsRight = 0;
   let wrongHigh = 0;
   let worst = Infinity;
+  /** Counted close-ups neither on their own speaker, nor named by a `camera_unused` warning, nor asked about. */
+  const silent: string[] = [];
+  /** Each counted close-up's speaker with under a minute of speech, and what the job did with them. */
+  const shortSpeakers: string[] = [];
   for (const set of sets) {
     const { dir, truth } = await ensureFacesFixture(set.options);
     const files = filesOf(dir, truth);
@@ -422,6 +429,21 @@ async function endToEnd(
       return run.mappedBy === 'service' && track.length === 1 && track[0] === e.speakers[0];
     }).length;
     closeupsRight += right;
+    // Never silently unused (issue 50): a close-up not on its own speaker is named by a
+    // `camera_unused` warning on the Job, or the service asked a person.
+    const speechS = (speaker: string): number =>
+      truth.speech.filter((t) => t.speaker === speaker).reduce((sum, t) => sum + t.endMs - t.startMs, 0) / 1000;
+    for (const e of countedCloseups) {
+      const track = trackOf(e.file);
+      const own = track.length === 1 && track[0] === e.speakers[0];
+      const warned = job.warnings.some((w) => w.code === 'camera_unused' && w.sourceId === byFile(e.file));
+      const asked = run.mappedBy !== 'service';
+      const what = own ? 'own close-up' : warned ? 'camera_unused warning' : asked ? 'the service asked' : 'SILENT';
+      if (!own && !warned && !asked) silent.push(`${set.name}: ${e.file}`);
+      const seconds = speechS(e.speakers[0]!);
+      const person = set.options.clips?.split(',')[Number(e.speakers[0]!.slice(3)) - 1] ?? e.speakers[0];
+      if (seconds < 60) shortSpeakers.push(`${person} (seed ${set.options.seed}) ${seconds.toFixed(0)} s: ${what}`);
+    }
     const wrong = counted.filter((e) => {
       const c = on.cameraOf(e.file);
       return c?.confidence === 'high' && !engineCameraRight(c, e);
@@ -470,6 +492,12 @@ async function endToEnd(
     `real faces, ${who}, ${e2e}, balanced: ≥ 90 % of single-speaker time on the speaker's own close-up on every set`,
     `worst ${pct(worst)} (${shares.join('; ')})`,
     worst >= 0.9,
+  );
+  targets.on(
+    split,
+    `real faces, ${who}, ${e2e}: every close-up shows its own speaker, or the Job names it in a camera_unused warning, or the service asks (never silently unused)`,
+    `${silent.length === 0 ? 'none silently unused' : `silently unused: ${silent.join('; ')}`}; speakers with under a minute of speech: ${shortSpeakers.join('; ') || 'none'}`,
+    silent.length === 0,
   );
   targets.info(
     split,

@@ -199,8 +199,15 @@ export const evaluateLoudness: AreaEvaluation = async ({ quick, splits, log }) =
   const targets = new Targets('loudness');
   const seconds = quick ? 60 : 180;
   for (const split of splits) {
-    const rows: Array<{ pair: string; nudgeLu: number; i: number[]; tp: number[]; limiter: number[]; comp: number }> =
-      [];
+    const rows: Array<{
+      pair: string;
+      nudgeLu: number;
+      apart: number;
+      i: number[];
+      tp: number[];
+      limiter: number[];
+      comp: number;
+    }> = [];
     for (const pair of LOUDNESS_SPLITS[split]) {
       const { plain, nudged, nudgeLu } = await nudgeCase(pair, seconds);
       const name = `${pair[0]}+${pair[1]}`;
@@ -210,6 +217,7 @@ export const evaluateLoudness: AreaEvaluation = async ({ quick, splits, log }) =
       rows.push({
         pair: name,
         nudgeLu,
+        apart: plain.speechA - plain.speechB,
         i: [plain.integratedLufs, nudged.integratedLufs],
         tp: [plain.truePeakDbtp, nudged.truePeakDbtp],
         limiter: [plain.levels.limiterMaxReductionDb, nudged.levels.limiterMaxReductionDb],
@@ -222,6 +230,12 @@ export const evaluateLoudness: AreaEvaluation = async ({ quick, splits, log }) =
       'a −6 dB nudge on mic B at −16 LUFS moves its speaker 6 ± 1 LU under where it was (BS.1770 meter, speech turns)',
       rows.map((r) => `${r.pair} ${f(r.nudgeLu)} LU`).join(', '),
       worstNudge <= 1,
+    );
+    targets.on(
+      split,
+      "each speaker's speech within 2 LU of the other's in the mastered mix (12 LU apart on the mics; no nudge)",
+      rows.map((r) => `${r.pair} ${f(r.apart)} LU`).join(', '),
+      rows.every((r) => Math.abs(r.apart) <= 2),
     );
     const worstI = Math.max(...rows.flatMap((r) => r.i.map((i) => Math.abs(i + 16))));
     const worstTp = Math.max(...rows.flatMap((r) => r.tp));

@@ -24,6 +24,17 @@ const api: MediaWorkerApi = {
     await Promise.resolve(last).catch(() => undefined);
     return transfer(out, [out.samples.buffer]);
   },
+  async buildProxy(blob, options, sink, onProgress) {
+    let last: void | Promise<void> = undefined;
+    const built = await service.buildProxy(
+      blob,
+      options,
+      sink,
+      onProgress ? (p) => void (last = onProgress(p)) : undefined,
+    );
+    await Promise.resolve(last).catch(() => undefined);
+    return built;
+  },
   abort: (requestId) => service.abort(requestId),
   dispose: () => service.dispose(),
 };

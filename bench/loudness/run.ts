@@ -131,9 +131,14 @@ const master = mastered.masterGainDb;
 const tLevelled = performance.now();
 
 /** The one pass of the levelled, compressed mix through the limiter into the meter, as the mixer's. */
-function mixPass(gains: Float32Array[]): { meter: LoudnessMeter; limiter: TruePeakLimiter } {
+function mixPass(gains: Float32Array[]): { meter: LoudnessMeter; limiter: TruePeakLimiter; output: Float32Array[] } {
   const limiter = new TruePeakLimiter(1, RATE, { ceilingDbtp: CEILING });
   const meter = new LoudnessMeter(RATE, 1, { truePeak: true });
+  const output: Float32Array[] = [];
+  const out = (x: Float32Array[]): Float32Array[] => {
+    output.push(x[0]!);
+    return x;
+  };
   const next = compressed();
   for (let s = 0; s < total; s += chunk) {
     const n = Math.min(chunk, total - s);
@@ -148,10 +153,10 @@ function mixPass(gains: Float32Array[]): { meter: LoudnessMeter; limiter: TruePe
         mix[i]! += (g0 + (g1 - g0) * (u - Math.floor(u))) * mic[i]!;
       }
     });
-    meter.push(limiter.process([mix]));
+    meter.push(out(limiter.process([mix])));
   }
-  meter.push(limiter.flush());
-  return { meter, limiter };
+  meter.push(out(limiter.flush()));
+  return { meter, limiter, output };
 }
 const final = mixPass(mastered.gains.map((g) => Float32Array.from(g, (x) => x * 10 ** (master / 20))));
 const meter = final.meter;
@@ -241,6 +246,37 @@ const r = spawnSync('ffmpeg', [
   '-',
 ]);
 const ffmpegMs = performance.now() - f0;
+
+// Our mastered output, read by native ffmpeg's ebur128 (integrated loudness and true peak), and
+// each speaker's speech in it by our meter over their turns (the render's AAC step left out).
+const mixed = new Float32Array(final.output.reduce((n, x) => n + x.length, 0));
+final.output.reduce((at, x) => (mixed.set(x, at), at + x.length), 0);
+final.output.length = 0;
+writeFileSync(join(dir, 'ours.wav'), wav(mixed));
+// ebur128 logs a line per 100 ms (36 000 lines an hour): room for them all.
+const eb = spawnSync(
+  'ffmpeg',
+  ['-nostats', '-hide_banner', '-i', join(dir, 'ours.wav'), '-af', 'ebur128=peak=true', '-f', 'null', '-'],
+  { maxBuffer: 1 << 28 },
+);
+const ebText = eb.stderr.toString();
+const summaryAt = ebText.lastIndexOf('Summary:');
+const oursByFfmpeg = {
+  integrated: /I:\s+(-?[\d.]+) LUFS/.exec(ebText.slice(summaryAt))?.[1],
+  truePeak: /Peak:\s+(-?[\d.]+) dBFS/.exec(ebText.slice(summaryAt))?.[1],
+};
+const speechIn = (speaker: string): number => {
+  const m = new LoudnessMeter(RATE, 1, { truePeak: false });
+  for (const t of turns) {
+    if (t.speaker !== speaker || t.endMs - t.startMs < 1000) continue;
+    m.push([
+      mixed.subarray(Math.round(((t.startMs + 200) / 1000) * RATE), Math.round(((t.endMs - 200) / 1000) * RATE)),
+    ]);
+  }
+  return m.integratedLufs;
+};
+const speechA = speechIn('A');
+const speechB = speechIn('B');
 rmSync(dir, { recursive: true, force: true });
 const text = r.stderr.toString();
 const outputI = /Output Integrated:\s+(-?[\d.]+)/.exec(text)?.[1];
@@ -255,6 +291,9 @@ console.log(
 );
 console.log(
   `ours: master gain ${master.toFixed(2)} dB (the limiter's take estimated from the blocks' peaks: ${mastered.limitedLufs.toFixed(2)} LUFS expected), compressors then the limiter at most ${final.limiter.maxReductionDb.toFixed(1)} dB`,
+);
+console.log(
+  `ours read by native ffmpeg ebur128: I ${oursByFfmpeg.integrated} LUFS, true peak ${oursByFfmpeg.truePeak} dBTP (target −16 ± 1 LUFS, ≤ −1 dBTP; before the AAC encode); speech in the mix: A ${speechA.toFixed(2)}, B ${speechB.toFixed(2)} LUFS (${Math.abs(speechA - speechB).toFixed(2)} LU apart; 12 LU on the mics)`,
 );
 console.log(`ratio ours / ffmpeg: ${(oursMs / ffmpegMs).toFixed(2)}`);
 const sec = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;

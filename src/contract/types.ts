@@ -90,6 +90,31 @@ export interface JobSource {
   channels?: number;
   /** Additive: the file's start timecode (MP4/MOV `tmcd` track, Matroska `TIMECODE` tag), when it has one. */
   timecode?: SourceTimecode;
+  /**
+   * Additive, cameras only, once analysis is done (status `mapping` and later): the light copy the
+   * review editor plays instead of the original (docs/proxies.md). Shown by getJob; never sent.
+   */
+  proxy?: SourceProxy;
+}
+
+/** Where a proxy is being built, one per camera. */
+export type ProxyStatus = 'pending' | 'ready' | 'failed' | 'unavailable';
+
+/**
+ * A camera's proxy as the Job shows it: `pending` until the engine has built it (after analysis,
+ * while the job waits in mapping or ready: the job never waits on it), then `ready` with a signed
+ * URL (Range supported, one hour), or `failed` / `unavailable` (this browser cannot decode the
+ * source or encode a proxy) with the reason in plain words. The render always reads the originals.
+ */
+export interface SourceProxy {
+  status: ProxyStatus;
+  /** `ready`: a signed GET URL of the proxy (MP4, H.264 where the browser encodes it, no sound). */
+  url?: string;
+  /** `ready`: its frame size in pixels. */
+  width?: number;
+  height?: number;
+  /** `failed` / `unavailable`: why, in plain words. */
+  reason?: string;
 }
 
 /** A source's start timecode: the SMPTE label of its first frame, as the camera wrote it. */
@@ -204,6 +229,43 @@ export interface JobAudio {
   truePeak: number;
   /** Per source id: a person's gain (see {@link SourceGain}); empty when none is set. */
   gains: Record<string, SourceGain>;
+  /**
+   * Additive: how loud each speaker-detection source was recorded and the levelling planned for
+   * its speakers, measured by the analysis before any render (see {@link RecordedLevels});
+   * absent until speaker detection has measured it (and on jobs analysed before it did).
+   */
+  levels?: RecordedLevels;
+}
+
+/**
+ * What the analysis measured of the sources speaker detection decoded (the mics, else the first
+ * camera; 16 kHz mono, on the reference timeline, the whole recording): per source its integrated
+ * loudness and, per speaker it carries, their speech loudness and the static levelling gain the
+ * render will plan from it (each speaker brought to the mean of all speakers' speech). BS.1770-4,
+ * as the render's `output_format.levels` counts it: in a stereo mix a mono source counts in both
+ * channels. LUFS and dB; null where nothing could be measured.
+ */
+export interface RecordedLevels {
+  /** The speech loudness every speaker is levelled to (the mean of their speech), LUFS; null when none could be measured. */
+  speech_target_lufs: number | null;
+  sources: RecordedSourceLevels[];
+}
+
+/** One source's recorded levels (see {@link RecordedLevels}). */
+export interface RecordedSourceLevels {
+  source_id: string;
+  /** The whole source's integrated loudness, LUFS. */
+  integrated_lufs: number | null;
+  /** The speakers on this source: its mic's speaker (per mic), every speaker (a single mix), none (room sound). */
+  speakers: Array<{
+    speaker: string;
+    /** Their speech on this source (their turns, gated as BS.1770 does), LUFS; null when they spoke too little. */
+    speech_lufs: number | null;
+    /** The levelling gain planned for them, dB (0 when under 2 s of their speech could be measured). */
+    gain_db: number;
+    /** Seconds of their speech the gain rests on. */
+    speech_sec: number;
+  }>;
 }
 
 export type CameraKind = 'closeup' | 'twoshot' | 'wide' | 'multi' | 'unknown';

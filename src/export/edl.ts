@@ -4,7 +4,8 @@
  * only camera N's events. Reels are named from the sources' labels (8 characters of A–Z, 0–9,
  * `_`, unique in the job; see `reelNames`) and each event carries `* FROM CLIP NAME: <file>`,
  * so every reel maps to one file and editors relink by file name; each video event also has
- * `* COMMENT: <why>` (the cut's reason with speaker names). Timecode is drop-frame (`;`) at
+ * `* COMMENT: <why>` (the cut's reason with speaker names), and the first event carrying a
+ * source's sound says its clip gain, which the format cannot carry (`* AUDIO GAIN: -4.5 DB …`). Timecode is drop-frame (`;`) at
  * 29.97/59.94 unless `dropFrame: false`; the record side starts at the timeline's `recordStart`
  * (01:00:00:00 by default), the source side at each file's own start timecode (00:00:00:00
  * for a file without one).
@@ -15,7 +16,7 @@
 import { plainLine } from '../contract/text.ts';
 import { ExportError } from './errors.ts';
 import { supportsDropFrame, toTimecode } from './rate.ts';
-import { sourceRange, type EditTimeline, type ExportSource } from './timeline.ts';
+import { sourceRange, type ClipGain, type EditTimeline, type ExportSource } from './timeline.ts';
 
 /** Options of {@link writeEdl}. */
 export interface EdlOptions {
@@ -36,6 +37,18 @@ function reelName(reel: string): string {
       .replace(/[^A-Z0-9_]/g, '_')
       .slice(0, 8) || 'AX'
   ).padEnd(8);
+}
+
+/** A dB figure as the comment writes it: `-4.5`, `+6`. */
+const signedDb = (db: number): string => `${db > 0 ? '+' : ''}${Number(db.toFixed(2))}`;
+
+/**
+ * The comment that says a reel's clip gain (CMX 3600 has no audio level): `* AUDIO GAIN: -4.5 DB
+ * (LEVELLING -3, NUDGE -1.5)`, or `* AUDIO GAIN: MUTED`. Readers keep it as a comment.
+ */
+export function gainComment(gain: ClipGain): string {
+  if (gain.muted) return '* AUDIO GAIN: MUTED';
+  return `* AUDIO GAIN: ${signedDb(gain.db)} DB (LEVELLING ${signedDb(gain.levellingDb)}, NUDGE ${signedDb(gain.nudgeDb)})`;
 }
 
 /**
@@ -72,18 +85,23 @@ export function writeEdl(t: EditTimeline, options: EdlOptions = {}): string {
 
   const lines = [`TITLE: ${title}`, `FCM: ${dropFrame ? 'DROP FRAME' : 'NON-DROP FRAME'}`, ''];
   let n = 0;
+  // A reel's gain is said once, on its first event that carries its sound.
+  const gainSaid = new Set<string>();
   const event = (
-    source: Pick<ExportSource, 'reel' | 'fileName' | 'timecodeStart'>,
+    source: Pick<ExportSource, 'id' | 'reel' | 'fileName' | 'timecodeStart' | 'gain'>,
     channel: string,
     r: { sourceIn: number; sourceOut: number; recordIn: number; recordOut: number },
     note = '',
   ): void => {
     n += 1;
     const from = source.timecodeStart;
+    const heard = channel !== 'V' && source.gain !== null && !gainSaid.has(source.id);
+    if (heard) gainSaid.add(source.id);
     lines.push(
       `${String(n).padStart(3, '0')}  ${reelName(source.reel)} ${channel.padEnd(5)} C        ${tc(from + r.sourceIn)} ${tc(from + r.sourceOut)} ${tc(recordStart + r.recordIn)} ${tc(recordStart + r.recordOut)}`,
       `* FROM CLIP NAME: ${plainLine(source.fileName) || 'clip'}`,
       ...(plainLine(note) === '' ? [] : [`* COMMENT: ${plainLine(note)}`]),
+      ...(heard ? [gainComment(source.gain!)] : []),
       '',
     );
   };

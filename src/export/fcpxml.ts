@@ -9,7 +9,8 @@
  * one asset-clip per event instead, each starting at its drift-corrected frame, so sync holds
  * at every cut. The project's spine has one `mc-clip` per event: `start` is the reference frame,
  * `mc-source srcEnable="video"` picks the live camera, and the audio comes from the audio
- * sources (or from the live camera when the job has none). Times are rational seconds in
+ * sources (or from the live camera when the job has none); a source's clip gain is an
+ * `adjust-volume amount="-4.5dB"` on each of its angle's asset-clips. Times are rational seconds in
  * whole frames (`1001/30000s`); the format is the timeline's rate and frame size, each asset
  * declares its file's own audio rate and channels. Timecode: each asset's `start` is its file's
  * start timecode (so its asset-clips' `start` are the camera's own timecode), and the
@@ -19,7 +20,14 @@
  * @module
  */
 import { rationalSeconds, supportsDropFrame, type FrameRate } from './rate.ts';
-import { sourceFrameAt, sourceRange, type EditTimeline, type ExportSource } from './timeline.ts';
+import {
+  MUTED_DB,
+  sourceFrameAt,
+  sourceRange,
+  type ClipGain,
+  type EditTimeline,
+  type ExportSource,
+} from './timeline.ts';
 import { el, xmlDocument, type XmlNode } from './xml.ts';
 
 /** Options of {@link writeFcpxml}. */
@@ -78,6 +86,14 @@ function assetFrames(source: ExportSource, clips: readonly AngleClip[]): number 
   return clips.reduce((m, c) => Math.max(m, c.start + c.duration), 1);
 }
 
+/** Final Cut's most clip volume, dB. */
+const MAX_VOLUME_DB = 12;
+
+/** `adjust-volume`'s amount: `-4.5dB`, at most Final Cut's +12 dB (its floor, −96 dB, for a muted source). */
+export function volumeAmount(gain: ClipGain): string {
+  return `${gain.muted ? MUTED_DB : Math.min(MAX_VOLUME_DB, Number(gain.db.toFixed(2)))}dB`;
+}
+
 /** A source's angle of the multicam clip: its asset-clips at their reference frames, gaps between them. */
 function mcAngle(
   t: EditTimeline,
@@ -93,14 +109,19 @@ function mcAngle(
     if (c.offset > at)
       children.push(el('gap', { name: 'Gap', offset: time(at), start: time(at), duration: time(c.offset - at) }));
     children.push(
-      el('asset-clip', {
-        ref,
-        offset: time(c.offset),
-        name: s.label,
-        start: time(s.timecodeStart + c.start),
-        duration: time(c.duration),
-        tcFormat,
-      }),
+      el(
+        'asset-clip',
+        {
+          ref,
+          offset: time(c.offset),
+          name: s.label,
+          start: time(s.timecodeStart + c.start),
+          duration: time(c.duration),
+          tcFormat,
+        },
+        // The source's clip gain, wherever the multicam hears this angle.
+        s.gain ? [el('adjust-volume', { amount: volumeAmount(s.gain) })] : [],
+      ),
     );
     at = c.offset + c.duration;
   }

@@ -1,19 +1,20 @@
 /**
  * Export a job's edit to editing software: FCPXML (Final Cut Pro, Resolve), Premiere XML
- * (xmeml), OpenTimelineIO and CMX 3600 EDL. Pure: a job (or any object with its sources, cuts
+ * (xmeml), OpenTimelineIO and CMX 3600 EDL, with each heard source's clip gain where the format
+ * carries one ({@link clipGains}). Pure: a job (or any object with its sources, cuts
  * and removed ranges) in, a file (name, type, text) out; no fetch, no IndexedDB. The route
  * `GET {base}/jobs/{id}/export` and the editor's download menu both call {@link exportEdit}.
  *
  * @module
  */
-import type { Job, JobSource } from '../contract/types.ts';
+import type { Job, JobAudio, JobSource } from '../contract/types.ts';
 import { writeEdl } from './edl.ts';
 import { ExportError } from './errors.ts';
 import { writeFcpxml } from './fcpxml.ts';
 import { writeOtio } from './otio.ts';
 import { timecodeFrames } from '../media/timecode.ts';
 import { frameRateOf, supportsDropFrame, timebaseOf, type FrameRate } from './rate.ts';
-import { buildTimeline, DEFAULT_HEIGHT, DEFAULT_WIDTH } from './timeline.ts';
+import { buildTimeline, DEFAULT_HEIGHT, DEFAULT_WIDTH, type ClipGain } from './timeline.ts';
 import { writeXmeml } from './xmeml.ts';
 
 export { ExportError } from './errors.ts';
@@ -23,8 +24,10 @@ export { aafMobId, writeOtio, type OtioOptions } from './otio.ts';
 export { frameRateOf, fromTimecode, rationalSeconds, toTimecode, type FrameRate } from './rate.ts';
 export {
   buildTimeline,
+  MUTED_DB,
   reelNames,
   timecodeStartAt,
+  type ClipGain,
   type EditTimeline,
   type ExportSource,
   type TimelineEvent,
@@ -38,7 +41,44 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** What {@link exportEdit} reads of a job (a Job from getJob fits). */
 export type ExportableJob = Pick<Job, 'id' | 'title' | 'sources' | 'cuts' | 'removed_ranges'> &
-  Partial<Pick<Job, 'speaker_names'>>;
+  Partial<Pick<Job, 'speaker_names'>> & {
+    /** The sound settings, the gains a person set and the recorded levels (the clips' gains); none: unity. */
+    audio?: Pick<JobAudio, 'loudness' | 'gains'> & Partial<Pick<JobAudio, 'levels'>>;
+  };
+
+/** The sources whose sound the edit hears: the audio sources, else the cameras (as the render mixes them). */
+export function mixedSources(job: Pick<ExportableJob, 'sources'>): JobSource[] {
+  const audio = job.sources.filter((s) => s.kind === 'audio');
+  return audio.length > 0 ? audio : job.sources.filter((s) => s.kind === 'video');
+}
+
+/**
+ * Each heard source's clip gain in the exports: the levelling planned for the one speaker it
+ * carries (the Job's `audio.levels`, measured by the analysis: their speech brought to the mean
+ * of all speakers') plus the gain a person set on it (`audio.gains`), in dB; or muted. A source
+ * that carries several speakers (a single mix: its levelling changes from turn to turn), none
+ * (room sound), or a job without recorded levels (analysed before they were measured) or with
+ * `loudness: 'off'` (the render levels nothing) gets the person's gain alone. The render's master
+ * gain, ride and limiter are not written: they finish the mix, which the editing software now does.
+ * Sources at 0 dB and not muted are left out.
+ *
+ * @example
+ * clipGains(job); // { src_mic1: { db: -4.5, levellingDb: -3, nudgeDb: -1.5, muted: false } }
+ */
+export function clipGains(job: Pick<ExportableJob, 'sources' | 'audio'>): Record<string, ClipGain> {
+  const levels = job.audio?.loudness === 'off' ? undefined : job.audio?.levels;
+  const out: Record<string, ClipGain> = {};
+  for (const source of mixedSources(job)) {
+    const speakers = levels?.sources.find((l) => l.source_id === source.id)?.speakers ?? [];
+    const levellingDb = speakers.length === 1 && Number.isFinite(speakers[0]!.gain_db) ? speakers[0]!.gain_db : 0;
+    const nudge = job.audio?.gains[source.id] ?? 0;
+    const muted = nudge === 'mute';
+    const nudgeDb = muted || !Number.isFinite(nudge) ? 0 : nudge;
+    const db = Math.round((levellingDb + nudgeDb) * 100) / 100;
+    if (db !== 0 || muted) out[source.id] = { db, levellingDb, nudgeDb, muted };
+  }
+  return out;
+}
 
 /** Options of {@link exportEdit}; every field has a default. */
 export interface ExportOptions {
@@ -194,6 +234,7 @@ export function exportEdit(job: ExportableJob, format: string, options: ExportOp
     recordStart,
     ...exportFrameSize(job, options),
     ...(job.speaker_names === undefined ? {} : { speakerNames: job.speaker_names }),
+    gains: clipGains(job),
     ...(options.mediaRoot === undefined ? {} : { mediaRoot: options.mediaRoot }),
   });
   const frame = { width: timeline.width, height: timeline.height };

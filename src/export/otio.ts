@@ -10,13 +10,23 @@
  * Each reference also carries `metadata.AAF.MobID`, one stable SMPTE UMID per file of the job,
  * so that OTIO's AAF writer makes one master clip per file (not one per clip) without
  * `use_empty_mob_ids`.
+ * OTIO has no standard audio gain: a source's clip gain is in its audio clips'
+ * `metadata.multicam.gain` (`{ db, levellingDb, nudgeDb, muted }`), which no adapter reads; a
+ * muted source's audio clips are disabled (`enabled: false`).
  * Times are RationalTime.1 `{ value, rate }` with the exact rate (29.97 as 30000/1001 = 29.97002997…).
  * Pure: an {@link EditTimeline} in, a string out.
  *
  * @module
  */
 import { fpsOf } from './rate.ts';
-import { mergeContinuous, sourceRange, type EditTimeline, type ExportSource, type SourceRange } from './timeline.ts';
+import {
+  mergeContinuous,
+  sourceRange,
+  type ClipGain,
+  type EditTimeline,
+  type ExportSource,
+  type SourceRange,
+} from './timeline.ts';
 
 type Json = Record<string, unknown>;
 
@@ -104,13 +114,29 @@ function mediaMetadata(s: ExportSource): Json {
   return out;
 }
 
-function otioClip(rate: number, s: ExportSource, mobId: string, r: SourceRange, extent: number, note = ''): Json {
+/**
+ * The clip gain of an audio clip in `metadata.multicam.gain` (OTIO has no standard audio gain, so
+ * no adapter reads it): `{ db, levellingDb, nudgeDb, muted }`.
+ */
+function gainMetadata(gain: ClipGain | null): Json {
+  return gain ? { gain: { ...gain } } : {};
+}
+
+function otioClip(
+  rate: number,
+  s: ExportSource,
+  mobId: string,
+  r: SourceRange,
+  extent: number,
+  note = '',
+  gain: ClipGain | null = null,
+): Json {
   const from = s.timecodeStart;
   return {
     OTIO_SCHEMA: 'Clip.2',
     metadata: {
       cmx_3600: { reel: s.reel },
-      multicam: { sourceId: s.id, reel: s.reel, ...(note === '' ? {} : { reason: note }) },
+      multicam: { sourceId: s.id, reel: s.reel, ...(note === '' ? {} : { reason: note }), ...gainMetadata(gain) },
     },
     name: s.label,
     source_range: otioRange(rate, from + r.sourceIn, r.sourceOut - r.sourceIn),
@@ -129,7 +155,8 @@ function otioClip(rate: number, s: ExportSource, mobId: string, r: SourceRange, 
               marked_range: otioRange(rate, from + r.sourceIn, 0),
             },
           ],
-    enabled: true,
+    // A muted source's clips are disabled: not heard (OTIO's meaning of `enabled`).
+    enabled: !(gain?.muted ?? false),
     media_references: {
       DEFAULT_MEDIA: {
         OTIO_SCHEMA: 'ExternalReference.1',
@@ -161,7 +188,8 @@ function otioTrack(
   let at = 0;
   for (const { source, range: r, note } of items) {
     if (r.recordIn > at) children.push(otioGap(rate, r.recordIn - at));
-    children.push(otioClip(rate, source, mobIds.get(source.id)!, r, extents.get(source.id) ?? r.sourceOut, note));
+    const gain = kind === 'Audio' ? source.gain : null;
+    children.push(otioClip(rate, source, mobIds.get(source.id)!, r, extents.get(source.id) ?? r.sourceOut, note, gain));
     at = r.recordOut;
   }
   // OTIO's AAF writer reads a track's rate from its first child: an empty track would fail it.

@@ -20,6 +20,21 @@ import { keptPieces, RenderPlanError } from '../render/plan.ts';
 import { ExportError } from './errors.ts';
 import { frameMs, type FrameRate } from './rate.ts';
 
+/** The gain written on a source's audio clips (see `clipGains`, src/export/index.ts). */
+export interface ClipGain {
+  /** What the clip is turned up (positive) or down, dB: `levellingDb + nudgeDb`. */
+  db: number;
+  /** The levelling planned for the source's speaker, dB. */
+  levellingDb: number;
+  /** The gain a person set on the source (updateCuts `audio.gains`), dB; 0 when muted. */
+  nudgeDb: number;
+  /** A person muted the source: its clips are silent (FCPXML −96 dB, xmeml level 0, OTIO disabled). */
+  muted: boolean;
+}
+
+/** The volume a muted source's clips are written at where a format has no mute, dB (Final Cut's floor). */
+export const MUTED_DB = -96;
+
 /** A source as the exports name it. */
 export interface ExportSource {
   id: string;
@@ -48,6 +63,8 @@ export interface ExportSource {
    * own timecode.
    */
   timecodeStart: number;
+  /** The gain of its audio clips, when the edit hears it at other than 0 dB (or muted); else null. */
+  gain: ClipGain | null;
 }
 
 /** One stretch of the output timeline shown from one camera. */
@@ -111,6 +128,8 @@ export interface TimelineInput {
   mediaRoot?: string;
   /** Timecode of the output's first frame, as a frame count at `rate`; default 0 (exportEdit gives 01:00:00:00). */
   recordStart?: number;
+  /** The gain of each heard source's audio clips, by source id (exportEdit gives `clipGains(job)`); default none. */
+  gains?: Readonly<Record<string, ClipGain>>;
 }
 
 /** Frame size of a timeline when neither the job nor the options give one. */
@@ -269,6 +288,7 @@ export function buildTimeline(input: TimelineInput): EditTimeline {
       channels: wholePositive(s.channels),
       timecode: s.timecode && validSourceTimecode(s.timecode) ? s.timecode : null,
       timecodeStart: timecodeStartAt(s.timecode, input.rate),
+      gain: input.gains?.[s.id] ? { ...input.gains[s.id]! } : null,
     };
   });
   const kind = new Map(sources.map((s) => [s.id, s.kind]));

@@ -6,7 +6,8 @@
  * holds the cut itself: the live camera's clip for every event. A reader shows the top track
  * wherever it has a clip, so the chosen camera is what plays whether or not it honours
  * `enabled` (OTIO's FCP 7 adapter does not). Audio tracks carry the audio sources (or the live
- * camera's sound when the job has none). Timecode: the sequence's `<timecode>` is the record
+ * camera's sound when the job has none), a source's clip gain as an Audio Levels filter
+ * (linear `level`) on each of its audio clipitems. Timecode: the sequence's `<timecode>` is the record
  * start (01:00:00:00 by default), each file's `<timecode>` its own start timecode with its reel
  * name; clipitem `in`/`out` count media frames from the file's start, as the format has it.
  * Pure: an {@link EditTimeline} in, a string out. Times are frames at `timebase`/`ntsc`.
@@ -14,7 +15,14 @@
  * @module
  */
 import { isNtsc, supportsDropFrame, timebaseOf, toTimecode } from './rate.ts';
-import { mergeContinuous, sourceRange, type EditTimeline, type ExportSource, type SourceRange } from './timeline.ts';
+import {
+  mergeContinuous,
+  sourceRange,
+  type ClipGain,
+  type EditTimeline,
+  type ExportSource,
+  type SourceRange,
+} from './timeline.ts';
 import { el, xmlDocument, type XmlNode } from './xml.ts';
 
 /** Options of {@link writeXmeml}. */
@@ -44,6 +52,37 @@ function xmemlTimecode({ t, dropFrame }: XmemlFormat, frame: number, reel?: stri
     el('frame', {}, frame),
     el('displayformat', {}, dropFrame ? 'DF' : 'NDF'),
     reel === undefined ? null : el('reel', {}, [el('name', {}, reel)]),
+  ]);
+}
+
+/** Premiere's and Final Cut 7's most gain, +12 dB, as Audio Levels' linear level. */
+const MAX_LEVEL = 3.98107;
+
+/** Audio Levels' `level`: linear gain (1 is 0 dB, 0.501187 is −6 dB, 0 is silence for a muted source). */
+export function linearLevel(gain: ClipGain): number {
+  return gain.muted ? 0 : Math.min(MAX_LEVEL, Number((10 ** (gain.db / 20)).toFixed(6)));
+}
+
+/** The Audio Levels filter that carries a clip's gain, as Final Cut Pro 7 writes it (Premiere reads it). */
+function audioLevels(gain: ClipGain): XmlNode {
+  return el('filter', {}, [
+    el('enabled', {}, 'TRUE'),
+    el('start', {}, -1),
+    el('end', {}, -1),
+    el('effect', {}, [
+      el('name', {}, 'Audio Levels'),
+      el('effectid', {}, 'audiolevels'),
+      el('effectcategory', {}, 'audiolevels'),
+      el('effecttype', {}, 'audiolevels'),
+      el('mediatype', {}, 'audio'),
+      el('parameter', {}, [
+        el('parameterid', {}, 'level'),
+        el('name', {}, 'Level'),
+        el('valuemin', {}, 0),
+        el('valuemax', {}, MAX_LEVEL),
+        el('value', {}, linearLevel(gain)),
+      ]),
+    ]),
   ]);
 }
 
@@ -101,7 +140,10 @@ function clipitemWriter(format: XmemlFormat): ClipitemWriter {
       el('out', {}, r.sourceOut),
       file(s, r.sourceOut),
     ];
-    if (kind === 'audio') children.push(el('sourcetrack', {}, [el('mediatype', {}, 'audio'), el('trackindex', {}, 1)]));
+    if (kind === 'audio') {
+      children.push(el('sourcetrack', {}, [el('mediatype', {}, 'audio'), el('trackindex', {}, 1)]));
+      if (s.gain) children.push(audioLevels(s.gain));
+    }
     return el('clipitem', { id: `clipitem-${clipCount}` }, children);
   };
 }

@@ -8,7 +8,7 @@
  * @module
  */
 import type { MixMeasures } from '../analysis/speech/energy.ts';
-import type { CameraMap, JobSource, OutputFormat, Turn } from '../contract/types.ts';
+import type { CameraMap, JobSource, OutputFormat, RecordedLevels, Turn } from '../contract/types.ts';
 import type { NewWarning } from '../contract/warnings.ts';
 import type { ServiceContext } from './context.ts';
 import { eventOutputUrl, reviewUrl } from './links.ts';
@@ -70,6 +70,8 @@ export interface DiarizingOutput {
    * the job whole, under the planner's names (the job record extends `MixMeasures`).
    */
   mix?: MixMeasures;
+  /** How loud each speaker-detection source was recorded and the levelling planned (the Job's `audio.levels`). */
+  levels?: RecordedLevels;
 }
 
 /** Output of `mapping`: the camera map proposal, or null when none could be computed. */
@@ -183,6 +185,9 @@ async function diarizingSucceeded(ctx: ServiceContext, jobId: string, output: Di
     if (job.speakerNames)
       job.speakerNames = Object.fromEntries(Object.entries(job.speakerNames).filter(([l]) => job.speakers.includes(l)));
     if (output.mix) Object.assign(job, output.mix);
+    // Measured again with every detection: levels of an earlier run would name other speakers.
+    if (output.levels) job.audioLevels = output.levels;
+    else delete job.audioLevels;
     if (audioFileId !== null) {
       replacedAudio = job.audioFileId;
       job.audioFileId = audioFileId;

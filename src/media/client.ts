@@ -9,12 +9,14 @@ import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { reviveMediaError } from './errors.ts';
 import type {
   AudioRange,
+  BuiltProxy,
   DecodedAudio,
   EnginePreference,
   FfmpegRunInfo,
   MediaProbe,
   MediaProgress,
   MediaWorkerApi,
+  ProxySink,
   ScratchFileRef,
 } from './protocol.ts';
 
@@ -38,6 +40,11 @@ export interface MediaClient {
       toFile?: ScratchFileRef;
     },
   ): Promise<DecodedAudio>;
+  /** A camera's proxy, appended to `sink` (see `MediaWorkerApi.buildProxy`). */
+  buildProxy(
+    blob: Blob,
+    options: MediaCallOptions & { sink: ProxySink; onProgress?: (p: MediaProgress) => void },
+  ): Promise<BuiltProxy>;
   /** Stops ffmpeg.wasm (if started) and terminates the worker. */
   dispose(): Promise<void>;
 }
@@ -105,6 +112,12 @@ export function createMediaClient(
           },
           progress,
         ),
+      );
+    },
+    buildProxy(blob, o) {
+      const progress = o.onProgress ? proxy(o.onProgress) : undefined;
+      return call(o.signal, (requestId) =>
+        remote.buildProxy(blob, { label: o.label, requestId }, proxy(o.sink), progress),
       );
     },
     async dispose() {

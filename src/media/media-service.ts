@@ -10,9 +10,12 @@ import { FFMPEG_CORE_STEPS } from './decodability.ts';
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from './errors.ts';
 import { FfmpegRunner, type FfmpegOptions } from './ffmpeg-decoder.ts';
 import { decodeWithMediabunny, probeWithMediabunny } from './mediabunny-decoder.ts';
+import { buildProxy } from './proxy.ts';
 import { createScratchFile, fileOutput, type ScratchSamples } from './scratch.ts';
 import type {
   AudioRange,
+  BuildProxyOptions,
+  BuiltProxy,
   DecodeAudioOptions,
   DecodedAudio,
   FfmpegRunInfo,
@@ -20,6 +23,7 @@ import type {
   MediaProgress,
   MediaWorkerApi,
   ProbeOptions,
+  ProxySink,
 } from './protocol.ts';
 
 /**
@@ -163,6 +167,20 @@ export function createMediaService(options: Omit<FfmpegOptions, 'wasmBase'> = {}
         }
       } finally {
         file?.close();
+        req.end();
+      }
+    },
+
+    async buildProxy(
+      blob: Blob,
+      o: BuildProxyOptions,
+      sink: ProxySink,
+      onProgress?: (p: MediaProgress) => void,
+    ): Promise<BuiltProxy> {
+      const req = begin(o.requestId);
+      try {
+        return await buildProxy(blob, o.label, sink, onProgress, req.signal);
+      } finally {
         req.end();
       }
     },

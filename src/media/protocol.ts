@@ -152,6 +152,37 @@ export interface FfmpegRunInfo {
   inputLog: string | null;
 }
 
+/** Options of {@link MediaWorkerApi.buildProxy}. */
+export interface BuildProxyOptions {
+  /** The source's label, used in error messages. */
+  label: string;
+  /** Lets {@link MediaWorkerApi.abort} cancel this call. */
+  requestId?: string;
+}
+
+/**
+ * Where a proxy's bytes go, in order (a comlink proxy of the engine's store writer). Awaiting
+ * each append is the build's back-pressure.
+ */
+export interface ProxySink {
+  append(data: Uint8Array): Promise<void>;
+}
+
+/** A proxy built: what the sink got, and the head patches to apply once it is stored whole. */
+export interface BuiltProxy {
+  /** `built`, or `unavailable`: this browser cannot decode the source or encode any proxy (`reason` says which). */
+  outcome: 'built' | 'unavailable';
+  reason?: string;
+  width: number;
+  height: number;
+  /** Video codec written (`avc`, or `vp9` where the browser has no H.264 encoder). */
+  codec: string;
+  /** Bytes appended. */
+  size: number;
+  /** Bytes the muxer rewrote at the start (the mdat's size): apply with `rewriteFileStart`. */
+  headPatches: Array<{ position: number; data: Uint8Array }>;
+}
+
 /**
  * The media worker's API. Progress callbacks must be comlink proxies (`proxy(fn)`); the
  * decoded samples come back transferred.
@@ -167,6 +198,18 @@ export interface MediaWorkerApi {
     options: DecodeAudioOptions,
     onProgress?: (p: MediaProgress) => void | Promise<void>,
   ): Promise<DecodedAudio>;
+  /**
+   * A camera's proxy (src/media/proxy.ts): the video only, scaled to 360p, about 0.8 Mb/s, a
+   * keyframe every second, the source's own frame rate and timing, as an MP4 with its index at
+   * the end, appended to `sink`. `unavailable` (not a rejection) where this browser cannot decode
+   * the source or encode a proxy.
+   */
+  buildProxy(
+    blob: Blob,
+    options: BuildProxyOptions,
+    sink: ProxySink,
+    onProgress?: (p: MediaProgress) => void | Promise<void>,
+  ): Promise<BuiltProxy>;
   /** Cancels the call started with this `requestId`; it rejects with `AbortError`. */
   abort(requestId: string): void;
   /** Stops the ffmpeg.wasm worker, if one was started, to free its memory. */

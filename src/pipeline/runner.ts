@@ -22,15 +22,15 @@ import { ORPHAN_GRACE_MS, sweepOrphanRuns, type SweepResult } from '../store/swe
 import { getJobRecord } from '../store/jobs.ts';
 import { addWork, deleteWork, listWork } from '../store/work.ts';
 import { holdAssetCache } from '../models/asset-cache.ts';
-import { BLAZEFACE_MODEL_FILE } from '../models/blazeface.ts';
 import { CameraSampling } from '../vision/camera-sampling.ts';
-import type { VisionSamplingOptions, VisionWorkerApi } from '../vision/protocol.ts';
+import { resolveVisionAssets, type VisionWorkerApi } from '../vision/protocol.ts';
 import { announceEvents } from '../webhooks/events-channel.ts';
 import type { EngineStage, EngineWork } from '../contract/engine.ts';
 import { ENGINE_CHANNEL, ENGINE_LOCK, type EngineMessage } from './queue-engine.ts';
 import type { StageFailure, StageReporter } from '../jobs/reporter.ts';
 import { isAbort, type StageAssets, type StageResult, type StageRun, type StageWorkers } from './stages/context.ts';
 import { runDiarizing } from './stages/diarizing.ts';
+import { ProxyQueue, type ProxyBuildRecord } from './proxies.ts';
 import { runMapping } from './stages/mapping.ts';
 import type { AnalysisWorkerApi } from '../speakers/protocol.ts';
 import { runRendering } from './stages/rendering.ts';
@@ -46,10 +46,11 @@ export interface EngineRunnerOptions {
   /**
    * Where the VAD model and onnxruntime's wasm are served (default `/models/…` and `/wasm/ort/`
    * on this origin), the optional host models of single-mix speaker detection
-   * (`segmentationModelUrl`, `embeddingModelUrl`; none by default), the optional active-speaker
-   * model of the camera map (`activeSpeakerModelUrl`, e.g. LR-ASD's ONNX), and the optional GPL ffmpeg
-   * core (`ffmpegWasmBase`, e.g. `/wasm/`; off by default). Relative URLs are resolved against
-   * this page.
+   * (`segmentationModelUrl`, `embeddingModelUrl`; none by default), the vision worker's models
+   * (`VisionAssets`, src/vision/protocol.ts: the face model, null to map by motion only, and the
+   * optional active-speaker model of the camera map, `activeSpeakerModelUrl`, e.g. LR-ASD's
+   * ONNX), and the optional GPL ffmpeg core (`ffmpegWasmBase`, e.g. `/wasm/`; off by default).
+   * Relative URLs are resolved against this page.
    */
   assets?: Partial<Omit<StageAssets, 'assetCache'>>;
   /** Called with the ids of events recorded by stage reports; default `announceEvents` (wakes webhook delivery). */
@@ -83,6 +84,8 @@ export interface EngineRunner {
   readonly active: boolean;
   /** Finished stage runs, oldest first. */
   readonly history: readonly StageRunRecord[];
+  /** Proxies built (or given up) in the background after analysis, oldest first (src/pipeline/proxies.ts). */
+  readonly proxyHistory: readonly ProxyBuildRecord[];
   /** The stage running now, if any. */
   readonly running: EngineWork | null;
   /** Stops the running stage (its work stays queued for the next engine), frees the workers and the lock. */
@@ -124,17 +127,6 @@ function leftBehind(jobs: readonly JobRecord[]): EngineWork[] {
 /** A worker failed outside any call (its script did not load, or an error escaped): comlink calls into it would never settle. */
 export class WorkerCrashError extends Error {
   override readonly name = 'WorkerCrashError';
-}
-
-/** The face (and active-speaker) models cameras are sampled with; none where faces are off. */
-function faceAssets(assets: StageAssets): VisionSamplingOptions['faces'] | undefined {
-  if (!assets.faceModelUrl) return undefined;
-  return {
-    modelUrl: assets.faceModelUrl,
-    ortWasmPath: assets.ortWasmPath,
-    ...(assets.assetCache ? { assetCache: assets.assetCache } : {}),
-    ...(assets.activeSpeakerModelUrl ? { activeSpeakerModelUrl: assets.activeSpeakerModelUrl } : {}),
-  };
 }
 
 /** The stage workers, and how to end them. */
@@ -185,7 +177,7 @@ function lazyWorkers(
         visions[lane] = undefined;
       },
     },
-    faceAssets(assets),
+    assets,
   );
   const watch = (worker: Worker, name: string, drop: () => void): Worker => {
     calls.watch(worker, name);
@@ -282,26 +274,19 @@ interface EngineState {
   readonly orphanGraceMs: number;
   /** The start-up sweep of orphan chunks, once the engine has started. */
   sweep: Promise<SweepResult | null> | undefined;
+  /** The cameras' proxies, built while no stage runs or waits. */
+  readonly proxies: ProxyQueue;
 }
 
 /** The stage assets of `options`, made absolute as seen from this page (the workers fetch them). */
 function stageAssets(options: EngineRunnerOptions): StageAssets {
-  const origin = self.location.origin;
   const absolute = (url: string): string => new URL(url, self.location.href).href;
-  const segmentationModelUrl = options.assets?.segmentationModelUrl;
-  const embeddingModelUrl = options.assets?.embeddingModelUrl;
-  const ffmpegWasmBase = options.assets?.ffmpegWasmBase;
-  const activeSpeakerModelUrl = options.assets?.activeSpeakerModelUrl;
+  const { vadModelUrl, segmentationModelUrl, embeddingModelUrl, ffmpegWasmBase } = options.assets ?? {};
   return {
-    vadModelUrl: options.assets?.vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', origin).href,
-    ortWasmPath: options.assets?.ortWasmPath ?? new URL('/wasm/ort/', origin).href,
-    faceModelUrl:
-      options.assets?.faceModelUrl === null
-        ? null
-        : absolute(options.assets?.faceModelUrl ?? `/models/${BLAZEFACE_MODEL_FILE}`),
+    ...resolveVisionAssets(options.assets ?? {}, self.location.href),
+    vadModelUrl: vadModelUrl ?? new URL('/models/silero_vad_v6.onnx', self.location.origin).href,
     ...(segmentationModelUrl ? { segmentationModelUrl: absolute(segmentationModelUrl) } : {}),
     ...(embeddingModelUrl ? { embeddingModelUrl: absolute(embeddingModelUrl) } : {}),
-    ...(activeSpeakerModelUrl ? { activeSpeakerModelUrl: absolute(activeSpeakerModelUrl) } : {}),
     ...(ffmpegWasmBase ? { ffmpegWasmBase: absolute(ffmpegWasmBase) } : {}),
   };
 }
@@ -501,6 +486,8 @@ async function pump(state: EngineState): Promise<void> {
   } finally {
     state.looping = false;
   }
+  // The stage queue is empty: the background proxy work may go on (it never holds a stage up).
+  if (!state.stopping) state.proxies.poke();
 }
 
 /** Opens the database, listens on the engine channel and queues the work left behind. */
@@ -513,6 +500,7 @@ async function activate(state: EngineState): Promise<void> {
     if (message.dbName !== dbName) return;
     if (message.type === 'cancel') {
       state.workers.dropCameraMotion(message.jobId);
+      state.proxies.cancel(message.jobId);
       if (state.current?.jobId === message.jobId)
         state.current.controller.abort(new DOMException('the job was deleted', 'AbortError'));
     } else void pump(state);
@@ -562,6 +550,7 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
     again: false,
     orphanGraceMs: options.orphanGraceMs ?? ORPHAN_GRACE_MS,
     sweep: undefined,
+    proxies: new ProxyQueue({ db: () => state.db, busy: () => state.looping || state.current !== undefined }),
   };
   const lockRequest = new AbortController();
   let release: (() => void) | undefined;
@@ -594,6 +583,7 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
       return state.active;
     },
     history: state.history,
+    proxyHistory: state.proxies.history,
     get running() {
       return state.current ? { jobId: state.current.jobId, stage: state.current.stage } : null;
     },
@@ -606,6 +596,7 @@ export function startEngineRunner(options: EngineRunnerOptions): EngineRunner {
       lockRequest.abort();
       state.current?.controller.abort(new DOMException('the engine stopped', 'AbortError'));
       while (state.looping) await new Promise((resolve) => setTimeout(resolve, 20));
+      await state.proxies.stop();
       state.channel?.close();
       await state.workers.dispose();
       state.db?.close();

@@ -8,7 +8,7 @@
  * @module
  */
 import { ApiError } from '../contract/errors.ts';
-import type { JobStatus } from '../contract/types.ts';
+import { AUDIO_DEFAULTS, type JobStatus } from '../contract/types.ts';
 import {
   EXPORT_FORMATS,
   ExportError,
@@ -125,6 +125,12 @@ export async function exportJobEdit(
         cuts: job.cuts,
         removed_ranges: job.removedRanges,
         speaker_names: job.speakerNames ?? {},
+        // The clips' gains: the levelling planned at analysis plus the gains a person set.
+        audio: {
+          loudness: (job.audio ?? AUDIO_DEFAULTS).loudness,
+          gains: job.audioGains ?? {},
+          ...(job.audioLevels ? { levels: job.audioLevels } : {}),
+        },
       },
       format,
       options,

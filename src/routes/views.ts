@@ -18,6 +18,7 @@ import {
 import type { JobRecord, SourceRecord } from '../store/db.ts';
 import type { ServiceContext } from '../jobs/context.ts';
 import { fileUrl, responseReviewUrl } from '../jobs/links.ts';
+import { proxyView } from '../jobs/proxies.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -44,6 +45,25 @@ function toJobSource(source: SourceRecord): JobSource {
   return out;
 }
 
+/** A source as the Job shows it, with its proxy (cameras, once analysis is done) and the proxy's signed URL. */
+async function sourceView(
+  ctx: ServiceContext,
+  job: JobRecord,
+  source: SourceRecord,
+  apiBase: string,
+): Promise<JobSource> {
+  const out = toJobSource(source);
+  const proxy = proxyView(job, source);
+  if (proxy) {
+    const stored = source.proxyFile;
+    out.proxy =
+      stored?.status === 'ready'
+        ? { ...proxy, url: await fileUrl(ctx, apiBase, stored.fileId, ctx.now() + LIMITS.sourceUrlValidityMs) }
+        : proxy;
+  }
+  return out;
+}
+
 /** A freshly signed download URL of the render, or null before the first render. */
 export function outputUrlOf(ctx: ServiceContext, job: JobRecord, apiBase: string): Promise<string | null> {
   if (job.outputFileId === null || (job.status !== 'complete' && job.status !== 'approved'))
@@ -57,7 +77,7 @@ export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string
     id: job.id,
     title: job.title,
     status: job.status,
-    sources: job.sources.map(toJobSource),
+    sources: await Promise.all(job.sources.map((source) => sourceView(ctx, job, source, apiBase))),
     tracks: job.tracks,
     turns: job.turns,
     cuts: job.cuts,
@@ -72,7 +92,11 @@ export async function toJob(ctx: ServiceContext, job: JobRecord, apiBase: string
     auto_map: job.autoMap,
     callback_url: job.callbackUrl,
     warnings: warningsOf(job),
-    audio: { ...(job.audio ?? AUDIO_DEFAULTS), gains: { ...(job.audioGains ?? {}) } },
+    audio: {
+      ...(job.audio ?? AUDIO_DEFAULTS),
+      gains: { ...(job.audioGains ?? {}) },
+      ...(job.audioLevels ? { levels: structuredClone(job.audioLevels) } : {}),
+    },
     created_at: iso(job.createdAt),
     updated_at: iso(job.updatedAt),
   };

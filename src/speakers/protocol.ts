@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { RecordedLevelsResult } from '../analysis/audio/recorded-levels.ts';
 import type { FaceWitness } from '../analysis/faces/face-evidence.ts';
 import type { SourceAlignment, SyncFailure, SyncSignal } from '../analysis/sync/sync.ts';
 import type { TailPair } from '../analysis/sync/sync-tails.ts';
@@ -149,8 +150,9 @@ export type DiarizeOutcome = ({ ok: true } & DiarizeResponse) | { ok: false; mod
 
 /**
  * What {@link AnalysisWorkerApi.diarizeSources} returns: a diarize outcome and, when it
- * succeeded, the mix of the channels as 16-bit WAV (the job's audio) and the time spent putting
- * the sources on the reference timeline, mixing and writing it (ms).
+ * succeeded, the mix of the channels as 16-bit WAV (the job's audio), each source's recorded
+ * levels and the time spent putting the sources on the reference timeline, mixing and writing
+ * it (ms).
  */
 export type DiarizeSourcesOutcome =
   | ({
@@ -162,6 +164,11 @@ export type DiarizeSourcesOutcome =
        * jobs): removed with {@link AnalysisWorkerApi.dropScratch} once the audio is stored.
        */
       scratch?: string;
+      /**
+       * Each source's recorded loudness and its speakers' planned levelling (recorded-levels.ts),
+       * in request order, measured on the channels before speaker detection filtered them.
+       */
+      levels: RecordedLevelsResult;
     } & DiarizeResponse)
   | { ok: false; modelFailure: HostModelFailure };
 

@@ -2,12 +2,15 @@
  * The speaker-detection service: what the analysis worker (workers/analysis.worker.ts) exposes
  * as {@link AnalysisWorkerApi}. The syncing stage's alignment calls, and the diarizing stage's
  * one call: place the decoded sources on the reference timeline (place.ts), mix them into the
- * job's audio (mix.ts), then detect the speakers (detect.ts). Per-mic jobs keep their long
+ * job's audio (mix.ts, which measures each source's loudness blocks in the same pass), then
+ * detect the speakers (detect.ts) and plan each speaker's levelling from those blocks
+ * (src/analysis/audio/recorded-levels.ts). Per-mic jobs keep their long
  * signals in a scratch folder of the private file system (src/media/scratch.ts) where it has
  * room.
  *
  * @module
  */
+import { recordedLevels } from '../analysis/audio/recorded-levels.ts';
 import { alignSources, SyncError } from '../analysis/sync/sync.ts';
 import { alignWithTails } from '../analysis/sync/sync-tails.ts';
 import { removeScratch, ScratchSpace, type ScratchSamples } from '../media/scratch.ts';
@@ -88,7 +91,7 @@ async function diarizeSources(
     const placed = await placeChannels(request, scratch);
     const stored = scratch ? (placed as ScratchSamples[]) : null;
     if (!stored) inMemory = placed as Float32Array[];
-    const { audio, mix } = stored
+    const { audio, mix, energies } = stored
       ? await mixOfStored(stored, request.sampleRate, scratch!)
       : mixOf(inMemory, request.sampleRate);
     const prepareMs = performance.now() - t0;
@@ -107,8 +110,11 @@ async function diarizeSources(
     const outcome = await detector.diarizeChannels({ ...rest, channels }, mix, signal, readBack, scratch);
     if (!outcome.ok) return outcome;
     kept = scratch !== null;
+    // Each source's loudness as recorded and its speakers' planned levelling (the turns are known now).
+    const turns = outcome.result.kind === 'speakers' ? outcome.result.turns : [];
+    const levels = recordedLevels(energies, turns);
     // The WAV stays in the scratch folder until the page has stored it (dropScratch).
-    return { ...outcome, audio, prepareMs, ...(scratch ? { scratch: scratch.name } : {}) };
+    return { ...outcome, audio, prepareMs, levels, ...(scratch ? { scratch: scratch.name } : {}) };
   } finally {
     // An hour of channels is 0.7 GB: freed now, not left for the render to run beside.
     for (const channel of inMemory) release(channel);

@@ -12,6 +12,7 @@ import type {
   EventType,
   JobSource,
   JobStatus,
+  RecordedLevels,
   ResolvedAudioSettings,
   SourceGain,
   TimeRange,
@@ -68,8 +69,31 @@ export interface SourceMediaProblem {
   message: string;
 }
 
+/**
+ * A camera's proxy as stored (docs/proxies.md): built and stored as a file of the job, or why
+ * not. Absent: not built yet (`pending` in the view). A proxy that failed for a reason that may
+ * pass (a file used in place that no page holds) is not recorded: the engine tries again later.
+ */
+export type StoredProxy =
+  | {
+      status: 'ready';
+      fileId: string;
+      width: number;
+      height: number;
+      /** Bytes stored. */
+      size: number;
+      /** Wall-clock ms the build took, and the source's length in ms (× real time = durationMs / buildMs). */
+      buildMs: number;
+      durationMs: number;
+      /** The video codec written (`avc` where the browser encodes H.264). */
+      codec: string;
+    }
+  | { status: 'failed' | 'unavailable'; reason: string };
+
 /** A job source with where its upload stands. */
-export interface SourceRecord extends JobSource {
+export interface SourceRecord extends Omit<JobSource, 'proxy'> {
+  /** The camera's proxy (cameras only), once the engine built it or gave up; absent before. */
+  proxyFile?: StoredProxy;
   /** The stored upload, once complete. */
   fileId: string | null;
   upload: UploadPlan;
@@ -116,6 +140,8 @@ export interface JobRecord extends PlanSettings, Partial<MixMeasures> {
   audio?: ResolvedAudioSettings;
   /** The gains a person set per source (updateCuts `audio.gains`); absent when none was ever set. */
   audioGains?: Record<string, SourceGain>;
+  /** How loud speaker detection's sources were recorded, and the levelling planned (the Job's `audio.levels`); absent before. */
+  audioLevels?: RecordedLevels;
   review: boolean;
   autoMap: AutoMapMode;
   callbackUrl: string | null;

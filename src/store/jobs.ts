@@ -113,15 +113,19 @@ export async function updateJob<T>(
 
 /**
  * Removes the job record and its webhook outbox in one transaction (its files are deleted by
- * the caller). Events carry the job's data (reviewUrl, cuts, output URL), so they go too: an
+ * the caller) and returns the record as it was, or undefined when there was none. Events carry the job's data (reviewUrl, cuts, output URL), so they go too: an
  * event not yet delivered is about a job that no longer exists.
  */
-export async function deleteJobRecord(db: Database, jobId: string): Promise<void> {
+export async function deleteJobRecord(db: Database, jobId: string): Promise<JobRecord | undefined> {
   const tx = db.transaction(['jobs', 'events'], 'readwrite');
+  // The record as it was when deleted: a file recorded on it after the caller read the job (a
+  // proxy finishing) is still the caller's to delete.
+  const job = await tx.objectStore('jobs').get(jobId);
   const eventIds = await tx.objectStore('events').index('by-job').getAllKeys(jobId);
   await Promise.all([
     tx.objectStore('jobs').delete(jobId),
     ...eventIds.map((id) => tx.objectStore('events').delete(id)),
     tx.done,
   ]);
+  return job;
 }

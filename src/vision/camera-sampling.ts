@@ -9,7 +9,7 @@
  */
 import type { Remote } from 'comlink';
 import { CameraLanes } from './camera-lanes.ts';
-import type { CameraMotion, VisionSamplingOptions, VisionWorkerApi } from './protocol.ts';
+import { visionAssetsOf, type CameraMotion, type VisionAssets, type VisionWorkerApi } from './protocol.ts';
 
 /** The vision workers cameras run on: lane 0 for everything, lane 1 while a job is hurried. */
 export interface VisionLanes {
@@ -31,7 +31,7 @@ interface JobCameras {
  * The camera sampling queue of every job the engine works on.
  *
  * @example
- * const cameras = new CameraSampling(visionLanes, { modelUrl, ortWasmPath });
+ * const cameras = new CameraSampling(visionLanes, { faceModelUrl, ortWasmPath });
  * void cameras.sample(jobId, 'cam1', () => blobOf('cam1')); // during syncing
  * cameras.hurry(jobId); // the mapping stage waits: a second lane
  * const motion = await cameras.sample(jobId, 'cam1', () => blobOf('cam1')); // the same promise
@@ -39,14 +39,20 @@ interface JobCameras {
 export class CameraSampling {
   private readonly jobs = new Map<string, JobCameras>();
 
+  /** The vision assets every camera is sampled with; none where the face model is off (motion only). */
+  private readonly faces: VisionAssets | undefined;
+
   /**
    * @param vision the vision workers
-   * @param faces the face (and active-speaker) models every camera is sampled with; none: motion only
+   * @param assets where the face (and host) models are (say the engine's `StageAssets`, which
+   *   holds more): only the vision assets reach the workers, whole
    */
   constructor(
     private readonly vision: VisionLanes,
-    private readonly faces: VisionSamplingOptions['faces'] | undefined,
-  ) {}
+    assets: VisionAssets,
+  ) {
+    this.faces = assets.faceModelUrl ? visionAssetsOf(assets) : undefined;
+  }
 
   /** A camera's motion features, sampled once per job and source (a failed one is sampled again on the next call). */
   sample(jobId: string, sourceId: string, blob: () => Promise<Blob>): Promise<CameraMotion> {

@@ -46,13 +46,21 @@ export type ActiveSpeakerScorer = (crops: Float32Array, sound: Float32Array, slo
  */
 export type RunSound = (fromMs: number, samples: number) => Promise<Float32Array>;
 
-/** Options of {@link FaceProbe}. */
-export interface FaceProbeOptions {
+/**
+ * The host models the probe runs on each face of each run, as `FaceModels.load` gives them
+ * (src/vision/face-models.ts, `LoadedFaceModels.probe`): that set reaches the probe whole, so a
+ * new one is a field here, used in {@link FaceProbe.endRun}, and loaded there.
+ */
+export interface FaceProbeModels {
   /**
    * Score each face of each run with this active-speaker model too (its logits become the
    * faces' `asd`); the sampler then hands {@link FaceProbe.endRun} the camera's sound.
    */
   activeSpeaker?: ActiveSpeakerScorer;
+}
+
+/** Options of {@link FaceProbe}: its models, and how faces are measured. */
+export interface FaceProbeOptions extends FaceProbeModels {
   /** Faces narrower than this share of the frame's width are ignored (a face in the background). Default 0.04. */
   minWidth?: number;
   /** Patch size the mouth region is averaged down to. Default 16×8. */

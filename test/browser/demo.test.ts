@@ -115,6 +115,101 @@ async function sampleEdit(): Promise<ReturnType<typeof ownCloseupShare>> {
   return ownCloseupShare(truth, job, (label) => manifest.files.find((f) => f.label === label)?.file);
 }
 
+/**
+ * Proxies (issue 56): once the job is ready the engine builds each camera's proxy in the
+ * background; every camera gets one, native ffprobe reads it as H.264 at the camera's size
+ * (360p or less) and frame rate with a keyframe at least every second and no sound, and the
+ * editor's tiles switch to it (same stored file as the Job's proxy URL) and show frames.
+ */
+async function checkProxies(review: Page): Promise<void> {
+  const started = Date.now();
+  const cameras = async (): Promise<GetJobResponse['job']['sources']> =>
+    (
+      await page.evaluate(
+        async () =>
+          (await (window as unknown as { multicamDemo: { job(): Promise<GetJobResponse> } }).multicamDemo.job()).job,
+      )
+    ).sources.filter((s) => s.kind === 'video');
+  let sources = await cameras();
+  while (sources.some((s) => s.proxy?.status === 'pending') && Date.now() - started < patient(180_000)) {
+    await new Promise((r) => setTimeout(r, 1000));
+    sources = await cameras();
+  }
+  expect(sources.map((s) => [s.label, s.proxy?.status, s.proxy?.reason])).toEqual(
+    sources.map((s) => [s.label, 'ready', undefined]),
+  );
+  console.log(`[demo] ${sources.length} proxies ready ${Math.round((Date.now() - started) / 1000)} s after ready`);
+  const dir = join(SHOTS, 'proxies');
+  mkdirSync(dir, { recursive: true });
+  for (const source of sources) {
+    const base64 = await page.evaluate(async (url) => {
+      const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+      let text = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return btoa(text);
+    }, source.proxy!.url!);
+    const file = join(dir, `${source.id}.mp4`);
+    writeFileSync(file, Buffer.from(base64, 'base64'));
+    const probe = JSON.parse(
+      spawnSync('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file], {
+        encoding: 'utf8',
+      }).stdout,
+    ) as { streams: Array<Record<string, string | number>>; format: { duration: string } };
+    expect(probe.streams.map((st) => st['codec_type'])).toEqual(['video']);
+    const video = probe.streams[0]!;
+    expect([video['codec_name'], video['width'], video['height']]).toEqual([
+      'h264',
+      source.proxy!.width,
+      source.proxy!.height,
+    ]);
+    expect(Math.min(Number(video['width']), Number(video['height']))).toBeLessThanOrEqual(360);
+    // The camera's own rate (the sample's cameras are 30 fps) and length.
+    expect(video['r_frame_rate']).toBe(`${source.frameRateExact!.num}/${source.frameRateExact!.den}`);
+    expect(Math.abs(Number(probe.format.duration) * 1000 - source.durationMs!)).toBeLessThan(200);
+    const keyframes = spawnSync(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-select_streams',
+        'v',
+        '-skip_frame',
+        'nokey',
+        '-show_entries',
+        'frame=pts_time',
+        '-of',
+        'csv=p=0',
+        file,
+      ],
+      { encoding: 'utf8' },
+    )
+      .stdout.trim()
+      .split('\n')
+      .map(Number);
+    const gaps = keyframes.slice(1).map((t, i) => t - keyframes[i]!);
+    expect(Math.max(...gaps), keyframes.join(' ')).toBeLessThanOrEqual(1.05);
+  }
+  // The tiles play the proxies: each switched to its camera's stored proxy and shows a frame.
+  await review.waitForFunction(
+    (n) => {
+      const videos = [...document.querySelectorAll<HTMLVideoElement>('figure.camera video')];
+      return videos.length === n && videos.every((v) => v.dataset['media'] === 'proxy' && v.readyState >= 2);
+    },
+    sources.length,
+    { timeout: patient(30_000), polling: 250 },
+  );
+  const tiles = await review.$$eval('figure.camera video', (videos) =>
+    (videos as HTMLVideoElement[]).map((v) => ({
+      id: v.dataset['sourceId'],
+      path: new URL(v.currentSrc).pathname,
+      width: v.videoWidth,
+    })),
+  );
+  expect(tiles).toEqual(
+    sources.map((s) => ({ id: s.id, path: new URL(s.proxy!.url!).pathname, width: s.proxy!.width })),
+  );
+}
+
 /** One GET answered by the server (not by the service worker): what it was and the bytes it carried. */
 interface Downloaded {
   path: string;
@@ -218,6 +313,7 @@ test(
       items.map((li) => li.getAttribute('data-speaker') ?? ''),
     );
     expect(shown.sort()).toEqual(speakers);
+    await checkProxies(review);
     await review.screenshot({ path: join(SHOTS, '02b-review-editor.png') });
     await review.close();
     // The ready webhook reaches the receiver and the outbox table shows it delivered.

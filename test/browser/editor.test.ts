@@ -13,7 +13,15 @@ import { existsSync, mkdirSync, readFileSync, statSync, readdirSync } from 'node
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { CameraMap, Cut, GetJobResponse, OutputFormat, TimeRange, Turn } from '../../src/contract/types.ts';
+import type {
+  CameraMap,
+  Cut,
+  GetJobResponse,
+  OutputFormat,
+  RecordedLevels,
+  TimeRange,
+  Turn,
+} from '../../src/contract/types.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/cli/chromium.ts';
 import { serveStatic, type StaticServer } from '../../src/cli/serve.ts';
 import {
@@ -198,7 +206,18 @@ beforeAll(async () => {
       { sourceId: camB, kind: 'closeup', confidence: 'low', speakers: ['SPEAKER_01'], reason: `label ${XSS}` },
     ],
   };
-  await h.completeStage(jobId, 'diarizing', { turns, speakers });
+  // Speaker detection measured camera A's sound (the page engine passes what the analysis reports).
+  const levels: RecordedLevels = {
+    speech_target_lufs: -24.5,
+    sources: [
+      {
+        source_id: camA,
+        integrated_lufs: -24.2,
+        speakers: [{ speaker: 'SPEAKER_00', speech_lufs: -21.5, gain_db: -3, speech_sec: 12.4 }],
+      },
+    ],
+  };
+  await h.completeStage(jobId, 'diarizing', { turns, speakers, levels });
   // The camera map is its own stage after diarizing; the proposal the editor prefills.
   expect((await h.pendingStages()).filter((w) => w.jobId === jobId).map((w) => w.stage)).toContain('mapping');
   await h.completeStage(jobId, 'mapping', { cameraMap });
@@ -479,8 +498,13 @@ describe('review editor', () => {
   test("sound levels: a person nudges a source's gain with the slider and mutes another; both are saved and survive a reload", async () => {
     const row = (source: string) => editor.locator(`section.levels li.level-row[data-source-id="${source}"]`);
     const slider = (source: string) => row(source).locator('input.source-gain');
-    // The job has no mics: the cameras' own sound is the mix; nothing is measured before a render.
+    // The job has no mics: the cameras' own sound is the mix. Before any render, camera A shows
+    // what speaker detection measured (the Job's audio.levels); camera B, which it did not, waits.
     expect(await editor.locator('section.levels li.level-row').count()).toBe(2);
+    expect(await row(camA).locator('.level-before').textContent()).toBe('Recorded −24.2 LUFS');
+    expect(await row(camA).locator('.level-speaker').textContent()).toBe(
+      ' · Ana: speech −21.5 LUFS, planned levelling −3.0 dB',
+    );
     expect(await row(camB).locator('.level-measured').textContent()).toBe('Measured when the edit renders.');
     expect(await row(camB).locator('.level-label').textContent()).toBe(XSS);
     // Camera B 6 dB down: twelve presses of ← on its slider (0.5 dB each), as with the keyboard.
@@ -535,6 +559,16 @@ describe('review editor', () => {
     const angles = Array.from(fcpxml.getElementsByTagName('mc-angle')).map((a) => a.getAttribute('name'));
     expect(angles.sort()).toEqual([...videoLabels].sort());
     expect(fcpxml.getElementsByTagName('mc-clip').length).toBeGreaterThan(0);
+    // The clip gains: camera A's planned levelling (−3 dB), camera B's gain set above (−6 dB).
+    const volumes = new Map(
+      Array.from(fcpxml.getElementsByTagName('mc-angle')).map((a) => [
+        a.getAttribute('name'),
+        Array.from(a.getElementsByTagName('adjust-volume')).map((v) => v.getAttribute('amount')),
+      ]),
+    );
+    const labelOf = (id: string): string => job.sources.find((s) => s.id === id)!.label;
+    expect(new Set(volumes.get(labelOf(camA)))).toEqual(new Set(['-3dB']));
+    expect(new Set(volumes.get(labelOf(camB)))).toEqual(new Set(['-6dB']));
     const edl = await fetchExport('edl');
     expect(edl).toMatch(/^TITLE: /m);
     // Every video event says why, with the speakers' names.

@@ -91,7 +91,7 @@ describe.skipIf(!present)('real faces in the vision worker', () => {
     const cam = cameras()[0]!;
     const web = await pageMotion(session.page, session.addMedia(join(dir, cam.file)), {
       everyS: EVERY_S,
-      faces: { modelUrl: `${session.origin}/models/missing.onnx`, ortWasmPath: `${session.origin}/wasm/ort/` },
+      faces: { faceModelUrl: `${session.origin}/models/missing.onnx`, ortWasmPath: `${session.origin}/wasm/ort/` },
     });
     expect(web.facesError).toMatch(/the face model .*missing\.onnx is not served/);
     expect(web.faces).toBeNull();

@@ -85,6 +85,16 @@ test(
     expect(three.outcome.residualShare).toBe('files');
     expect(three.outcome.vadInputs).toBe('files');
     expect(three.outcome.result.kind === 'speakers' && three.outcome.result.speakers.length).toBe(3);
+    // Each mic's recorded loudness, measured from its file as it was mixed, is what the channel in
+    // memory measures; each mic carries its own reader (the levelling the editor shows before a render).
+    const { levels, levelsHere } = three.mix!;
+    expect(levels.sources.length).toBe(3);
+    levels.sources.forEach((source, i) => {
+      expect(source.integratedLufs).toBeCloseTo(levelsHere.sources[i]!.integratedLufs!, 1);
+      expect(source.speakers.map((k) => k.speaker)).toEqual(levelsHere.sources[i]!.speakers.map((k) => k.speaker));
+      expect(source.speakers.length).toBe(1);
+    });
+    expect(new Set(levels.sources.map((s) => s.speakers[0]!.speaker)).size).toBe(3);
     // The lane worker started, on the plain wasm build of onnxruntime.
     expect(three.requests.filter((path) => /vad-lane/.test(path)).length).toBeGreaterThan(0);
     expect(three.requests.filter((path) => /jsep|asyncify/.test(path))).toEqual([]);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { PipelineStage, Turn, CameraMap, OutputFormat } from '../../src/contract/types.ts';
+import type { PipelineStage, Turn, CameraMap, OutputFormat, RecordedLevels } from '../../src/contract/types.ts';
 
 /** Engine work: the background stages, plus `mapping` (the camera map computed while the job waits in mapping). */
 export type EngineStage = PipelineStage | 'mapping';
@@ -44,6 +44,8 @@ export interface StageOutput {
   durationsMs?: Record<string, number>;
   turns?: Turn[];
   speakers?: string[];
+  /** Diarizing: how loud each source was recorded (the Job's `audio.levels`). */
+  levels?: RecordedLevels;
   cameraMap?: CameraMap | null;
   outputBytes?: Uint8Array;
   /** What the render made (the Job's `output_format`), where a test needs one. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { CameraMap } from '../../src/contract/types.ts';
+import type { CameraMap, RecordedLevels } from '../../src/contract/types.ts';
 import type { ContractHarness, EngineStage, HarnessRequestInit, HarnessResponse } from './harness.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -1253,6 +1253,38 @@ export function defineContractSuite(
         job = (await getJob(jobId)).job;
         expect(job.audio.gains).toEqual({ [a]: 2.5 });
         expect(job.cuts).toEqual(before.cuts);
+      });
+
+      test('the Job shows the levels speaker detection measured (additive audio.levels), and the exports carry the clip gains', async () => {
+        const { jobId, a, b } = await processingJob({ autoMap: 'off' });
+        await h.completeStage(jobId, 'syncing', { durationsMs: { [a]: 150_000, [b]: 150_000 } });
+        // No mics: the cameras' own sound is what the edit hears, so their levels are the clips'.
+        const levels: RecordedLevels = {
+          speech_target_lufs: -24.5,
+          sources: [
+            {
+              source_id: a,
+              integrated_lufs: -23.1,
+              speakers: [{ speaker: 'SPEAKER_00', speech_lufs: -21.5, gain_db: -3, speech_sec: 61.2 }],
+            },
+          ],
+        };
+        await h.completeStage(jobId, 'diarizing', { turns: LONG_TURNS, levels });
+        expect((await getJob(jobId)).job.audio).toEqual({ loudness: -16, truePeak: -1, gains: {}, levels });
+        const tracks = [
+          { sourceId: a, speakers: ['SPEAKER_00'] },
+          { sourceId: b, speakers: ['SPEAKER_01'] },
+        ];
+        expect((await call('POST', `/jobs/${jobId}/tracks`, { json: { tracks } })).status).toBe(200);
+        // At ready, before any render: the levelling planned (−3 dB) plus the person's gain (−1.5 dB).
+        expect((await call('PATCH', `/jobs/${jobId}/cuts`, { json: { audio: { gains: { [a]: -1.5 } } } })).status).toBe(
+          200,
+        );
+        const fcpxml = await call('GET', `/jobs/${jobId}/export?format=fcpxml`);
+        expect(fcpxml.status, fcpxml.text).toBe(200);
+        expect(fcpxml.text).toContain('<adjust-volume amount="-4.5dB"/>');
+        const edl = await call('GET', `/jobs/${jobId}/export?format=edl`);
+        expect(edl.text).toContain('* AUDIO GAIN: -4.5 DB (LEVELLING -3, NUDGE -1.5)');
       });
     });
 

@@ -68,6 +68,7 @@ export class TestEngine implements Engine {
       case 'diarizing': {
         const out: StageOutputs['diarizing'] = { turns: output.turns ?? DEFAULT_TURNS };
         if (output.speakers) out.speakers = output.speakers;
+        if (output.levels) out.levels = output.levels;
         return reporter.stageSucceeded(jobId, 'diarizing', out);
       }
       case 'mapping':

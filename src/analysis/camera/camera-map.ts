@@ -22,6 +22,7 @@ import type {
 import { steadyFaces, type CameraFaces } from '../faces/face-tracks.ts';
 import { turnContrast, turnUnits, unitMeans } from '../faces/turn-contrast.ts';
 import type { MotionSamples } from './features.ts';
+import type { CameraMeasures } from './measures.ts';
 import {
   laggedActivity,
   speakerIntervals,
@@ -87,10 +88,11 @@ export interface CameraMapOptions extends ResponseOptions {
 /** Input of {@link computeCameraMap}. */
 export interface CameraMapInput {
   /**
-   * Per camera its motion and, when faces were looked for, its faces (both in reference time).
-   * A camera with faces is judged by its faces' mouths; one without by motion in its thirds.
+   * Per camera its measurements (`CameraMeasures`: its motion and, when faces were looked for,
+   * its faces), in reference time (`measuresToReference`). A camera with faces is judged by its
+   * faces' mouths; one without by motion in its thirds.
    */
-  cameras: Array<{ sourceId: string; samples: MotionSamples | null; faces?: CameraFaces | null }>;
+  cameras: Array<{ sourceId: string } & CameraMeasures>;
   /** Speech turns in reference time (sample times must be in reference time too). */
   turns: readonly Turn[];
   /** Speakers with less speech are dropped (not judged). Default {@link MIN_SPEECH_MS} (1 s). */

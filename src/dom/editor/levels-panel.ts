@@ -1,9 +1,10 @@
 /**
  * The review editor's sound levels: per source in the render's mix (the mics, else the cameras'
  * own sound), how loud it was recorded, the levelling the mastering set for its speakers and
- * how loud it sits in the render (from the last render's `output_format.levels`), and a gain a
- * person can nudge (−12 to +12 dB in 0.5 dB steps) or mute. A change is saved at once (updateCuts
- * `audio.gains`) and the next render applies it before the master gain and the limiter, so the
+ * how loud it sits in the render (from the last render's `output_format.levels`; before any
+ * render, the recorded loudness and planned levelling speaker detection measured, the Job's
+ * `audio.levels`), and a gain a person can nudge (−12 to +12 dB in 0.5 dB steps) or mute. A
+ * change is saved at once (updateCuts `audio.gains`) and the next render applies it before the master gain and the limiter, so the
  * render still meets its loudness target.
  *
  * @module
@@ -13,6 +14,7 @@ import {
   type GetJobResponse,
   type JobSource,
   type OutputSourceLevels,
+  type RecordedSourceLevels,
   type SourceGain,
 } from '../../contract/types.ts';
 import { el } from './dom.ts';
@@ -43,8 +45,36 @@ export function mixSources(job: GetJobResponse['job']): JobSource[] {
   return audio.length > 0 ? audio : job.sources.filter((s) => s.kind === 'video');
 }
 
-/** What a row says the source measured (or that it is measured at the render). */
-function measuredText(s: EditorSession, levels: OutputSourceLevels | undefined): HTMLElement {
+/**
+ * What a row says before any render: how loud the source was recorded and the levelling the
+ * render will plan for its speakers (the Job's `audio.levels`, measured by speaker detection);
+ * with mastering off, no levelling.
+ */
+function recordedText(s: EditorSession, recorded: RecordedSourceLevels, levelling: boolean): HTMLElement {
+  const names = speakerNamesOf(s);
+  return el(
+    'p',
+    { class: 'level-measured level-recorded' },
+    el('span', { class: 'level-before', text: `Recorded ${formatLufs(recorded.integrated_lufs)}` }),
+    ...recorded.speakers.map((k) =>
+      el(
+        'span',
+        { class: 'level-speaker', 'data-speaker': k.speaker },
+        ` · ${names[k.speaker] ?? k.speaker}: speech ${formatLufs(k.speech_lufs)}${levelling ? `, planned levelling ${formatDb(k.gain_db)}` : ''}`,
+      ),
+    ),
+    el('span', { class: 'level-after', text: ' · in the render: measured when the edit renders' }),
+  );
+}
+
+/** What a row says the source measured: the last render's levels, else the recorded ones, else that it is measured at the render. */
+function measuredText(
+  s: EditorSession,
+  levels: OutputSourceLevels | undefined,
+  recorded: RecordedSourceLevels | undefined,
+  levelling: boolean,
+): HTMLElement {
+  if (!levels && recorded) return recordedText(s, recorded, levelling);
   if (!levels) return el('p', { class: 'level-measured', text: 'Measured when the edit renders.' });
   const names = speakerNamesOf(s);
   return el(
@@ -69,7 +99,13 @@ function saveGains(s: EditorSession): Promise<void> {
 }
 
 /** One source's row: label, what it measured, the gain slider with its value, and mute. */
-function sourceRow(s: EditorSession, source: JobSource, levels: OutputSourceLevels | undefined): HTMLElement {
+function sourceRow(
+  s: EditorSession,
+  source: JobSource,
+  levels: OutputSourceLevels | undefined,
+  recorded: RecordedSourceLevels | undefined,
+  levelling: boolean,
+): HTMLElement {
   const [min, max] = SOURCE_GAIN_RANGE;
   const current: SourceGain = s.gains[source.id] ?? 0;
   const muted = current === 'mute';
@@ -103,7 +139,7 @@ function sourceRow(s: EditorSession, source: JobSource, levels: OutputSourceLeve
     'li',
     { class: 'level-row', 'data-source-id': source.id },
     el('span', { class: 'level-label', text: source.label }),
-    measuredText(s, levels),
+    measuredText(s, levels, recorded, levelling),
     el(
       'span',
       { class: 'level-gain' },
@@ -131,12 +167,20 @@ export function refreshLevels(s: EditorSession): void {
 
 function drawLevels(s: EditorSession, section: HTMLElement, data: GetJobResponse): void {
   const { job } = data;
-  const key = JSON.stringify([job.output_format?.levels ?? null, job.audio?.gains ?? {}, job.output_format?.loudness]);
+  const key = JSON.stringify([
+    job.output_format?.levels ?? null,
+    job.audio?.gains ?? {},
+    job.output_format?.loudness,
+    job.audio?.levels ?? null,
+  ]);
   if (section.dataset['key'] === key) return;
   section.dataset['key'] = key;
   const audio = job.audio ?? { loudness: -16, truePeak: -1, gains: {} };
   const loudness = job.output_format?.loudness;
   const byId = new Map((job.output_format?.levels?.sources ?? []).map((l) => [l.source_id, l]));
+  // Before a render: what speaker detection measured of each source.
+  const recordedById = new Map((job.audio?.levels?.sources ?? []).map((l) => [l.source_id, l]));
+  const levelling = audio.loudness !== 'off';
   section.replaceChildren(
     el('h2', { text: 'Sound levels' }),
     el('p', {
@@ -154,6 +198,10 @@ function drawLevels(s: EditorSession, section: HTMLElement, data: GetJobResponse
           }),
         ]
       : []),
-    el('ul', { class: 'level-rows' }, ...mixSources(job).map((src) => sourceRow(s, src, byId.get(src.id)))),
+    el(
+      'ul',
+      { class: 'level-rows' },
+      ...mixSources(job).map((src) => sourceRow(s, src, byId.get(src.id), recordedById.get(src.id), levelling)),
+    ),
   );
 }

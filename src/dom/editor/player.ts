@@ -2,7 +2,9 @@
  * Synced playback of every camera: one master clock in reference time drives the `<video>`
  * elements, each seeked to its own source time (sync offset and drift applied), so all tiles
  * show the same reference moment. Videos are muted; the programme sound is the job's audio
- * (audioUrl) when there is one, else the camera on air.
+ * (audioUrl) when there is one, else the camera on air. A tile plays its camera's proxy once
+ * it is built (docs/proxies.md), the original until then or when a person asks for full size:
+ * {@link SyncedPlayer.setMedia} swaps the file and puts it back at the playhead.
  *
  * @module
  */
@@ -93,6 +95,26 @@ export class SyncedPlayer {
   toggle(): void {
     if (this.playing) this.pause();
     else this.play();
+  }
+
+  /**
+   * Plays `url` in the tile of `sourceId` (its proxy, or the original for a full-size look): the
+   * new file is put at the playhead as soon as its metadata is known. `media` names what it is
+   * (the tile's `data-media`, which tests and the tile's button read).
+   */
+  setMedia(sourceId: string, url: string, media: 'proxy' | 'original'): void {
+    const track = this.tracks.find((t) => t.source.id === sourceId);
+    if (!track || this.disposed) return;
+    const { video } = track;
+    video.dataset['media'] = media;
+    video.addEventListener(
+      'loadedmetadata',
+      () => {
+        if (!this.disposed) this.place(track, this.timeMs, true);
+      },
+      { once: true },
+    );
+    video.src = url;
   }
 
   /** Sets which tile's sound is heard when there is no programme audio. */

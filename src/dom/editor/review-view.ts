@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { GetJobResponse } from '../../contract/types.ts';
+import type { GetJobResponse, JobSource } from '../../contract/types.ts';
 import { renderActions } from './actions.ts';
 import { renderCutList, renderPauseList } from './cut-list.ts';
 import { cameraColour, el } from './dom.ts';
@@ -81,27 +81,125 @@ export function refreshPlayhead(s: EditorSession): void {
   s.timeline.draw(timelineData(s, at));
 }
 
-/** A camera tile per video source, each with its muted video. */
+/** How often (ms) the review view asks whether a pending proxy is built. */
+const PROXY_POLL_MS = 2000;
+
+/** The cameras a person asked to see at full size (the original), per session. */
+const fullSize = new WeakMap<EditorSession, Set<string>>();
+/** The job as last loaded for the tiles (fresh signed URLs), per session. */
+const tileData = new WeakMap<EditorSession, GetJobResponse>();
+
+/**
+ * What a camera's tile plays: its proxy once built, unless a person asked for full size or the
+ * job has no programme audio (a proxy has no sound, and the camera on air is then what is heard);
+ * else the original.
+ */
+export function tileMedia(
+  source: JobSource,
+  data: GetJobResponse,
+  full: boolean,
+): { url: string | undefined; media: 'proxy' | 'original' } {
+  const proxy = data.job.sources.find((x) => x.id === source.id)?.proxy;
+  if (!full && proxy?.status === 'ready' && proxy.url && data.audioUrl) return { url: proxy.url, media: 'proxy' };
+  return { url: data.sourceUrls[source.id], media: 'original' };
+}
+
+/** The line under a camera's tile about its proxy: nothing once it plays, else where it stands or why there is none. */
+function proxyNote(source: JobSource | undefined): string {
+  const proxy = source?.proxy;
+  if (!proxy || proxy.status === 'ready') return '';
+  if (proxy.status === 'pending') return 'proxy being built: playing the original';
+  const why = proxy.reason ?? 'no reason given';
+  return proxy.status === 'unavailable'
+    ? `this browser cannot show a proxy of ${source.label}: ${why}`
+    : `the proxy of ${source.label} failed (${why}): playing the original`;
+}
+
+/** A camera tile per video source, each with its muted video (its proxy when built) and a full-size switch. */
 function cameraTiles(
   s: EditorSession,
   data: GetJobResponse,
 ): Array<{ source: ReturnType<typeof videoSources>[number]; video: HTMLVideoElement; tile: HTMLElement }> {
+  const full = fullSize.get(s) ?? new Set<string>();
+  fullSize.set(s, full);
   return videoSources(s).map((source, i) => {
     const video = el('video', { muted: true, playsinline: true, preload: 'auto', 'data-source-id': source.id });
     video.muted = true;
-    const url = data.sourceUrls[source.id];
+    const { url, media } = tileMedia(source, data, full.has(source.id));
+    video.dataset['media'] = media;
     if (url) video.src = url;
+    const toggle = el('button', {
+      type: 'button',
+      class: 'full-size',
+      text: 'Full size',
+      title: 'Play the original file in this tile instead of its light proxy',
+      hidden: media !== 'proxy',
+      onclick: () => {
+        if (full.has(source.id)) full.delete(source.id);
+        else full.add(source.id);
+        const latest = tileData.get(s);
+        if (latest) updateTileMedia(s, latest);
+      },
+    });
+    const note = el('small', { class: 'proxy-note', text: proxyNote(source) });
     return {
       source,
       video,
       tile: el(
         'figure',
-        { class: 'camera', 'data-source-id': source.id, style: `--cam:${cameraColour(i)}` },
+        {
+          class: 'camera',
+          'data-source-id': source.id,
+          'data-proxy': source.proxy?.status ?? 'none',
+          style: `--cam:${cameraColour(i)}`,
+        },
         video,
         el('figcaption', {}, el('kbd', { text: String(i + 1) }), ' ', source.label),
+        el('div', { class: 'tile-proxy' }, toggle, note),
       ),
     };
   });
+}
+
+/**
+ * Brings the tiles in step with the job as loaded now: a camera whose proxy was just built
+ * switches to it at the playhead (or back to the original for a full-size look); each tile's
+ * note says where its proxy stands.
+ */
+export function updateTileMedia(s: EditorSession, data: GetJobResponse): void {
+  tileData.set(s, data);
+  const full = fullSize.get(s) ?? new Set<string>();
+  for (const tile of s.view.tiles.querySelectorAll<HTMLElement>('figure.camera')) {
+    const id = tile.dataset['sourceId'];
+    const source = data.job.sources.find((x) => x.id === id);
+    const video = tile.querySelector('video');
+    if (!source || !video) continue;
+    tile.dataset['proxy'] = source.proxy?.status ?? 'none';
+    const { url, media } = tileMedia(source, data, full.has(source.id));
+    if (url && video.dataset['media'] !== media) s.player?.setMedia(source.id, url, media);
+    const toggle = tile.querySelector<HTMLButtonElement>('button.full-size');
+    if (toggle) {
+      toggle.hidden = source.proxy?.status !== 'ready' || !data.audioUrl;
+      toggle.textContent = full.has(source.id) ? 'Proxy' : 'Full size';
+    }
+    const note = tile.querySelector('.proxy-note');
+    if (note) note.textContent = proxyNote(source);
+  }
+}
+
+/** Asks for the job every few seconds while a camera's proxy is pending, and switches each tile as its proxy is built. */
+function followProxies(s: EditorSession, data: GetJobResponse): void {
+  const player = s.player;
+  const pending = (d: GetJobResponse): boolean =>
+    d.job.sources.some((x) => x.kind === 'video' && x.proxy?.status === 'pending');
+  const tick = async (): Promise<void> => {
+    if (s.abort.signal.aborted || s.player !== player) return;
+    const next = await s.api.getJob(s.jobId).catch(() => null);
+    if (s.abort.signal.aborted || s.player !== player) return;
+    if (next) updateTileMedia(s, next);
+    if (!next || pending(next)) setTimeout(() => void tick(), PROXY_POLL_MS);
+  };
+  if (pending(data)) setTimeout(() => void tick(), PROXY_POLL_MS);
 }
 
 /** Draws the review view for a ready, complete or approved job, with a new player, thumbnails and timeline. */
@@ -169,6 +267,8 @@ export function renderReview(s: EditorSession, data: GetJobResponse): void {
   );
   refreshEdit(s);
   s.player.seek(0);
+  tileData.set(s, data);
+  followProxies(s, data);
   loadWaveform(s, data);
 }
 

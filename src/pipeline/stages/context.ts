@@ -6,7 +6,7 @@
 import type { Remote } from 'comlink';
 import type { MediaClient } from '../../media/client.ts';
 import type { RenderClient } from '../../render/client.ts';
-import type { CameraMotion, VisionWorkerApi } from '../../vision/protocol.ts';
+import type { CameraMotion, VisionAssets, VisionWorkerApi } from '../../vision/protocol.ts';
 import { MediaAbortError, NoAudioTrackError, UnreadableMediaError } from '../../media/errors.ts';
 import type { Database, JobRecord, SourceRecord } from '../../store/db.ts';
 import { LocalFileUnavailableError } from '../../store/local-files.ts';
@@ -39,22 +39,15 @@ export interface StageWorkers {
   dropCameraMotion(jobId: string): void;
 }
 
-/** Where runtime assets are served (absolute URLs, the app's own origin). */
-export interface StageAssets {
+/**
+ * Where runtime assets are served (absolute URLs, the app's own origin). The vision worker's
+ * models, onnxruntime-web's wasm and the asset cache are `VisionAssets` (src/vision/protocol.ts),
+ * whose fields hosts see here unchanged: the engine runner resolves and hands them on without
+ * naming them, so a new host model of the camera map is not added here.
+ */
+export interface StageAssets extends VisionAssets {
   /** The Silero VAD model, e.g. `https://host/models/silero_vad_v6.onnx`. */
   vadModelUrl: string;
-  /** onnxruntime-web's wasm folder, e.g. `https://host/wasm/ort/`. */
-  ortWasmPath: string;
-  /**
-   * The page's asset cache (src/models/asset-cache.ts), named by the engine runner: the workers
-   * fetch each model and wasm once per page through it. Absent: each worker fetches its own.
-   */
-  assetCache?: string;
-  /**
-   * The BlazeFace model, e.g. `https://host/models/face_detection_front_128x128_barracuda.onnx`;
-   * null: cameras are mapped by motion in their thirds only.
-   */
-  faceModelUrl: string | null;
   /**
    * Optional, opted in by the host app: the folder holding the ffmpeg core (`ffmpeg-core/`, and
    * `ffmpeg-core-mt/` when installed), e.g. `https://host/wasm/`. GPL-2.0-or-later. It reads files
@@ -73,14 +66,6 @@ export interface StageAssets {
    * single-mix speaker detection. A model that cannot be used fails the stage.
    */
   embeddingModelUrl?: string;
-  /**
-   * Optional, supplied by the host app: an active-speaker model (LR-ASD's ONNX, or one with its
-   * inputs `audio` `[1, 4T, 13]`, `video` `[1, T, 112, 112]` and output `score` `[T]`) that
-   * judges, for the camera map, whether each face found is speaking the sound its camera hears
-   * (instead of how much its mouth moves). Needs `faceModelUrl`. A model that cannot be used
-   * is a warning on the job, and mouth motion judges instead.
-   */
-  activeSpeakerModelUrl?: string;
 }
 
 /** The input of a stage run. */

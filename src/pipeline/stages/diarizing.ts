@@ -9,6 +9,8 @@
  * @module
  */
 import { transfer } from 'comlink';
+import type { RecordedLevelsResult } from '../../analysis/audio/recorded-levels.ts';
+import type { RecordedLevels } from '../../contract/types.ts';
 import type { FaceWitness } from '../../analysis/faces/face-evidence.ts';
 import { facesToReference, steadyFaces } from '../../analysis/faces/face-tracks.ts';
 import type { JobRecord, SourceRecord } from '../../store/db.ts';
@@ -47,6 +49,37 @@ export function hostModelMetrics(uses: Record<HostModelSlot, HostModelUse>): Rec
     }
   }
   return metrics;
+}
+
+/**
+ * The Job's view of the recorded levels (snake_case, as the Job is), the sources in `sources`'
+ * order. Counted as the render's `output_format.levels` counts them: its mix is stereo unless
+ * every source it mixes (the audio sources, else the cameras) was probed mono, and in a stereo
+ * mix a mono source counts in both channels (+3.01 dB); the decoded channels are mono downmixes.
+ */
+export function recordedLevelsOf(
+  job: { sources: readonly Pick<SourceRecord, 'kind' | 'channels'>[] },
+  sources: readonly Pick<SourceRecord, 'id'>[],
+  levels: RecordedLevelsResult,
+): RecordedLevels {
+  const audio = job.sources.filter((s) => s.kind === 'audio');
+  const mixed = audio.length > 0 ? audio : job.sources.filter((s) => s.kind === 'video');
+  const stereo = mixed.some((s) => (s.channels ?? 2) > 1);
+  const shift = stereo ? 10 * Math.log10(2) : 0;
+  const at = (lufs: number | null): number | null => (lufs === null ? null : Math.round((lufs + shift) * 100) / 100);
+  return {
+    speech_target_lufs: at(levels.speechTargetLufs),
+    sources: levels.sources.map((l, i) => ({
+      source_id: sources[i]!.id,
+      integrated_lufs: at(l.integratedLufs),
+      speakers: l.speakers.map((k) => ({
+        speaker: k.speaker,
+        speech_lufs: at(k.speechLufs),
+        gain_db: k.gainDb,
+        speech_sec: k.speechSec,
+      })),
+    })),
+  };
 }
 
 /** The length of the reference timeline, ms: it ends where the last source ends. */
@@ -234,6 +267,7 @@ export const runDiarizing: StageRunner<'diarizing'> = async (run) => {
       speakers: response.result.speakers,
       audio: response.audio,
       mix: response.mix,
+      levels: recordedLevelsOf(job, sources, response.levels),
     },
     metrics: {
       // Decoding here plus putting on the reference timeline, mixing and WAV writing in the worker.

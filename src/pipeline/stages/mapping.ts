@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { samplesToReference, type MotionSamples } from '../../analysis/camera/features.ts';
-import { facesToReference, type CameraFaces } from '../../analysis/faces/face-tracks.ts';
+import type { CameraMapInput } from '../../analysis/camera/camera-map.ts';
+import { measuresToReference, type CameraMeasures } from '../../analysis/camera/measures.ts';
 import { openFileBlob } from '../../store/files.ts';
 import type { NewWarning } from '../../contract/warnings.ts';
 import type { SourceRecord } from '../../store/db.ts';
@@ -19,14 +19,16 @@ import { sourceName, type StageRunner } from './context.ts';
  * model, `mouth` for mouth motion, `-` for no faces) and, where the model was asked for and a
  * camera fell back to mouth motion, why (`asdFallback`: `"label": reason`, joined by `; `).
  */
-export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, assets, signal, onProgress }) => {
-  const cameras: Array<{ sourceId: string; samples: MotionSamples | null; faces: CameraFaces | null }> = [];
+export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, signal, onProgress }) => {
+  const cameras: CameraMapInput['cameras'] = [];
   let faceCameras = 0;
   let facesError: string | undefined;
   let asdError: string | undefined;
   const speakingBy: string[] = [];
   const asdFallbacks: string[] = [];
   let asdMs = 0;
+  /** Whether the active-speaker model was asked for and faces could be looked for: a camera tried it. */
+  let asked = false;
   const unsampled: Array<{ source: SourceRecord; reason: string }> = [];
   let cameraLanes: number;
   const onAbort = (): void => workers.dropCameraMotion(job.id);
@@ -46,28 +48,26 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, ass
     cameraLanes = workers.hurryCameraMotion(job.id);
     for (const [k, source] of videos.entries()) {
       signal.throwIfAborted();
-      let samples: MotionSamples | null = null;
-      let faces: CameraFaces | null = null;
+      // The camera's measurements, carried whole (in reference time) to the camera map.
+      let measures: CameraMeasures = { samples: null, faces: null };
       if (motions[k]) {
         try {
           const motion = await motions[k];
-          const offsetMs = source.offsetMs ?? 0;
-          const driftPpm = source.driftPpm ?? 0;
-          samples = samplesToReference(motion.samples, offsetMs, driftPpm);
-          faces = motion.faces && facesToReference(motion.faces, offsetMs, driftPpm);
-          if (faces && faces.tracks.length > 0) faceCameras++;
+          measures = measuresToReference(motion, source.offsetMs ?? 0, source.driftPpm ?? 0);
+          if (measures.faces && measures.faces.tracks.length > 0) faceCameras++;
           facesError ??= motion.facesError;
           asdError ??= motion.asdError;
           asdMs += motion.asdMs ?? 0;
-          if (faces && faces.tracks.length > 0 && motion.asdFallback !== undefined)
+          asked ||= motion.asdMs !== undefined || motion.asdError !== undefined;
+          if (measures.faces && measures.faces.tracks.length > 0 && motion.asdFallback !== undefined)
             asdFallbacks.push(`${sourceName(job, source)}: ${motion.asdFallback}`);
         } catch (error) {
           if (signal.aborted) throw error;
-          samples = null;
           unsampled.push({ source, reason: error instanceof Error ? error.message : String(error) });
         }
       }
-      cameras.push({ sourceId: source.id, samples, faces });
+      cameras.push({ sourceId: source.id, ...measures });
+      const faces = measures.faces;
       speakingBy.push(faces && faces.tracks.length > 0 ? faces.activity : '-');
       onProgress(cameras.length / (videos.length + 1));
     }
@@ -100,7 +100,7 @@ export const runMapping: StageRunner<'mapping'> = async ({ db, job, workers, ass
         'much their mouths move: check who is on which camera in the review editor',
       stage: 'mapping',
     });
-  const asked = assets.activeSpeakerModelUrl !== undefined && facesError === undefined;
+  asked &&= facesError === undefined;
   return {
     ok: true,
     ...(warnings.length > 0 ? { warnings } : {}),

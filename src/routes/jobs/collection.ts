@@ -68,7 +68,13 @@ async function checkQuota(ctx: ServiceContext, accountId: string): Promise<void>
 export const RENDER_HEADROOM = 0.25;
 
 /**
- * 507 INSUFFICIENT_STORAGE when the declared files (and room for the render) do not fit in
+ * Room for the cameras' proxies (docs/proxies.md): about 0.8 Mb/s each, a tenth of a camera at
+ * 8 Mb/s and less of a larger one. Counted for cameras used in place too: their proxies are stored.
+ */
+export const PROXY_HEADROOM = 0.1;
+
+/**
+ * 507 INSUFFICIENT_STORAGE when the declared files (and room for the render and proxies) do not fit in
  * what the origin may still store: said before any byte is uploaded, and nothing is created.
  * Sources without a declared `fileSize` are not counted (they may fail later, at upload);
  * sources used in place (`local`) count only towards the render's room.
@@ -76,6 +82,7 @@ export const RENDER_HEADROOM = 0.25;
 async function checkStorage(ctx: ServiceContext, sources: readonly ParsedSource[]): Promise<NewWarning[]> {
   const all = sources.reduce<number>((a, s) => a + (s.fileSize ?? 0), 0);
   const declared = sources.reduce<number>((a, s) => a + (s.local ? 0 : (s.fileSize ?? 0)), 0);
+  const cameras = sources.reduce<number>((a, s) => a + (s.kind === 'video' ? (s.fileSize ?? 0) : 0), 0);
   if (all === 0 || !ctx.storageEstimate) return [];
   let reason = '';
   const { quota, usage } = await ctx.storageEstimate().catch((error: unknown) => {
@@ -93,13 +100,13 @@ async function checkStorage(ctx: ServiceContext, sources: readonly ParsedSource[
       },
     ];
   const availableBytes = Math.max(0, quota - usage);
-  const neededBytes = declared + Math.ceil(all * RENDER_HEADROOM);
+  const neededBytes = declared + Math.ceil(all * RENDER_HEADROOM) + Math.ceil(cameras * PROXY_HEADROOM);
   if (neededBytes <= availableBytes) return [];
   const gb = (n: number): string => `${(n / 1e9).toFixed(1)} GB`;
   throw ApiError.withCode(
     'INSUFFICIENT_STORAGE',
     `this browser can store ${gb(availableBytes)} more for this site, and the job needs about ${gb(neededBytes)} ` +
-      `(${gb(declared)} of files and room for the render): delete finished jobs, free disk space, ` +
+      `(${gb(declared)} of files and room for the render and the proxies): delete finished jobs, free disk space, ` +
       (declared > 0 ? 'use the files in place (sources[].local, then attachLocalFile), ' : '') +
       'or split the recording',
     { neededBytes, availableBytes },

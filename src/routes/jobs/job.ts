@@ -24,14 +24,18 @@ export const getJob: JobOperation = async (ctx, accountId, jobId, request) => {
 
 /** deleteJob: DELETE /jobs/{id}; any status; every stored byte of the job goes. */
 export async function deleteJob(ctx: ServiceContext, accountId: string, jobId: string): Promise<OperationResult> {
-  const job = await ownedJob(ctx, accountId, jobId);
-  // The record goes first: a stage finishing later finds no job and deletes its own output.
-  await deleteJobRecord(ctx.db, jobId);
+  const owned = await ownedJob(ctx, accountId, jobId);
+  // The record goes first: a stage (or a proxy) finishing later finds no job and deletes its own
+  // output. Its files are those of the record as deleted, so one recorded in between goes too.
+  const job = (await deleteJobRecord(ctx.db, jobId)) ?? owned;
   await ctx.engine.cancel(jobId).catch(() => undefined);
   const failures: string[] = [];
-  const fileIds = [...job.sources.map((s) => s.fileId), job.audioFileId, job.outputFileId].filter(
-    (id): id is string => id !== null,
-  );
+  const fileIds = [
+    ...job.sources.map((s) => s.fileId),
+    ...job.sources.map((s) => (s.proxyFile?.status === 'ready' ? s.proxyFile.fileId : null)),
+    job.audioFileId,
+    job.outputFileId,
+  ].filter((id): id is string => id !== null);
   for (const fileId of fileIds) await deleteFile(ctx.db, fileId).catch(() => failures.push(fileId));
   for (const upload of await uploadsOfJob(ctx.db, jobId))
     await deleteUpload(ctx.db, upload.uploadId).catch(() => failures.push(upload.uploadId));

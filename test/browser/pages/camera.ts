@@ -26,7 +26,7 @@ function vision(): Remote<VisionWorkerApi> {
 
 /** The page's own BlazeFace model and onnxruntime-web wasm folder. */
 const FACE_ASSETS = {
-  modelUrl: new URL('/models/face_detection_front_128x128_barracuda.onnx', location.href).href,
+  faceModelUrl: new URL('/models/face_detection_front_128x128_barracuda.onnx', location.href).href,
   ortWasmPath: new URL('/wasm/ort/', location.href).href,
 };
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CameraMap, OutputFormat, Turn } from '../../../src/contract/types.ts';
+import type { CameraMap, OutputFormat, RecordedLevels, Turn } from '../../../src/contract/types.ts';
 import type { EngineStage, EngineWork } from '../../../src/contract/engine.ts';
 import { ENGINE_CHANNEL, takeQueuedWork, type EngineMessage } from '../../../src/pipeline/queue-engine.ts';
 import type { StageReporter } from '../../../src/jobs/reporter.ts';
@@ -19,6 +19,8 @@ export interface PageStageOutput {
   durationsMs?: Record<string, number>;
   turns?: Turn[];
   speakers?: string[];
+  /** Diarizing: how loud each source was recorded (the Job's `audio.levels`). */
+  levels?: RecordedLevels;
   cameraMap?: CameraMap | null;
   /** Rendered bytes, as a plain array across page.evaluate. */
   outputBytes?: number[];
@@ -78,6 +80,7 @@ export function createPageTestEngine(db: Database, dbName: string, reporter: Sta
           await reporter.stageSucceeded(jobId, 'diarizing', {
             turns: output.turns ?? [],
             ...(output.speakers === undefined ? {} : { speakers: output.speakers }),
+            ...(output.levels === undefined ? {} : { levels: output.levels }),
           });
           break;
         case 'mapping':

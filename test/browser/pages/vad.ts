@@ -5,6 +5,11 @@
  * Driven by tools/diarization/chromium-vad.ts (test/browser/vad.test.ts, bench/diarize/run.ts).
  */
 import { transfer, wrap } from 'comlink';
+import {
+  recordedLevels,
+  SourceEnergies,
+  type RecordedLevelsResult,
+} from '../../../src/analysis/audio/recorded-levels.ts';
 import { envelopeDb, findQuietRanges } from '../../../src/analysis/speech/energy.ts';
 import { toReferenceTimeline } from '../../../src/analysis/sync/reference-timeline.ts';
 import { mixDown } from '../../../src/analysis/signal/signal-mix.ts';
@@ -36,6 +41,9 @@ export interface PageDiarizeRun {
     /** Diarize scratch entries in the private file system when the call returned, and after dropScratch. */
     entries: string[];
     entriesAfterDrop: string[];
+    /** The recorded levels the worker measured, and those measured here on the channels in memory with its turns. */
+    levels: RecordedLevelsResult;
+    levelsHere: RecordedLevelsResult;
   };
 }
 
@@ -112,7 +120,12 @@ async function diarize(
       const got = new Uint8Array(await sourcesOutcome.audio.arrayBuffer());
       const entries = await scratchEntries();
       if (sourcesOutcome.scratch) await analysis.dropScratch(sourcesOutcome.scratch);
+      const energies = new SourceEnergies(placed.length, 16000);
+      placed.forEach((channel, i) => energies.push(i, channel));
+      const turns = sourcesOutcome.result.kind === 'speakers' ? sourcesOutcome.result.turns : [];
       mix = {
+        levels: sourcesOutcome.levels,
+        levelsHere: recordedLevels(energies.finish(), turns),
         sameWav: expected.length === got.length && expected.every((b, i) => b === got[i]),
         sameQuietRanges:
           JSON.stringify(findQuietRanges(envelopeDb(mixed, 16000))) === JSON.stringify(sourcesOutcome.mix.quietRanges),
@@ -123,7 +136,9 @@ async function diarize(
     }
     // The WAV of the mix stays on the page (a Blob does not cross to the test).
     const outcome: DiarizeOutcome = sourcesOutcome.ok
-      ? (({ audio: _audio, prepareMs: _prepareMs, scratch: _scratch, ...rest }) => rest)(sourcesOutcome)
+      ? (({ audio: _audio, prepareMs: _prepareMs, scratch: _scratch, levels: _levels, ...rest }) => rest)(
+          sourcesOutcome,
+        )
       : sourcesOutcome;
     return { outcome, ms, ...(mix ? { mix } : {}) };
   } finally {

@@ -51,7 +51,7 @@ async function refusal(promise: Promise<unknown>): Promise<ApiError> {
 
 describe('createJob with sources used in place', () => {
   test('local sources count only towards the render in the storage check; local needs a fileSize; the Job shows it', async () => {
-    h = await createNodeHarness({ storageEstimate: async () => ({ quota: 10e9, usage: 9.4e9 }) });
+    h = await createNodeHarness({ storageEstimate: async () => ({ quota: 10e9, usage: 9.3e9 }) });
     const { apiKey } = await h.service.accounts.create();
     const sources = [
       { label: 'A', fileSize: 1e9 },
@@ -60,7 +60,8 @@ describe('createJob with sources used in place', () => {
     const copied = await call(apiKey, 'POST', '/jobs', { sources });
     expect(copied.status).toBe(507);
     expect(copied.body.error).toContain('use the files in place');
-    // In place: 25 % of 2 GB for the render fits in the 0.6 GB left.
+    // In place: 25 % of 2 GB for the render and 10 % for the cameras' proxies (stored even for
+    // files used in place) fit in the 0.7 GB left.
     const inPlace = await call(apiKey, 'POST', '/jobs', { sources: sources.map((s) => ({ ...s, local: true })) });
     expect(inPlace.status).toBe(200);
     const job = await call(apiKey, 'GET', `/jobs/${inPlace.body.jobId}`);

@@ -101,8 +101,9 @@ describe('storage', () => {
     ];
     const full = await call(apiKey, 'POST', '/jobs', { sources });
     expect(full.status).toBe(507);
-    expect(full.body).toMatchObject({ code: 'INSUFFICIENT_STORAGE', neededBytes: 1.25e9, availableBytes: 1e9 });
-    expect(full.body.error).toMatch(/can store 1\.0 GB more .* needs about 1\.3 GB/);
+    // The files, a quarter more for the render and a tenth of the cameras for their proxies.
+    expect(full.body).toMatchObject({ code: 'INSUFFICIENT_STORAGE', neededBytes: 1.35e9, availableBytes: 1e9 });
+    expect(full.body.error).toMatch(/can store 1\.0 GB more .* needs about 1\.4 GB .*render and the proxies/);
     expect(await h.db.count('jobs')).toBe(0);
     // With an Idempotency-Key the key is not used up by the refusal.
     const keyed = await h.request(`${h.baseUrl}/jobs`, {

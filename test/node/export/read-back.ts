@@ -342,9 +342,11 @@ export interface EdlEvent {
   recordIn: string;
   recordOut: string;
   clipName: string | null;
+  /** The event's other comment lines (`* COMMENT: …`, `* AUDIO GAIN: …`), without the `* `. */
+  comments: string[];
 }
 
-/** A small CMX 3600 line parser: title, FCM, events with their `* FROM CLIP NAME` comments. */
+/** A small CMX 3600 line parser: title, FCM, events with their `* FROM CLIP NAME` and other comments. */
 export function parseEdl(edl: string): { title: string; fcm: string; events: EdlEvent[] } {
   let title = '';
   let fcm = '';
@@ -353,6 +355,7 @@ export function parseEdl(edl: string): { title: string; fcm: string; events: Edl
     if (line.startsWith('TITLE:')) title = line.slice(6).trim();
     else if (line.startsWith('FCM:')) fcm = line.slice(4).trim();
     else if (line.startsWith('* FROM CLIP NAME:')) events[events.length - 1]!.clipName = line.slice(17).trim();
+    else if (line.startsWith('* ') && events.length > 0) events[events.length - 1]!.comments.push(line.slice(2).trim());
     else if (/^\d{3}/.test(line)) {
       const p = line.trim().split(/\s+/);
       if (p.length !== 8 || p[3] !== 'C') throw new Error(`not a cut event: ${line}`);
@@ -365,6 +368,7 @@ export function parseEdl(edl: string): { title: string; fcm: string; events: Edl
         recordIn: p[6]!,
         recordOut: p[7]!,
         clipName: null,
+        comments: [],
       });
     } else if (line.trim() !== '') throw new Error(`unexpected EDL line: ${line}`);
   }

@@ -281,7 +281,13 @@ const FCPXML_DTD: Record<string, { children: string[]; attrs: string[]; required
   multicam: { children: ['mc-angle'], attrs: ['format', 'duration', 'tcStart', 'tcFormat'], required: ['format'] },
   'mc-angle': { children: ['gap', 'asset-clip'], attrs: ['name', 'angleID'], required: ['angleID'] },
   gap: { children: [], attrs: ['name', 'offset', 'start', 'duration'], required: ['duration'] },
-  'asset-clip': { children: [], attrs: ['ref', 'offset', 'name', 'start', 'duration', 'tcFormat'], required: ['ref'] },
+  'asset-clip': {
+    children: ['adjust-volume'],
+    attrs: ['ref', 'offset', 'name', 'start', 'duration', 'tcFormat'],
+    required: ['ref'],
+  },
+  // A source's clip gain (`%intrinsic-params-audio;` of asset-clip): amount="-6dB".
+  'adjust-volume': { children: [], attrs: ['amount'] },
   library: { children: ['event'], attrs: [] },
   event: { children: ['project'], attrs: ['name'] },
   project: { children: ['sequence'], attrs: ['name'] },
@@ -302,7 +308,9 @@ const FCPXML_DTD: Record<string, { children: string[]; attrs: string[]; required
 describe('FCPXML structure', () => {
   test('only elements and attributes of the FCPXML 1.10 DTD, required attributes present, IDREFs resolve', async () => {
     const { DOMParser } = await import('@xmldom/xmldom');
-    const body = exportEdit(job, 'fcpxml', { fps: 29.97 }).body;
+    // With a clip gain on the mic, so its adjust-volume is checked too.
+    const body = exportEdit({ ...job, audio: { loudness: -16, gains: { src_m: -6 } } }, 'fcpxml', { fps: 29.97 }).body;
+    expect(body).toContain('<adjust-volume amount="-6dB"/>');
     expect(body).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<!DOCTYPE fcpxml>\n<fcpxml version="1.10">/);
     const root = new DOMParser().parseFromString(body, 'text/xml').documentElement!;
     const ids = new Set<string>();

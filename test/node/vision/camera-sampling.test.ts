@@ -6,6 +6,7 @@
  */
 import type { Remote } from 'comlink';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import type { StageAssets } from '../../../src/pipeline/stages/context.ts';
 import { CameraSampling, type VisionLanes } from '../../../src/vision/camera-sampling.ts';
 import type { CameraMotion, VisionWorkerApi } from '../../../src/vision/protocol.ts';
 
@@ -13,11 +14,14 @@ import type { CameraMotion, VisionWorkerApi } from '../../../src/vision/protocol
 function fakeVisionLanes() {
   const log: string[] = [];
   const calls: Array<{ lane: number; settle(error?: Error): Promise<void> }> = [];
+  /** The face models each call was sent. */
+  const sent: unknown[] = [];
   const lanes: Array<Remote<VisionWorkerApi> | undefined> = [];
   const worker = (lane: number): Remote<VisionWorkerApi> =>
     ({
       cameraMotion: (_blob: Blob, options: { jobKey?: string; faces?: unknown }) => {
         log.push(`sample@${lane} ${options.jobKey} faces:${options.faces !== undefined}`);
+        sent.push(options.faces);
         return new Promise<CameraMotion>((resolve, reject) => {
           calls.push({
             lane,
@@ -39,7 +43,7 @@ function fakeVisionLanes() {
       lanes[lane] = undefined;
     },
   };
-  return { vision, log, calls };
+  return { vision, log, calls, sent };
 }
 
 const blob = async (): Promise<Blob> => new Blob([]);
@@ -50,15 +54,27 @@ describe('camera sampling', () => {
   afterEach(() => vi.unstubAllGlobals());
 
   test('a camera is sampled once per job and source, with the face models; a failed one again', async () => {
-    const { vision, log, calls } = fakeVisionLanes();
-    const cameras = new CameraSampling(vision, {
-      modelUrl: 'https://host/face.onnx',
+    const { vision, log, calls, sent } = fakeVisionLanes();
+    // The engine's stage assets, which hold more than the vision worker's: only its own reach it.
+    const assets: StageAssets = {
+      vadModelUrl: 'https://host/vad.onnx',
       ortWasmPath: 'https://host/ort/',
-    });
+      faceModelUrl: 'https://host/face.onnx',
+      activeSpeakerModelUrl: 'https://host/asd.onnx',
+      ffmpegWasmBase: 'https://host/wasm/',
+    };
+    const cameras = new CameraSampling(vision, assets);
     const first = cameras.sample('job1', 'cam1', blob);
     expect(cameras.sample('job1', 'cam1', blob)).toBe(first);
     await settled();
     expect(log).toEqual(['sample@0 motion_job1 faces:true']);
+    expect(sent).toEqual([
+      {
+        faceModelUrl: 'https://host/face.onnx',
+        ortWasmPath: 'https://host/ort/',
+        activeSpeakerModelUrl: 'https://host/asd.onnx',
+      },
+    ]);
     await calls[0]!.settle(new Error('no frames'));
     await expect(first).rejects.toThrow('no frames');
     const again = cameras.sample('job1', 'cam1', blob);
@@ -71,7 +87,7 @@ describe('camera sampling', () => {
 
   test('one worker until the job is hurried, then two; dropping it cancels and ends the second', async () => {
     const { vision, log, calls } = fakeVisionLanes();
-    const cameras = new CameraSampling(vision, undefined);
+    const cameras = new CameraSampling(vision, { faceModelUrl: null, ortWasmPath: 'https://host/ort/' });
     for (const cam of ['cam1', 'cam2', 'cam3']) void cameras.sample('job1', cam, blob).catch(() => undefined);
     await settled();
     expect(log).toEqual(['sample@0 motion_job1 faces:false']);
