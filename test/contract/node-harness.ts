@@ -49,6 +49,27 @@ export async function toHarnessResponse(response: Response, servedByServiceWorke
   return { status: response.status, headers, json, text, servedByServiceWorker };
 }
 
+/** A response body read loosely, as a client would read it. */
+export type LooseJson = Record<string, any>;
+
+/**
+ * A caller of the harness `harness()` returns when called (a file's current harness) with an
+ * account's key: `call(apiKey, 'POST', '/jobs', body)` → `{ status, body }`.
+ */
+export function bearerCaller(
+  harness: () => NodeHarness,
+): (apiKey: string, method: string, rest: string, json?: unknown) => Promise<{ status: number; body: LooseJson }> {
+  return async (apiKey, method, rest, json) => {
+    const h = harness();
+    const r = await h.request(`${h.baseUrl}${rest}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}` },
+      ...(json === undefined ? {} : { json }),
+    });
+    return { status: r.status, body: r.json as LooseJson };
+  };
+}
+
 /** A fresh service on a fresh fake IndexedDB, answering under `baseUrl` (a foreign origin by default). */
 export async function createNodeHarness(
   options: {

@@ -8,26 +8,14 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ApiError } from '../../../src/contract/errors.ts';
 import { getFile, openFileBlob } from '../../../src/store/files.ts';
 import { LocalFileUnavailableError, localFileRegistry } from '../../../src/store/local-files.ts';
-import { createNodeHarness, type NodeHarness } from '../../contract/node-harness.ts';
+import { bearerCaller, createNodeHarness, type LooseJson, type NodeHarness } from '../../contract/node-harness.ts';
 
 let h: NodeHarness;
 afterEach(async () => h?.dispose());
 
-type Json = Record<string, any>; // loosely typed on purpose: the tests read response bodies as a client would
+type Json = LooseJson;
 
-async function call(
-  apiKey: string,
-  method: string,
-  rest: string,
-  json?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const r = await h.request(`${h.baseUrl}${rest}`, {
-    method,
-    headers: { authorization: `Bearer ${apiKey}` },
-    ...(json === undefined ? {} : { json }),
-  });
-  return { status: r.status, body: r.json as Json };
-}
+const call = bearerCaller(() => h);
 
 const picked = (name: string, size: number, lastModified = 1_700_000_000_000): File =>
   new File([new Uint8Array(size).fill(7)], name, { type: 'video/mp4', lastModified });

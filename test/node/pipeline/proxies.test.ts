@@ -11,26 +11,14 @@ import type { BuiltProxy, ProxySink } from '../../../src/media/protocol.ts';
 import { nextProxyWork, proxyView, recordProxy } from '../../../src/jobs/proxies.ts';
 import { ProxyQueue, type ProxyBuildRecord } from '../../../src/pipeline/proxies.ts';
 import type { JobRecord, SourceRecord } from '../../../src/store/db.ts';
-import { createNodeHarness, type NodeHarness } from '../../contract/node-harness.ts';
+import { bearerCaller, createNodeHarness, type LooseJson, type NodeHarness } from '../../contract/node-harness.ts';
 
 let h: NodeHarness;
 afterEach(async () => h?.dispose());
 
-type Json = Record<string, any>; // loosely typed on purpose: the tests read response bodies as a client would
+type Json = LooseJson;
 
-async function call(
-  apiKey: string,
-  method: string,
-  rest: string,
-  json?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const r = await h.request(`${h.baseUrl}${rest}`, {
-    method,
-    headers: { authorization: `Bearer ${apiKey}` },
-    ...(json === undefined ? {} : { json }),
-  });
-  return { status: r.status, body: r.json as Json };
-}
+const call = bearerCaller(() => h);
 
 /** A job of two cameras and a mic, analysed: it waits in mapping. */
 async function analysedJob(): Promise<{ apiKey: string; jobId: string; cams: string[]; mic: string }> {
